@@ -1,0 +1,52 @@
+// Lint enforces the one architectural rule (DESIGN.md): app/ → components/ → simulations/ → lib/,
+// nothing imports leftwards; and bans ambient time and randomness where determinism matters.
+import tseslint from 'typescript-eslint';
+
+const layer = (forbidden) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: forbidden.map((dir) => ({
+        group: [`@/${dir}`, `@/${dir}/*`, `**/${dir}`, `**/${dir}/*`, `../${dir}/*`, `../../${dir}/*`],
+        message: `Imports point rightwards only: app/ → components/ → simulations/ → lib/. This file may not import ${dir}/.`,
+      })),
+    },
+  ],
+});
+
+const ambient = [
+  ['Math', 'random'],
+  ['Date', 'now'],
+  ['performance', 'now'],
+  ['crypto', 'randomUUID'],
+].map(([object, property]) => ({
+  object,
+  property,
+  message: 'Time and randomness come from env (seeded, virtual), never from the host.',
+}));
+
+const determinism = {
+  'no-restricted-properties': ['error', ...ambient],
+  'no-restricted-globals': [
+    'error',
+    { name: 'setTimeout', message: 'Use env.sleep / the virtual clock.' },
+    { name: 'setInterval', message: 'Use env.sleep / the virtual clock.' },
+  ],
+  'no-restricted-syntax': [
+    'error',
+    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'new Date() reads the host clock; use env.clock.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.next/**', 'out/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['lib/**/*.ts'], rules: { ...layer(['simulations', 'components', 'app']), ...determinism } },
+  { files: ['simulations/**/*.ts'], rules: { ...layer(['components', 'app']), ...determinism } },
+  { files: ['components/**/*.{ts,tsx}'], rules: layer(['app']) },
+);

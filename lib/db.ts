@@ -1,0 +1,47 @@
+/**
+ * The database port: the slice of `pg.Pool` the lesson's code uses, so the same consumer and
+ * outbox code runs on node-postgres (a real server) and on PGlite (WebAssembly, browser or Node).
+ *
+ * `query` runs one statement outside any explicit transaction; `connect` hands out a client for a
+ * transaction, which must be `release`d. Both adapters return int8/bigserial columns as JS numbers.
+ */
+
+/** The rows a statement returned. */
+export interface QueryResult<R = Record<string, unknown>> {
+  rows: R[];
+}
+
+/** Anything that runs a parameterised statement. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A connection held for a transaction. */
+export interface DbClient extends Queryable {
+  /** Give the connection back. After release the client must not be used. */
+  release(): void;
+}
+
+/** A pool of connections, shaped like `pg.Pool`. */
+export interface Db extends Queryable {
+  connect(): Promise<DbClient>;
+}
+
+/**
+ * Run `fn` inside BEGIN … COMMIT on one client, ROLLBACK on any error (rethrown), always release.
+ * The lesson writes this out by hand in `placeOrder` and `relayOnce`; this is the same shape.
+ */
+export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const value = await fn(client);
+    await client.query('COMMIT');
+    return value;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}

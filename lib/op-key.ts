@@ -1,0 +1,45 @@
+/**
+ * Operation-derived dedupe keys.
+ *
+ * Guarantees: `opKey(kind, identity)` is the same for the same logical operation however often,
+ * wherever (browser, Node, a worker) and in whatever key order the identity object was built;
+ * different kinds or identities give different keys. Synchronous, so a key can be computed inside
+ * any handler without awaiting. Never put timestamps, attempt numbers or random values in identity.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+
+/** A value that can be part of an operation's identity. */
+export type Identity = string | number | boolean | null | readonly Identity[] | { readonly [k: string]: Identity };
+
+/**
+ * Stable JSON: object keys sorted recursively, arrays kept in order, no whitespace.
+ * `undefined` members of objects are dropped (as JSON.stringify does), so `{a: 1, b: undefined}`
+ * and `{a: 1}` are the same operation.
+ */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v === undefined ? null : v)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`opKey identity holds ${value}, which has no stable JSON form`);
+  }
+  if (typeof value === 'bigint') return value.toString();
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') {
+    throw new TypeError(`opKey identity holds a ${typeof value}, which is not data`);
+  }
+  return JSON.stringify(value);
+}
+
+/** Hex SHA-256 of a UTF-8 string. */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
+}
+
+/** The key of one logical operation: hex SHA-256 of `${kind}:${canonical(identity)}`. */
+export function opKey(kind: string, identity: unknown): string {
+  return sha256Hex(`${kind}:${canonical(identity)}`);
+}

@@ -1,0 +1,740 @@
+/**
+ * The deterministic scheduler. Processes are ordinary async functions; every effect they ask of
+ * `env` becomes a pending step and the process waits. When every live process is blocked on a
+ * step (quiescence), the scheduler picks one enabled step — from the seeded PRNG, or from a given
+ * choice list — executes it against the real database or a simulated provider, and resolves it.
+ * A run is therefore a pure function of (world, code, seed, faults); the choices it made are
+ * recorded, and replaying them reproduces the run exactly.
+ *
+ * Faults tolerated by the engine itself: a process crashing at any step (its connection drops and
+ * an open transaction rolls back; its messages stay unacked), lost and slow provider responses,
+ * duplicate delivery. A process that awaits something outside `env` is stopped and reported.
+ */
+import { createActor, type ActorRefFrom } from 'xstate';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Db, DbClient, QueryResult } from '../lib/db';
+import { VirtualClock } from './clock';
+import { messageMachine, workerMachine } from './machines';
+import { Prng } from './prng';
+import { Providers, TimeoutError, type Ledger, type ProviderOptions } from './providers';
+import type { SimDatabase } from './sim-database';
+import { SIM_EPOCH_MS } from './sql-clock';
+import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
+import { hostTick } from './host-tick';
+
+/** A process of the world. */
+export interface ProcessSpec {
+  id: string;
+  /** The process body. It reaches the world only through `env`. */
+  main(env: Env): Promise<void>;
+  /** Restart after a crash (workers). */
+  restart?: { maxRestarts: number; restartDelayMs: number };
+}
+
+/** A message waiting in the queue when the run starts. */
+export interface MessageSpec {
+  id: string;
+  body: unknown;
+}
+
+/** Everything about a world but the code and the faults. */
+export interface WorldSpec {
+  processes: ProcessSpec[];
+  messages: MessageSpec[];
+  /** How long a received, unacked message stays invisible before it is redelivered. */
+  visibilityTimeoutMs: number;
+  /** Deliveries after which a message is dead-lettered. */
+  maxReceives: number;
+  providers?: ProviderOptions;
+  /** Simulated time after which the run stops, whatever is still pending. */
+  horizonMs: number;
+  /** Steps after which the run stops and says so (a runaway loop). */
+  maxSteps?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  seed: number;
+  faults: readonly Fault[];
+  /** Choices to replay: index into the enabled steps at each point with more than one. Beyond its end, 0. */
+  choices?: readonly number[];
+  /** Called with every trace event as it happens. */
+  onEvent?: (event: TraceEvent) => void;
+  /** Called after every executed step, before the next is chosen (the lab snapshots tables here). */
+  afterStep?: (stepIndex: number) => Promise<void> | void;
+}
+
+/** What a run produced; the checkers and every view read this. */
+export interface RunOutcome {
+  trace: TraceEvent[];
+  traceHash: string;
+  choices: number[];
+  /** Steps executed. */
+  steps: number;
+  ledger: Ledger;
+  /** Simulated ms from start to end. */
+  durationMs: number;
+  /** Why the run ended. */
+  ending: 'finished' | 'horizon' | 'stuck' | 'step-limit';
+  /** A sentence about the ending when it is not a plain finish. */
+  endingDetail?: string;
+  /** Errors thrown by process code that nothing caught, and processes that waited outside env. */
+  processErrors: { process: string; message: string; stack?: string }[];
+  /** Messages that never settled or were dead-lettered. */
+  queue: { id: string; state: string; deliveries: number }[];
+}
+
+type Resolver = { resolve(v: unknown): void; reject(e: unknown): void };
+
+interface Step extends Resolver {
+  seq: number;
+  pid: string;
+  incarnation: number;
+  kind: StepKind | 'reply';
+  label: string;
+  readyAt: number;
+  enabled?: () => boolean;
+  exec: () => Promise<unknown> | unknown;
+}
+
+/** Returned by a step's exec: do not resolve yet, register this follow-up step instead. */
+class FollowUp {
+  constructor(
+    readonly readyAt: number,
+    readonly label: string,
+    readonly exec: () => unknown,
+  ) {}
+}
+
+interface Proc {
+  spec: ProcessSpec;
+  incarnation: number;
+  alive: boolean;
+  /** Counts of executed steps by kind, for `crash after the nth X` faults. */
+  counts: Map<string, number>;
+  /** Counts of chosen steps by kind, for `crash before the nth X`. */
+  beforeCounts: Map<string, number>;
+  pending: number;
+  notify: (() => void) | null;
+  machine?: ActorRefFrom<typeof workerMachine>;
+  restartPending: boolean;
+}
+
+const DEFAULT_MAX_STEPS = 5_000;
+
+/** One run of a world. Create, `run()`, read the outcome. */
+export class Engine {
+  readonly clock = new VirtualClock(SIM_EPOCH_MS);
+  private readonly prng: Prng;
+  private readonly data: Prng;
+  private readonly procs = new Map<string, Proc>();
+  private readonly order: string[] = [];
+  private pending: Step[] = [];
+  private seq = 0;
+  private stepsRun = 0;
+  private readonly trace: TraceEvent[] = [];
+  private readonly hash = sha256.create();
+  private readonly choicesMade: number[] = [];
+  private choiceCursor = 0;
+  private readonly providers: Providers;
+  private readonly messages = new Map<string, ActorRefFrom<typeof messageMachine>>();
+  private readonly duplicateFaults = new Map<string, number>();
+  private readonly callCounts = new Map<CallKind, number>();
+  private readonly processErrors: RunOutcome['processErrors'] = [];
+  /** Crash faults that already fired: each fires once, whatever the incarnation. */
+  private readonly fired = new Set<Fault>();
+
+  constructor(
+    private readonly world: WorldSpec,
+    private readonly db: SimDatabase,
+    private readonly options: RunOptions,
+  ) {
+    this.prng = new Prng(options.seed);
+    // A second stream for data (UUIDs), so replaying a choice list draws the same UUIDs.
+    this.data = new Prng((options.seed ^ 0x5bd1e995) | 0);
+    this.providers = new Providers(world.providers ?? {});
+    for (const f of options.faults) {
+      if (f.kind === 'duplicate-delivery') this.duplicateFaults.set(f.message, (this.duplicateFaults.get(f.message) ?? 0) + 1);
+    }
+  }
+
+  /** Simulated ms since the run began. */
+  private elapsed(): number {
+    return this.clock.now() - SIM_EPOCH_MS;
+  }
+
+  private emit(event: Omit<TraceEvent, 'i' | 't'>): TraceEvent {
+    const e: TraceEvent = { i: this.trace.length, t: this.elapsed(), ...event };
+    this.trace.push(e);
+    this.hash.update(utf8ToBytes(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`));
+    this.options.onEvent?.(e);
+    return e;
+  }
+
+  async run(): Promise<RunOutcome> {
+    for (const m of this.world.messages) this.addMessage(m.id, m.body);
+    for (const spec of this.world.processes) {
+      const proc: Proc = {
+        spec,
+        incarnation: 0,
+        alive: false,
+        counts: new Map(),
+        beforeCounts: new Map(),
+        pending: 0,
+        notify: null,
+        restartPending: false,
+      };
+      if (spec.restart) {
+        const machine = createActor(
+          workerMachine.provide({ actions: { restart: () => this.restart(proc) } }),
+          { clock: this.clock, input: spec.restart },
+        );
+        machine.start();
+        proc.machine = machine;
+      }
+      this.procs.set(spec.id, proc);
+      this.order.push(spec.id);
+    }
+    for (const id of this.order) await this.startProcess(this.procs.get(id)!);
+
+    const maxSteps = this.world.maxSteps ?? DEFAULT_MAX_STEPS;
+    const horizon = SIM_EPOCH_MS + this.world.horizonMs;
+    let ending: RunOutcome['ending'] = 'finished';
+    let endingDetail: string | undefined;
+
+    for (;;) {
+      await this.applyStepFaults();
+      const now = this.clock.now();
+      const enabled = this.pending.filter((s) => s.readyAt <= now && (!s.enabled || s.enabled()));
+      if (enabled.length === 0) {
+        const anyLive = [...this.procs.values()].some((p) => p.alive || p.restartPending);
+        if (!anyLive) break;
+        const next = this.nextTime();
+        if (next === null) {
+          ending = 'stuck';
+          endingDetail = this.describeStuck();
+          this.emit({ actor: 'engine', type: 'error', text: `Nothing can move: ${endingDetail}` });
+          break;
+        }
+        if (next > horizon) {
+          ending = 'horizon';
+          endingDetail = `stopped at the ${Math.round(this.world.horizonMs / 1000)} s horizon with work still pending`;
+          this.clock.advanceTo(horizon);
+          break;
+        }
+        this.clock.advanceTo(next);
+        continue;
+      }
+      if (this.stepsRun >= maxSteps) {
+        ending = 'step-limit';
+        endingDetail = `stopped after ${maxSteps} steps: a process keeps working without end`;
+        this.emit({ actor: 'engine', type: 'error', text: `Stopped: ${endingDetail}` });
+        break;
+      }
+      const step = enabled.length === 1 ? enabled[0] : enabled[this.choose(enabled.length)];
+      await this.execute(step);
+      if (this.options.afterStep) await this.options.afterStep(this.stepsRun - 1);
+    }
+
+    for (const p of this.procs.values()) {
+      if (this.db.inTransaction(p.spec.id) && (await this.db.drop(p.spec.id))) {
+        this.emit({ actor: p.spec.id, type: 'rollback', target: 'postgres', text: `${p.spec.id} left a transaction open; it was rolled back` });
+      }
+    }
+    const queue = [...this.messages.entries()].map(([id, actor]) => {
+      const snap = actor.getSnapshot();
+      return { id, state: String(snap.value), deliveries: snap.context.deliveries };
+    });
+    for (const actor of this.messages.values()) actor.stop();
+    for (const p of this.procs.values()) p.machine?.stop();
+    return {
+      trace: this.trace,
+      traceHash: bytesToHex(this.hash.digest()),
+      choices: this.choicesMade,
+      steps: this.stepsRun,
+      ledger: this.providers.ledger,
+      durationMs: this.elapsed(),
+      ending,
+      endingDetail,
+      processErrors: this.processErrors,
+      queue,
+    };
+  }
+
+  private choose(n: number): number {
+    const given = this.options.choices;
+    let c: number;
+    if (given) {
+      c = this.choiceCursor < given.length ? Math.abs(given[this.choiceCursor] | 0) % n : 0;
+    } else {
+      c = this.prng.int(n);
+    }
+    this.choiceCursor++;
+    this.choicesMade.push(c);
+    return c;
+  }
+
+  private nextTime(): number | null {
+    let next = this.clock.nextDeadline();
+    const now = this.clock.now();
+    for (const s of this.pending) {
+      if (s.readyAt > now && (next === null || s.readyAt < next)) next = s.readyAt;
+    }
+    return next;
+  }
+
+  private describeStuck(): string {
+    const waits = this.pending.map((s) => {
+      const by = s.kind === 'db' ? this.db.blockedBy(s.pid) : null;
+      return by ? `${s.pid} waits for ${by}'s transaction` : `${s.pid} waits on ${s.label}`;
+    });
+    return waits.length ? waits.join('; ') : 'no process has a step to take';
+  }
+
+  // ── processes ──────────────────────────────────────────────────────────
+
+  private async startProcess(proc: Proc) {
+    proc.alive = true;
+    proc.incarnation++;
+    proc.pending = 0;
+    proc.counts = new Map();
+    proc.beforeCounts = new Map();
+    const incarnation = proc.incarnation;
+    const env = this.makeEnv(proc, incarnation);
+    this.emit({ actor: proc.spec.id, type: proc.incarnation === 1 ? 'start' : 'restart', text: proc.incarnation === 1 ? `${proc.spec.id} starts` : `${proc.spec.id} restarts (incarnation ${incarnation})` });
+    const done = (async () => proc.spec.main(env))();
+    done.then(
+      () => {
+        if (proc.alive && proc.incarnation === incarnation) {
+          proc.alive = false;
+          this.emit({ actor: proc.spec.id, type: 'finish', text: `${proc.spec.id} finished` });
+          proc.machine?.send({ type: 'STOP' });
+        }
+        this.wake(proc, incarnation);
+      },
+      (err: unknown) => {
+        if (proc.alive && proc.incarnation === incarnation) {
+          proc.alive = false;
+          this.recordError(proc.spec.id, err);
+          proc.machine?.send({ type: 'STOP' });
+        }
+        this.wake(proc, incarnation);
+      },
+    );
+    await this.settle(proc, incarnation);
+  }
+
+  private restart(proc: Proc) {
+    proc.restartPending = false;
+    // Fired by a timer inside clock.advanceTo; the main loop awaits it before choosing a step.
+    this.pendingStarts.push(this.startProcess(proc));
+  }
+
+  private pendingStarts: Promise<void>[] = [];
+
+  private async drainStarts() {
+    while (this.pendingStarts.length) await this.pendingStarts.shift();
+  }
+
+  private recordError(pid: string, err: unknown) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    this.processErrors.push({ process: pid, message: e.message, stack: e.stack });
+    this.emit({ actor: pid, type: 'error', text: `${pid} stopped with an uncaught error: ${e.message}`, data: { message: e.message, stack: e.stack } });
+  }
+
+  private wake(proc: Proc, incarnation: number) {
+    if (proc.incarnation === incarnation && proc.notify) {
+      const n = proc.notify;
+      proc.notify = null;
+      n();
+    }
+  }
+
+  /**
+   * Wait until `proc` has registered its next step or finished. If a host tick passes first, it is
+   * awaiting something that is not an env step: stop it and say so.
+   */
+  private async settle(proc: Proc, incarnation: number) {
+    if (!proc.alive || proc.incarnation !== incarnation || proc.pending > 0) return;
+    let stalled = false;
+    await new Promise<void>((resolve) => {
+      proc.notify = resolve;
+      hostTick().then(() => {
+        if (proc.notify === resolve) {
+          stalled = true;
+          proc.notify = null;
+          resolve();
+        }
+      });
+    });
+    if (stalled && proc.alive && proc.incarnation === incarnation && proc.pending === 0) {
+      proc.alive = false;
+      const message = `${proc.spec.id} awaited something outside env (a host timer, network, or a promise that never settles); only env calls advance a simulation`;
+      this.processErrors.push({ process: proc.spec.id, message });
+      this.emit({ actor: proc.spec.id, type: 'error', text: message });
+    }
+  }
+
+  private register(proc: Proc, incarnation: number, step: Omit<Step, 'seq' | 'pid' | 'incarnation' | 'resolve' | 'reject'>): Promise<unknown> {
+    if (!proc.alive || proc.incarnation !== incarnation) {
+      // A dead incarnation's stray call: it never resolves, as a crashed process never resumes.
+      return new Promise(() => {});
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ...step, seq: this.seq++, pid: proc.spec.id, incarnation, resolve, reject });
+      proc.pending++;
+      this.wake(proc, incarnation);
+    });
+  }
+
+  private async execute(step: Step) {
+    this.pending = this.pending.filter((s) => s !== step);
+    const proc = this.procs.get(step.pid)!;
+    proc.pending--;
+    if (step.kind !== 'reply') {
+      const n = (proc.beforeCounts.get(step.kind) ?? 0) + 1;
+      proc.beforeCounts.set(step.kind, n);
+      const fault = this.options.faults.find(
+        (f) => f.kind === 'crash' && 'before' in f && f.process === step.pid && f.before === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+      );
+      if (fault) {
+        this.fired.add(fault);
+        this.stepsRun++;
+        await this.crash(proc, `just before its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        return;
+      }
+    }
+    this.stepsRun++;
+    let value: unknown;
+    let failed = false;
+    try {
+      value = await step.exec();
+    } catch (err) {
+      value = err;
+      failed = true;
+    }
+    if (value instanceof FollowUp) {
+      const follow = value;
+      this.pending.push({
+        seq: this.seq++,
+        pid: step.pid,
+        incarnation: step.incarnation,
+        kind: 'reply',
+        label: follow.label,
+        readyAt: follow.readyAt,
+        exec: follow.exec,
+        resolve: step.resolve,
+        reject: step.reject,
+      });
+      proc.pending++;
+    }
+    if (step.kind !== 'reply') {
+      const n = (proc.counts.get(step.kind) ?? 0) + 1;
+      proc.counts.set(step.kind, n);
+      const fault = this.options.faults.find(
+        (f) => f.kind === 'crash' && 'after' in f && f.process === step.pid && f.after === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+      );
+      if (fault) {
+        this.fired.add(fault);
+        await this.crash(proc, `right after its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        return;
+      }
+    }
+    if (value instanceof FollowUp) return;
+    if (failed) step.reject(value);
+    else step.resolve(value);
+    await this.settle(proc, step.incarnation);
+  }
+
+  private async applyStepFaults() {
+    for (const f of this.options.faults) {
+      if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun) {
+        const proc = this.procs.get(f.process);
+        if (proc?.alive) await this.crash(proc, `at step ${f.atStep}`);
+      }
+    }
+    // Timers fired by advanceTo may have restarted a worker.
+    await this.drainStarts();
+  }
+
+  /** Kill a process: it never resumes, its connection drops, its messages stay unacked. */
+  async crash(proc: Proc, when: string) {
+    if (!proc.alive) return;
+    proc.alive = false;
+    proc.notify = null;
+    this.pending = this.pending.filter((s) => s.pid !== proc.spec.id);
+    proc.pending = 0;
+    this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
+    if (await this.db.drop(proc.spec.id)) {
+      this.emit({ actor: proc.spec.id, type: 'rollback', target: 'postgres', text: `${proc.spec.id}'s connection dropped; its open transaction rolled back` });
+    }
+    if (proc.machine) {
+      proc.restartPending = proc.machine.getSnapshot().context.restarts < proc.spec.restart!.maxRestarts;
+      proc.machine.send({ type: 'CRASH' });
+    }
+  }
+
+  /** Crash a process now, from outside (the lab's fault button). */
+  async crashNow(pid: string) {
+    const proc = this.procs.get(pid);
+    if (proc) await this.crash(proc, 'now (injected by hand)');
+  }
+
+  // ── queue ──────────────────────────────────────────────────────────────
+
+  private addMessage(id: string, body: unknown) {
+    const actor = createActor(
+      messageMachine.provide({
+        actions: {
+          redelivered: ({ context }) =>
+            this.emit({ actor: 'queue', type: 'redeliver', fault: undefined, text: `visibility timeout: message ${id} is visible again (delivered ${context.deliveries}× so far)` }),
+          deadLettered: ({ context }) =>
+            this.emit({ actor: 'queue', type: 'dead-letter', text: `message ${id} dead-lettered after ${context.deliveries} deliveries` }),
+        },
+      }),
+      {
+        clock: this.clock,
+        input: { id, body, visibilityTimeoutMs: this.world.visibilityTimeoutMs, maxReceives: this.world.maxReceives },
+      },
+    );
+    actor.start();
+    this.messages.set(id, actor);
+  }
+
+  private unsettled(): boolean {
+    for (const a of this.messages.values()) {
+      const v = a.getSnapshot().value;
+      if (v === 'ready' || v === 'inFlight') return true;
+    }
+    return false;
+  }
+
+  private readyMessage(): [string, ActorRefFrom<typeof messageMachine>] | null {
+    for (const entry of this.messages) if (entry[1].getSnapshot().value === 'ready') return entry;
+    return null;
+  }
+
+  private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>] | null {
+    for (const entry of this.messages) {
+      if ((this.duplicateFaults.get(entry[0]) ?? 0) > 0 && entry[1].getSnapshot().value === 'inFlight') return entry;
+    }
+    return null;
+  }
+
+  // ── env ────────────────────────────────────────────────────────────────
+
+  private makeEnv(proc: Proc, incarnation: number): Env {
+    const pid = proc.spec.id;
+    const reg = (s: Omit<Step, 'seq' | 'pid' | 'incarnation' | 'resolve' | 'reject'>) => this.register(proc, incarnation, s);
+    const now = () => this.clock.now();
+
+    const dbQuery = <R>(text: string, params?: unknown[]): Promise<QueryResult<R>> =>
+      reg({
+        kind: 'db',
+        label: sqlLabel(text),
+        readyAt: 0,
+        enabled: () => this.db.canRun(pid),
+        exec: async () => {
+          try {
+            const res = await this.db.query(pid, text, params, this.clock.now());
+            this.emit({
+              actor: pid,
+              type: 'db',
+              target: 'postgres',
+              text: `${pid} → postgres: ${sqlLabel(text)} → ${res.rows.length} row${res.rows.length === 1 ? '' : 's'}`,
+              data: { sql: text, params: params ?? [], rows: res.rows },
+            });
+            return { rows: res.rows };
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err);
+            this.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
+            throw err;
+          }
+        },
+      }) as Promise<QueryResult<R>>;
+
+    const db: Db = {
+      query: dbQuery,
+      connect: async (): Promise<DbClient> => {
+        let released = false;
+        return {
+          query: <R>(text: string, params?: unknown[]) =>
+            released ? Promise.reject(new Error('query on a released client')) : dbQuery<R>(text, params),
+          release: () => {
+            released = true;
+          },
+        };
+      },
+    };
+
+    const call = <T>(kind: CallKind, request: unknown, opts: { idempotencyKey?: string } | undefined, label: string) =>
+      reg({
+        kind,
+        label,
+        readyAt: 0,
+        exec: () => {
+          const nth = (this.callCounts.get(kind) ?? 0) + 1;
+          this.callCounts.set(kind, nth);
+          const faults = this.options.faults.filter((f) => 'call' in f && f.call === kind && (f.nth ?? 1) === nth);
+          const lostRequest = faults.some((f) => f.kind === 'lose-request');
+          const lostResponse = faults.some((f) => f.kind === 'lose-response');
+          const slow = faults.find((f) => f.kind === 'slow-response') as { ms: number } | undefined;
+          const timeoutMs = this.providers.timeoutMs;
+          const provider = kind === 'email.send' ? 'email' : 'payments';
+          if (lostRequest) {
+            this.emit({ actor: pid, type: 'call', target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` });
+            return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
+              this.emit({ actor: pid, type: 'timeout', target: provider, text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})` });
+              throw new TimeoutError(kind, timeoutMs);
+            });
+          }
+          const outcome = this.providers.apply(kind, request, opts, this.elapsed(), this.trace.length, pid);
+          this.emit({ actor: pid, type: 'call', target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
+          if (lostResponse) {
+            return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
+              this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'lose-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)` });
+              throw new TimeoutError(kind, timeoutMs);
+            });
+          }
+          if (slow && slow.ms >= timeoutMs) {
+            return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
+              this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'slow-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer` });
+              throw new TimeoutError(kind, timeoutMs);
+            });
+          }
+          const latency = slow ? slow.ms : this.providers.latencyMs(kind);
+          return new FollowUp(now() + latency, `${label} (reply)`, () => {
+            if (outcome.error) {
+              this.emit({ actor: provider, type: 'reply', target: pid, text: `${provider} → ${pid}: error ${outcome.error.message}` });
+              throw outcome.error;
+            }
+            this.emit({ actor: provider, type: 'reply', target: pid, fault: slow ? 'slow-response' : undefined, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}` });
+            return outcome.response;
+          });
+        },
+      }) as Promise<T>;
+
+    return {
+      process: pid,
+      db,
+      queue: {
+        receive: () =>
+          reg({
+            kind: 'queue.receive',
+            label: 'receive',
+            readyAt: 0,
+            enabled: () => this.readyMessage() !== null || this.duplicateCandidate() !== null || !this.unsettled(),
+            exec: () => {
+              let entry = this.readyMessage();
+              let duplicate = false;
+              if (!entry) {
+                entry = this.duplicateCandidate();
+                duplicate = entry !== null;
+              }
+              if (!entry) {
+                this.emit({ actor: 'queue', type: 'receive', target: pid, text: `queue → ${pid}: no messages left` });
+                proc.machine?.send({ type: 'IDLE' });
+                return null;
+              }
+              const [id, actor] = entry;
+              if (duplicate) this.duplicateFaults.set(id, this.duplicateFaults.get(id)! - 1);
+              actor.send({ type: 'RECEIVE' });
+              const ctx = actor.getSnapshot().context;
+              const delivery: Delivery = { messageId: id, attempt: ctx.deliveries, body: ctx.body };
+              this.emit({
+                actor: 'queue',
+                type: 'receive',
+                target: pid,
+                fault: duplicate ? 'duplicate-delivery' : undefined,
+                text: duplicate
+                  ? `queue → ${pid}: message ${id} again, while another consumer still holds it (delivery ${ctx.deliveries})`
+                  : `queue → ${pid}: message ${id} (delivery ${ctx.deliveries})`,
+                data: delivery,
+              });
+              proc.machine?.send({ type: 'HANDLE' });
+              return structuredCloneSafe(delivery);
+            },
+          }) as Promise<Delivery | null>,
+        ack: (delivery: Delivery) =>
+          reg({
+            kind: 'queue.ack',
+            label: `ack ${delivery?.messageId}`,
+            readyAt: 0,
+            exec: () => {
+              const actor = this.messages.get(delivery?.messageId);
+              if (!actor) throw new Error(`ack of unknown message ${String(delivery?.messageId)}`);
+              const before = actor.getSnapshot().value;
+              actor.send({ type: 'ACK' });
+              this.emit({ actor: pid, type: 'ack', target: 'queue', text: before === 'acked' ? `${pid} → queue: ack ${delivery.messageId} (already acked)` : `${pid} → queue: ack ${delivery.messageId}` });
+              proc.machine?.send({ type: 'IDLE' });
+            },
+          }) as Promise<void>,
+        publish: (topic: string, body: unknown) =>
+          reg({
+            kind: 'queue.publish',
+            label: `publish ${topic}`,
+            readyAt: 0,
+            exec: () => {
+              const id = `p${this.providers.ledger.published.length + 1}`;
+              this.providers.ledger.published.push({ id, topic, body: structuredCloneSafe(body), by: pid, step: this.trace.length });
+              this.addMessage(id, { topic, body });
+              this.emit({ actor: pid, type: 'publish', target: 'queue', text: `${pid} → queue: publish ${topic} ${JSON.stringify(body)}`, data: { topic, body } });
+            },
+          }) as Promise<void>,
+      },
+      email: {
+        send: (request, options) => call('email.send', request, options, `send receipt for order ${request?.orderId} to ${request?.to}`),
+      },
+      payments: {
+        charge: (request, options) => call('payments.charge', request, options, `charge order ${request?.orderId} ${formatCents(request?.amountCents)}`),
+      },
+      clock: { now },
+      sleep: (ms: number) =>
+        reg({
+          kind: 'sleep',
+          label: `sleep ${ms} ms`,
+          readyAt: now() + Math.max(0, ms),
+          exec: () => {
+            this.emit({ actor: pid, type: 'wake', text: `${pid} wakes after ${ms} ms` });
+          },
+        }) as Promise<void>,
+      random: {
+        uuid: () => this.data.uuid(),
+        int: (n: number) => this.data.int(n),
+      },
+      log: (...args: unknown[]) => {
+        this.emit({ actor: pid, type: 'log', text: `${pid}: ${args.map((a) => (typeof a === 'string' ? a : safeJson(a))).join(' ')}` });
+      },
+    };
+  }
+}
+
+function ordinal(n: number): string {
+  const s = ['th', 'st', 'nd', 'rd'];
+  const v = n % 100;
+  return `${n}${s[(v - 20) % 10] || s[v] || s[0]}`;
+}
+
+/** The first words of a statement, for narration. */
+export function sqlLabel(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 72 ? `${flat.slice(0, 69)}…` : flat;
+}
+
+function formatCents(cents: unknown): string {
+  return typeof cents === 'number' ? `$${(cents / 100).toFixed(2)}` : String(cents);
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Hand processes their own copy, so one process mutating a message cannot change another's. */
+function structuredCloneSafe<T>(v: T): T {
+  return v === null || typeof v !== 'object' ? v : (JSON.parse(JSON.stringify(v)) as T);
+}

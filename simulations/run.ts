@@ -1,0 +1,303 @@
+/**
+ * One run of a scenario, and the explorer over many. A run is a pure function of
+ * (scenario, code, seed, faults, choices); its result carries everything needed to replay it.
+ *
+ * The explorer draws a fault plan from each seed (swarm testing: each fault of the scenario's menu
+ * is in or out by a coin flip, up to the scenario's maximum), runs it, counts violations by
+ * invariant, and shrinks the first counterexample: fewer faults first, then a shorter and smaller
+ * choice list, keeping only changes that still break the same invariant.
+ */
+import { Engine, type RunOptions, type RunOutcome } from './engine';
+import { LearnerCodeError, loadLearnerModule } from './compile';
+import { Prng } from './prng';
+import type { CodeError, Scenario } from './scenario';
+import type { SimDatabase } from './sim-database';
+import type { Fault, InvariantResult, TraceEvent } from './types';
+
+/** The variant names every scenario has. */
+export type VariantName = 'starter' | 'solution';
+
+/** What to run. */
+export interface RunRequest {
+  scenario: Scenario;
+  /** Source code of the learner's module. */
+  code: string;
+  /** A label for results: starter, solution, a file path, "learner". */
+  variant: string;
+  seed: number;
+  /** Defaults to the scenario's demonstration plan. */
+  faults?: readonly Fault[];
+  choices?: readonly number[];
+  onEvent?: RunOptions['onEvent'];
+  afterStep?: RunOptions['afterStep'];
+}
+
+/** What a run found. */
+export interface RunResult {
+  scenario: string;
+  variant: string;
+  seed: number;
+  faults: Fault[];
+  choices: number[];
+  traceHash: string;
+  steps: number;
+  /** "held": every invariant held; "violated": one broke; "error": the code could not run. */
+  verdict: 'held' | 'violated' | 'error';
+  invariants: InvariantResult[];
+  /** Side effects by kind: receipts per order, charges per order, replays answered. */
+  effects: Record<string, number>;
+  durationMs: number;
+  ending: RunOutcome['ending'];
+  endingDetail?: string;
+  /** The code could not be loaded: syntax error, missing export. */
+  error?: { message: string; line?: number; column?: number; phase: string };
+  /** Errors thrown by the learner's code during the run. */
+  codeErrors: CodeError[];
+  trace: TraceEvent[];
+  ledger: RunOutcome['ledger'];
+}
+
+/** The variant's source, by name. */
+export function variantCode(scenario: Scenario, name: VariantName): string {
+  return scenario.variants[name].code;
+}
+
+/** Run one schedule. The database is reset first; the same inputs give the same traceHash. */
+export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
+  const faults = [...(req.faults ?? req.scenario.demo.faults)];
+  const base = { scenario: req.scenario.id, variant: req.variant, seed: req.seed, faults };
+  let mod: Record<string, unknown>;
+  let world;
+  try {
+    mod = loadLearnerModule(req.code);
+    world = req.scenario.build(mod);
+  } catch (err) {
+    const e = err instanceof LearnerCodeError ? err : new LearnerCodeError(String((err as Error)?.message ?? err), undefined, undefined, 'load');
+    return {
+      ...base,
+      choices: [],
+      traceHash: '',
+      steps: 0,
+      verdict: 'error',
+      invariants: [],
+      effects: {},
+      durationMs: 0,
+      ending: 'finished',
+      error: { message: e.message, line: e.line, column: e.column, phase: e.phase },
+      codeErrors: [],
+      trace: [],
+      ledger: { emails: [], charges: [], replays: [], refusals: [], published: [] },
+    };
+  }
+  await db.reset();
+  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep });
+  const outcome = await engine.run();
+  const invariants: InvariantResult[] = [];
+  for (const inv of req.scenario.invariants) {
+    const r = await inv.check({ outcome, db, messages: world.spec.messages, observed: world.observed });
+    invariants.push({ id: inv.id, title: inv.title, ...r });
+  }
+  return {
+    ...base,
+    choices: outcome.choices,
+    traceHash: outcome.traceHash,
+    steps: outcome.steps,
+    verdict: invariants.every((i) => i.held) ? 'held' : 'violated',
+    invariants,
+    effects: effectsOf(outcome),
+    durationMs: outcome.durationMs,
+    ending: outcome.ending,
+    endingDetail: outcome.endingDetail,
+    codeErrors: world.codeErrors,
+    trace: outcome.trace,
+    ledger: outcome.ledger,
+  };
+}
+
+/** Counts of side effects by kind. */
+export function effectsOf(outcome: RunOutcome): Record<string, number> {
+  const effects: Record<string, number> = {};
+  const bump = (k: string) => (effects[k] = (effects[k] ?? 0) + 1);
+  for (const e of outcome.ledger.emails) bump(`receipts:order-${e.orderId}`);
+  for (const c of outcome.ledger.charges) bump(`charges:order-${c.orderId}`);
+  for (const r of outcome.ledger.replays) bump(`replays:${r.kind}`);
+  for (const r of outcome.ledger.refusals) bump(`refusals:${r.kind}`);
+  for (const p of outcome.ledger.published) bump(`published:${p.topic}`);
+  effects['redeliveries'] = outcome.trace.filter((e) => e.type === 'redeliver').length;
+  effects['crashes'] = outcome.trace.filter((e) => e.type === 'crash').length;
+  return effects;
+}
+
+/** The fault plan the explorer uses for `seed`. */
+export function drawFaults(scenario: Scenario, seed: number): Fault[] {
+  const prng = new Prng((seed * 2654435761) ^ 0x2545f491);
+  const plan: Fault[] = [];
+  for (const f of scenario.faultMenu) {
+    if (plan.length < scenario.maxFaults && prng.chance(1, 2)) plan.push(f);
+  }
+  return plan;
+}
+
+/** Options of an exploration. */
+export interface ExploreOptions {
+  scenario: Scenario;
+  code: string;
+  variant: string;
+  runs: number;
+  /** Seeds are firstSeed, firstSeed + 1, … */
+  firstSeed?: number;
+  /** Most candidate runs the shrinker may spend. */
+  shrinkBudget?: number;
+  /** Called after each run: how many are done, and the latest verdict. */
+  onProgress?: (done: number, total: number, result: RunResult) => void | Promise<void>;
+  /** Return true to stop early (the lab's cancel button). */
+  shouldStop?: () => boolean;
+  /** Host time in ms, for schedules per second; left out, the figure is null. */
+  hostNow?: () => number;
+}
+
+/** A counterexample: everything needed to replay it. */
+export interface Counterexample {
+  seed: number;
+  faults: Fault[];
+  choices: number[];
+  steps: number;
+  invariant: string;
+  detail: string;
+  /** How many runs shrinking tried. */
+  shrinkRuns: number;
+}
+
+/** What an exploration found. */
+export interface ExploreResult {
+  scenario: string;
+  variant: string;
+  runs: number;
+  violations: number;
+  errors: number;
+  /** Violations by invariant id. */
+  byInvariant: Record<string, number>;
+  /** Distribution of side-effect outcomes, e.g. "receipts:order-1042=2" → runs. */
+  histogram: Record<string, number>;
+  schedulesPerSecond: number | null;
+  counterexample: Counterexample | null;
+  firstSeed: number;
+}
+
+/** Run `runs` schedules and shrink the first violation. */
+export async function explore(db: SimDatabase, opts: ExploreOptions): Promise<ExploreResult> {
+  const firstSeed = opts.firstSeed ?? 1;
+  const byInvariant: Record<string, number> = {};
+  for (const inv of opts.scenario.invariants) byInvariant[inv.id] = 0;
+  const histogram: Record<string, number> = {};
+  let violations = 0;
+  let errors = 0;
+  let first: RunResult | null = null;
+  let done = 0;
+  const t0 = opts.hostNow?.();
+  for (let i = 0; i < opts.runs; i++) {
+    if (opts.shouldStop?.()) break;
+    const seed = firstSeed + i;
+    const result = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed, faults: drawFaults(opts.scenario, seed) });
+    done++;
+    if (result.verdict === 'error') {
+      errors++;
+      await opts.onProgress?.(done, opts.runs, result);
+      break;
+    }
+    const key = outcomeKey(result);
+    histogram[key] = (histogram[key] ?? 0) + 1;
+    if (result.verdict === 'violated') {
+      violations++;
+      for (const inv of result.invariants) if (!inv.held) byInvariant[inv.id]++;
+      first ??= result;
+    }
+    await opts.onProgress?.(done, opts.runs, result);
+  }
+  const elapsed = t0 === undefined ? null : opts.hostNow!() - t0;
+  const counterexample = first ? await shrink(db, opts, first) : null;
+  return {
+    scenario: opts.scenario.id,
+    variant: opts.variant,
+    runs: done,
+    violations,
+    errors,
+    byInvariant,
+    histogram,
+    schedulesPerSecond: elapsed ? Math.round((done / elapsed) * 1000) : null,
+    counterexample,
+    firstSeed,
+  };
+}
+
+/** A short name for what a run's side effects came to, for the outcome histogram. */
+export function outcomeKey(result: RunResult): string {
+  const broken = result.invariants.filter((i) => !i.held).map((i) => i.id);
+  return broken.length ? `violated: ${broken.join(', ')}` : 'held';
+}
+
+/**
+ * Shrink a violating run: drop faults one by one, then cut the choice list (halving, then single
+ * choices), then lower each choice toward 0 — keeping a candidate only if it still breaks the
+ * same invariant. Every candidate is a full deterministic run.
+ */
+export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: RunResult): Promise<Counterexample> {
+  const target = failing.invariants.find((i) => !i.held)!.id;
+  const budget = opts.shrinkBudget ?? 300;
+  let tries = 0;
+  let best = { faults: failing.faults, choices: trimZeros(failing.choices), result: failing };
+
+  const attempt = async (faults: Fault[], choices: number[]) => {
+    if (tries >= budget) return false;
+    const same = faults.length === best.faults.length && sameList(trimZeros(choices), trimZeros(best.choices));
+    if (same) return false;
+    tries++;
+    const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices });
+    if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held)) {
+      best = { faults, choices: trimZeros(r.choices), result: r };
+      return true;
+    }
+    return false;
+  };
+
+  // Fewest faults.
+  for (let i = 0; i < best.faults.length; ) {
+    const fewer = best.faults.filter((_, j) => j !== i);
+    if (!(await attempt(fewer, best.choices))) i++;
+  }
+  // Fewest steps: shorter choice lists fall back to the default schedule (choice 0).
+  for (let chunk = Math.max(1, best.choices.length >> 1); chunk >= 1; chunk >>= 1) {
+    for (let start = 0; start < best.choices.length; ) {
+      const cut = [...best.choices.slice(0, start), ...best.choices.slice(start + chunk)];
+      if (!(await attempt(best.faults, cut))) start += chunk;
+    }
+  }
+  for (let i = 0; i < best.choices.length; i++) {
+    while (best.choices[i] > 0) {
+      const lower = [...best.choices];
+      lower[i] = best.choices[i] - 1;
+      if (!(await attempt(best.faults, lower))) break;
+    }
+  }
+  const broken = best.result.invariants.find((i) => i.id === target)!;
+  return {
+    seed: failing.seed,
+    faults: best.faults,
+    choices: trimZeros(best.choices),
+    steps: best.result.steps,
+    invariant: target,
+    detail: broken.detail,
+    shrinkRuns: tries,
+  };
+}
+
+/** Trailing zeros replay the same as none: drop them. */
+function trimZeros(choices: number[]): number[] {
+  let end = choices.length;
+  while (end > 0 && choices[end - 1] === 0) end--;
+  return choices.slice(0, end);
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}

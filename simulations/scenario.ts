@@ -1,0 +1,178 @@
+/**
+ * What a scenario is (lessons are data), and the pieces scenarios share: the worker harness that
+ * receives, hands the message to the learner's handler and acks, and the invariants that read the
+ * provider ledger, the queue and the final tables. Checkers only observe; they never steer a run.
+ */
+import { exportedFunction, learnerLocation } from './compile';
+import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
+import type { SimDatabase } from './sim-database';
+import type { Env, Fault, InvariantResult, ReceiptMessage } from './types';
+
+/** One version of the learner's code. */
+export interface Variant {
+  /** Shown on the switch: "Starter", "Solution". */
+  label: string;
+  /** TypeScript source, importing only from 'effectively-once'. */
+  code: string;
+  /** What this version does, and why it breaks or holds. */
+  explanation: string;
+}
+
+/** What a checker sees after a run. */
+export interface CheckContext {
+  outcome: RunOutcome;
+  db: SimDatabase;
+  messages: readonly MessageSpec[];
+  /** Values the world recorded for checkers (e.g. what checkout returned). */
+  observed: Record<string, unknown>;
+}
+
+/** A property every correct solution keeps, whatever the fault plan. */
+export interface Invariant {
+  id: string;
+  title: string;
+  check(ctx: CheckContext): Promise<Omit<InvariantResult, 'id' | 'title'>> | Omit<InvariantResult, 'id' | 'title'>;
+}
+
+/** Errors the learner's code threw during a run, with its line. */
+export interface CodeError {
+  process: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** What a world built for one run gives back besides its spec. */
+export interface BuiltWorld {
+  spec: WorldSpec;
+  observed: Record<string, unknown>;
+  codeErrors: CodeError[];
+}
+
+/** A scenario: the world, the code variants, the demonstration fault plan, the invariants. */
+export interface Scenario {
+  id: string;
+  title: string;
+  /** The learner's module must export this function. */
+  entry: string;
+  /** The lesson's context, in a few short paragraphs. */
+  brief: string[];
+  variants: { starter: Variant; solution: Variant };
+  /** Build the world around a loaded learner module. */
+  build(mod: Record<string, unknown>): BuiltWorld;
+  /** The schedule that shows the bug: a seed and a fault plan. */
+  demo: { seed: number; faults: Fault[]; story: string };
+  /** Faults a correct design must survive; the explorer draws plans from these. */
+  faultMenu: Fault[];
+  /** Most faults one explored plan may hold. */
+  maxFaults: number;
+  invariants: Invariant[];
+  /** Tables the inspector shows, in order. */
+  tables: string[];
+  /** Processes in swimlane order. */
+  actors: string[];
+}
+
+/** Worker restarts: a crashed worker comes back after 5 simulated seconds, at most 3 times. */
+export const WORKER_RESTART = { maxRestarts: 3, restartDelayMs: 5_000 };
+
+/**
+ * A queue worker: receive, let the learner's handler decide, ack on 'ack'. A handler that throws
+ * or answers anything else leaves the message unacked, so the queue redelivers it.
+ */
+export function workerProcess(
+  id: string,
+  handler: (msg: never, env: Env) => Promise<unknown>,
+  codeErrors: CodeError[],
+): ProcessSpec {
+  return {
+    id,
+    restart: WORKER_RESTART,
+    async main(env) {
+      for (;;) {
+        const delivery = await env.queue.receive();
+        if (!delivery) return;
+        let disposition: unknown;
+        try {
+          disposition = await handler(delivery.body as never, env);
+        } catch (err) {
+          const e = err instanceof Error ? err : new Error(String(err));
+          const loc = learnerLocation(e);
+          codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
+          env.log(`handler threw ${e.name}: ${e.message}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
+          continue;
+        }
+        if (disposition === 'ack') await env.queue.ack(delivery);
+        else env.log(`handler answered ${JSON.stringify(disposition) ?? 'undefined'}; message ${delivery.messageId} left for redelivery`);
+      }
+    },
+  };
+}
+
+/** The learner's handler, checked to be exported. */
+export function handlerOf(mod: Record<string, unknown>, name: string) {
+  return exportedFunction<(msg: never, env: Env) => Promise<unknown>>(mod, name);
+}
+
+/** Order ids of the receipt messages in a world. */
+export function ordersOf(messages: readonly MessageSpec[]): number[] {
+  return messages.map((m) => (m.body as ReceiptMessage).orderId);
+}
+
+export const atMostOneReceipt: Invariant = {
+  id: 'at-most-one-receipt',
+  title: 'At most one receipt per order',
+  check({ outcome, messages }) {
+    for (const orderId of ordersOf(messages)) {
+      const sent = outcome.ledger.emails.filter((e) => e.orderId === orderId);
+      if (sent.length > 1) {
+        return {
+          held: false,
+          detail: `order ${orderId} got ${sent.length} receipts: ${sent.map((e) => `${e.emailId} by ${e.by} at ${(e.atMs / 1000).toFixed(1)} s`).join(', ')}`,
+          step: sent[1].step,
+        };
+      }
+    }
+    return { held: true, detail: `every order got at most one receipt (${outcome.ledger.emails.length} sent)` };
+  },
+};
+
+export const everyOrderReceipted: Invariant = {
+  id: 'every-order-receipted',
+  title: 'Every order gets its receipt',
+  check({ outcome, messages }) {
+    const missing = ordersOf(messages).filter((id) => !outcome.ledger.emails.some((e) => e.orderId === id));
+    return missing.length
+      ? { held: false, detail: `no receipt was ever sent for order ${missing.join(', ')}` }
+      : { held: true, detail: 'every order got a receipt' };
+  },
+};
+
+export const messagesSettled: Invariant = {
+  id: 'messages-settled',
+  title: 'Every message is acknowledged',
+  check({ outcome }) {
+    const open = outcome.queue.filter((m) => m.state !== 'acked');
+    return open.length
+      ? {
+          held: false,
+          detail: open.map((m) => `message ${m.id} ${m.state === 'deadLettered' ? `was dead-lettered after ${m.deliveries} deliveries` : `is still ${m.state}`}`).join('; '),
+          step: outcome.trace.find((e) => e.type === 'dead-letter')?.i,
+        }
+      : { held: true, detail: 'every message was acknowledged' };
+  },
+};
+
+export const noStuckKeys: Invariant = {
+  id: 'no-stuck-keys',
+  title: 'No operation stays "running" forever',
+  async check({ db }) {
+    const rows = await db.inspect(`SELECT op_key, lease_until FROM operations WHERE state = 'running' ORDER BY op_key`);
+    if (!rows.length) return { held: true, detail: 'no key is left running' };
+    const forever = rows.filter((r) => !(r.lease_until instanceof Date) || !Number.isFinite(r.lease_until.getTime()));
+    return {
+      held: false,
+      detail: `${rows.length} key${rows.length > 1 ? 's' : ''} left 'running'${forever.length ? ` with no lease to expire (lease_until = infinity)` : ''}: ${rows.map((r) => String(r.op_key).slice(0, 12) + '…').join(', ')}`,
+    };
+  },
+};

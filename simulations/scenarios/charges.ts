@@ -1,0 +1,156 @@
+/**
+ * The payment side: a charge whose response is lost after the provider acted. Retrying is right;
+ * what decides between one charge and two is where the idempotency key comes from.
+ */
+import { exportedFunction, learnerLocation } from '../compile';
+import type { ProcessSpec } from '../engine';
+import type { CodeError, Invariant, Scenario } from '../scenario';
+import type { ChargeResult, CheckoutOrder, Env } from '../types';
+
+const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCents: 4999 };
+
+const noDoubleCharge: Invariant = {
+  id: 'no-double-charge',
+  title: 'No order is charged twice',
+  check({ outcome }) {
+    const charges = outcome.ledger.charges.filter((c) => c.orderId === ORDER.id);
+    if (charges.length > 1) {
+      return {
+        held: false,
+        detail: `order ${ORDER.id} was charged ${charges.length} times: ${charges.map((c) => `${c.chargeId} ($${(c.amountCents / 100).toFixed(2)}, key ${c.key ? c.key.slice(0, 8) + '…' : 'none'})`).join(', ')}`,
+        step: charges[1].step,
+      };
+    }
+    return { held: true, detail: `${charges.length} charge for order ${ORDER.id}` };
+  },
+};
+
+const orderCharged: Invariant = {
+  id: 'order-charged',
+  title: 'The order is charged',
+  check({ outcome }) {
+    return outcome.ledger.charges.some((c) => c.orderId === ORDER.id)
+      ? { held: true, detail: `order ${ORDER.id} was charged` }
+      : { held: false, detail: `order ${ORDER.id} was never charged` };
+  },
+};
+
+const consistentAnswer: Invariant = {
+  id: 'consistent-answer',
+  title: 'Checkout saw the charge that happened',
+  check({ outcome, observed }) {
+    const result = observed.checkout as { chargeId?: string } | { error: string } | undefined;
+    const charges = outcome.ledger.charges.filter((c) => c.orderId === ORDER.id).map((c) => c.chargeId);
+    if (!result) return { held: false, detail: 'checkout never finished' };
+    if ('error' in result) {
+      return charges.length
+        ? { held: false, detail: `checkout reported failure (${result.error}) although ${charges.join(', ')} went through` }
+        : { held: true, detail: 'checkout reported failure and nothing was charged' };
+    }
+    if (charges.length === 1 && result.chargeId === charges[0]) return { held: true, detail: `checkout recorded ${result.chargeId}, the one charge made` };
+    return { held: false, detail: `checkout recorded ${result.chargeId ?? 'nothing'}, the provider holds ${charges.join(', ') || 'no charge'}` };
+  },
+};
+
+export const randomKeyOnRetry: Scenario = {
+  id: 'random-key-on-retry',
+  title: 'A fresh key on every retry',
+  entry: 'chargeOrder',
+  brief: [
+    'A timeout after the request was sent leaves you not knowing whether the provider acted. Retrying is the right move — and it is exactly what an idempotency key is for.',
+    'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work.',
+    'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
+  ],
+  variants: {
+    starter: {
+      label: 'Starter',
+      explanation: 'A new random key per attempt: the provider cannot tell the retry from a new purchase, and charges again.',
+      code: `import type { CheckoutOrder, Env } from 'effectively-once';
+
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await env.payments.charge(
+        { orderId: order.id, amountCents: order.totalCents, customer: order.customerId },
+        { idempotencyKey: env.random.uuid() },       // minted on every attempt
+      );
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);               // back off, then retry
+    }
+  }
+}
+`,
+    },
+    solution: {
+      label: 'Solution',
+      explanation:
+        'opKey("charge", { orderId }) is the same on every attempt; the provider recognises it and returns the original charge (replayed: true).',
+      code: `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
+
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const key = opKey('charge', { orderId: order.id });  // decided once, by the operation
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await env.payments.charge(
+        { orderId: order.id, amountCents: order.totalCents, customer: order.customerId },
+        { idempotencyKey: key },
+      );
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);
+    }
+  }
+}
+`,
+    },
+  },
+  build(mod) {
+    const chargeOrder = exportedFunction<(order: CheckoutOrder, env: Env) => Promise<ChargeResult>>(mod, 'chargeOrder');
+    const observed: Record<string, unknown> = {};
+    const codeErrors: CodeError[] = [];
+    const checkout: ProcessSpec = {
+      id: 'checkout',
+      async main(env) {
+        try {
+          const result = await chargeOrder({ ...ORDER }, env);
+          observed.checkout = { chargeId: result?.chargeId };
+          env.log(`checkout records charge ${result?.chargeId}`);
+        } catch (err) {
+          const e = err instanceof Error ? err : new Error(String(err));
+          const loc = learnerLocation(e);
+          if (loc) codeErrors.push({ process: 'checkout', message: `${e.name}: ${e.message}`, ...loc });
+          observed.checkout = { error: e.message };
+          env.log(`checkout gives up: ${e.message}`);
+        }
+      },
+    };
+    return {
+      spec: {
+        processes: [checkout],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 5_000 },
+        horizonMs: 3_600_000,
+      },
+      observed,
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+    story: 'The first charge is applied, but its response never arrives: checkout times out after 5 s and retries.',
+  },
+  faultMenu: [
+    { kind: 'lose-response', call: 'payments.charge', nth: 1 },
+    { kind: 'lose-response', call: 'payments.charge', nth: 2 },
+    { kind: 'lose-request', call: 'payments.charge', nth: 1 },
+    { kind: 'slow-response', call: 'payments.charge', nth: 2, ms: 8_000 },
+  ],
+  maxFaults: 3,
+  invariants: [noDoubleCharge, orderCharged, consistentAnswer],
+  tables: ['operations'],
+  actors: ['checkout', 'payments'],
+};

@@ -1,0 +1,13 @@
+/** Every scenario the engine runs, in lesson order (the same order as catalog.ts). */
+import type { Scenario } from '../scenario';
+import { randomKeyOnRetry } from './charges';
+import { concurrentRedelivery, crashAfterSendScenario, leaseExpiry, receiptRedelivery } from './receipts';
+
+export const SCENARIOS: readonly Scenario[] = [receiptRedelivery, concurrentRedelivery, leaseExpiry, crashAfterSendScenario, randomKeyOnRetry];
+
+/** The scenario `id`, or an error listing the ones there are. */
+export function scenarioById(id: string): Scenario {
+  const s = SCENARIOS.find((x) => x.id === id);
+  if (!s) throw new Error(`No scenario "${id}". Scenarios: ${SCENARIOS.map((x) => x.id).join(', ')}`);
+  return s;
+}

@@ -1,0 +1,107 @@
+/**
+ * The database as the engine sees it: every process has its own logical connection; the engine
+ * asks before each statement whether that connection may run now.
+ *
+ * On PGlite (one real session for everyone) a process that opens a transaction owns the session
+ * until COMMIT or ROLLBACK; others' statements wait, as on a lock. Statements outside transactions
+ * interleave freely. A dropped connection (a crash) rolls its transaction back.
+ */
+import type { PGliteInterface } from '@electric-sql/pglite';
+import { prepareSimDatabase, resetSql, setClockSql } from './sql-clock';
+
+/** The engine's view of a database back-end. */
+export interface SimDatabase {
+  /** A short name for traces and results: `pglite`, `postgres`. */
+  readonly name: string;
+  /** Whether `pid` may run a statement now. */
+  canRun(pid: string): boolean;
+  /** Who blocks `pid`, when it cannot run. */
+  blockedBy(pid: string): string | null;
+  /** Run one statement on `pid`'s connection with `now()` at `nowMs`. */
+  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ rows: Record<string, unknown>[] }>;
+  /** `pid`'s connection is gone; returns true if that rolled back an open transaction. */
+  drop(pid: string): Promise<boolean>;
+  /** Whether `pid` has a transaction open. */
+  inTransaction(pid: string): boolean;
+  /** Empty the scenario's tables and forget every connection's state. */
+  reset(extraTables?: readonly string[], extraSequences?: readonly string[]): Promise<void>;
+  /** A read for checkers and inspectors, outside every process. */
+  inspect(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Run a script (schema additions). */
+  exec(sql: string): Promise<void>;
+}
+
+const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
+const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
+
+/** The engine's PGlite back-end: one instance, kept for the whole session, reset between runs. */
+export class PgliteSimDatabase implements SimDatabase {
+  readonly name = 'pglite';
+  private owner: string | null = null;
+  private clockMs: number | null = null;
+
+  private constructor(private readonly pg: Pick<PGliteInterface, 'query' | 'exec'>) {}
+
+  /** Install the virtual clock and the schema (plus a scenario's extra tables) on `pg`. */
+  static async open(pg: Pick<PGliteInterface, 'query' | 'exec'>, extraSchemaSql = ''): Promise<PgliteSimDatabase> {
+    await prepareSimDatabase(pg, extraSchemaSql);
+    return new PgliteSimDatabase(pg);
+  }
+
+  canRun(pid: string): boolean {
+    return this.owner === null || this.owner === pid;
+  }
+
+  blockedBy(pid: string): string | null {
+    return this.canRun(pid) ? null : this.owner;
+  }
+
+  inTransaction(pid: string): boolean {
+    return this.owner === pid;
+  }
+
+  async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number) {
+    if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
+    if (this.clockMs !== nowMs) {
+      await this.pg.exec(setClockSql(nowMs));
+      this.clockMs = nowMs;
+    }
+    if (BEGIN.test(text)) this.owner = pid;
+    try {
+      const res = await this.pg.query<Record<string, unknown>>(text, params);
+      if (END.test(text) && this.owner === pid) this.endTransaction();
+      return { rows: res.rows };
+    } catch (err) {
+      if (END.test(text) && this.owner === pid) this.endTransaction();
+      throw err;
+    }
+  }
+
+  async drop(pid: string): Promise<boolean> {
+    if (this.owner !== pid) return false;
+    await this.pg.exec('ROLLBACK');
+    this.endTransaction();
+    return true;
+  }
+
+  async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
+    if (this.owner !== null) await this.pg.exec('ROLLBACK');
+    this.owner = null;
+    this.clockMs = null;
+    await this.pg.exec(resetSql(extraTables, extraSequences));
+  }
+
+  async inspect(text: string, params?: unknown[]) {
+    return (await this.pg.query<Record<string, unknown>>(text, params)).rows;
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pg.exec(sql);
+  }
+
+  private endTransaction() {
+    this.owner = null;
+    // A rolled-back transaction also undoes a set_config made inside it.
+    this.clockMs = null;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The vocabulary of the engine: what a process may touch (`Env`), faults as data, trace events,
+ * scenarios and run results. Types only, so the lab, the CLI and learner code share one contract.
+ */
+import type { Db } from '../lib/db';
+
+/** A message as a worker receives it. */
+export interface Delivery<T = unknown> {
+  /** The message's id in the queue (the same for every redelivery). */
+  messageId: string;
+  /** Which delivery of the message this is: 1 for the first. */
+  attempt: number;
+  body: T;
+}
+
+/** The body of a receipt message: send order `orderId`'s receipt to `customer`. */
+export interface ReceiptMessage {
+  orderId: number;
+  customer: string;
+}
+
+/** An order at checkout. */
+export interface CheckoutOrder {
+  id: number;
+  customerId: string;
+  totalCents: number;
+}
+
+/** Options a provider call may carry. */
+export interface CallOptions {
+  /** The provider returns the original result for a key it has seen (within its retention). */
+  idempotencyKey?: string;
+}
+
+/** The receipt e-mail a worker asks the e-mail provider to send. */
+export interface EmailRequest {
+  to: string;
+  orderId: number;
+  template?: string;
+}
+
+/** What the e-mail provider answers. */
+export interface EmailResult {
+  emailId: string;
+  /** True when the provider recognised the idempotency key and sent nothing new. */
+  replayed: boolean;
+}
+
+/** A charge request to the payment provider. */
+export interface ChargeRequest {
+  orderId: number;
+  amountCents: number;
+  customer: string;
+}
+
+/** What the payment provider answers. */
+export interface ChargeResult {
+  chargeId: string;
+  amountCents: number;
+  replayed: boolean;
+}
+
+/** Everything a process (the learner's code included) may reach. Every call is a step. */
+export interface Env {
+  /** This process's name, e.g. `worker-1`. */
+  readonly process: string;
+  /** Its own logical database connection. */
+  readonly db: Db;
+  readonly queue: {
+    /** The next message, waiting while messages are in flight; null once every message is settled. */
+    receive(): Promise<Delivery | null>;
+    /** Acknowledge: the queue forgets the message. */
+    ack(delivery: Delivery): Promise<void>;
+    /** Publish a new message (to topic `topic`). */
+    publish(topic: string, body: unknown): Promise<void>;
+  };
+  readonly email: {
+    send(request: EmailRequest, options?: CallOptions): Promise<EmailResult>;
+  };
+  readonly payments: {
+    charge(request: ChargeRequest, options?: CallOptions): Promise<ChargeResult>;
+  };
+  readonly clock: { now(): number };
+  /** Wait `ms` simulated milliseconds. */
+  sleep(ms: number): Promise<void>;
+  readonly random: {
+    /** A seeded UUID: the same run gives the same UUIDs. */
+    uuid(): string;
+    /** A seeded integer in [0, n). */
+    int(n: number): number;
+  };
+  /** A line in the run's narration. */
+  log(...args: unknown[]): void;
+}
+
+/** The provider calls faults can name. */
+export type CallKind = 'email.send' | 'payments.charge';
+
+/** The step kinds faults can name. */
+export type StepKind = 'db' | 'queue.receive' | 'queue.ack' | 'queue.publish' | CallKind | 'sleep';
+
+/**
+ * A fault. Faults are data: a plan is a list of them, drawn from the seed by the explorer, chosen
+ * by a scenario as its demonstration, or injected by hand mid-run.
+ */
+export type Fault =
+  /** Kill `process` right after its `nth` step of kind `after` ran (the effect happened, the process never learns). */
+  | { kind: 'crash'; process: string; after: StepKind; nth?: number }
+  /** Kill `process` just before its `nth` step of kind `before` would run. */
+  | { kind: 'crash'; process: string; before: StepKind; nth?: number }
+  /** Kill `process` at global step `atStep` (the lab's "crash now"). */
+  | { kind: 'crash'; process: string; atStep: number }
+  /** The provider applies the `nth` call of `call`, but the response never arrives: the caller times out. */
+  | { kind: 'lose-response'; call: CallKind; nth?: number }
+  /** The `nth` call of `call` never reaches the provider: the caller times out, nothing happened. */
+  | { kind: 'lose-request'; call: CallKind; nth?: number }
+  /** The queue hands message `message` to a second consumer while the first still holds it. */
+  | { kind: 'duplicate-delivery'; message: string }
+  /** The `nth` call of `call` answers after `ms` instead of its usual latency. */
+  | { kind: 'slow-response'; call: CallKind; nth?: number; ms: number };
+
+/** One entry of the trace: the single stream every view and checker reads. */
+export interface TraceEvent {
+  /** Position in the trace. */
+  i: number;
+  /** Simulated time, ms since the run started. */
+  t: number;
+  /** Who acted: a process, `queue`, `postgres`, `email`, `payments`, `engine`. */
+  actor: string;
+  /** What happened, machine-readable. */
+  type:
+    | 'start'
+    | 'finish'
+    | 'error'
+    | 'db'
+    | 'db-error'
+    | 'receive'
+    | 'ack'
+    | 'publish'
+    | 'redeliver'
+    | 'dead-letter'
+    | 'call'
+    | 'reply'
+    | 'timeout'
+    | 'sleep'
+    | 'wake'
+    | 'crash'
+    | 'restart'
+    | 'rollback'
+    | 'log';
+  /** One human sentence: the narration. */
+  text: string;
+  /** The other end of an arrow (provider, queue, postgres), for the timeline. */
+  target?: string;
+  /** Set when the event is a fault being applied. */
+  fault?: Fault['kind'];
+  /** Structured detail (SQL text, params, rows, request and response). */
+  data?: unknown;
+}
+
+/** The outcome of one invariant. */
+export interface InvariantResult {
+  id: string;
+  title: string;
+  held: boolean;
+  /** What was seen: evidence when broken, a summary when held. */
+  detail: string;
+  /** Trace index where it broke, when it can be pinned to a step. */
+  step?: number;
+}
