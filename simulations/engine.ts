@@ -542,7 +542,7 @@ export class Engine {
               actor: pid,
               type: 'db',
               target: 'postgres',
-              text: `${pid} → postgres: ${sqlLabel(text)} → ${res.rows.length} row${res.rows.length === 1 ? '' : 's'}`,
+              text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)}`,
               data: { sql: text, params: params ?? [], rows: res.rows },
             });
             return { rows: res.rows };
@@ -737,4 +737,16 @@ function safeJson(v: unknown): string {
 /** Hand processes their own copy, so one process mutating a message cannot change another's. */
 function structuredCloneSafe<T>(v: T): T {
   return v === null || typeof v !== 'object' ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/** "1 row", "no rows", "1 row updated": what a statement did, for narration. */
+function rowSummary(text: string, res: { rows: unknown[]; affectedRows?: number }): string {
+  const verb = /^\s*(UPDATE|DELETE|INSERT)\b/i.exec(text)?.[1]?.toUpperCase();
+  const plural = (n: number) => `${n === 0 ? 'no' : n} row${n === 1 ? '' : 's'}`;
+  if (verb && res.rows.length === 0 && res.affectedRows !== undefined) {
+    const done = verb === 'UPDATE' ? 'updated' : verb === 'DELETE' ? 'deleted' : 'inserted';
+    return `${plural(res.affectedRows)} ${done}`;
+  }
+  if (/^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text)) return 'ok';
+  return plural(res.rows.length);
 }

@@ -18,7 +18,7 @@ export interface SimDatabase {
   /** Who blocks `pid`, when it cannot run. */
   blockedBy(pid: string): string | null;
   /** Run one statement on `pid`'s connection with `now()` at `nowMs`. */
-  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ rows: Record<string, unknown>[] }>;
+  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ rows: Record<string, unknown>[]; affectedRows?: number }>;
   /** `pid`'s connection is gone; returns true if that rolled back an open transaction. */
   drop(pid: string): Promise<boolean>;
   /** Whether `pid` has a transaction open. */
@@ -70,7 +70,7 @@ export class PgliteSimDatabase implements SimDatabase {
     try {
       const res = await this.pg.query<Record<string, unknown>>(text, params);
       if (END.test(text) && this.owner === pid) this.endTransaction();
-      return { rows: res.rows };
+      return { rows: res.rows, affectedRows: res.affectedRows };
     } catch (err) {
       if (END.test(text) && this.owner === pid) this.endTransaction();
       throw err;

@@ -36,6 +36,7 @@ export async function prepareSimDatabase(db: ScriptRunner, extraSchemaSql = ''):
 /** Empty every table and restart its sequences, in one round trip. */
 export function resetSql(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): string {
   const deletes = [...extraTables, ...TABLES].map((t) => `DELETE FROM ${t};`);
-  const restarts = [...SEQUENCES, ...extraSequences].map((s) => `ALTER SEQUENCE ${s} RESTART;`);
+  // setval, not ALTER SEQUENCE … RESTART: same effect, no DDL, several times cheaper.
+  const restarts = [...SEQUENCES, ...extraSequences].map((s) => `SELECT setval('${s}', 1, false);`);
   return [...deletes, ...restarts].join(' ');
 }

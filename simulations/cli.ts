@@ -1,0 +1,236 @@
+/**
+ * The command line: `npm run sim -- <list | run | explore> …`. Node-only entry point.
+ * Every run prints its seed first and, on a violation, the exact command that replays it.
+ */
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { describeFault, parseFaultPlan } from './faults';
+import { explore, runScenario, type RunResult } from './run';
+import type { Scenario } from './scenario';
+import { SCENARIOS, scenarioById } from './scenarios/index';
+import { PgliteSimDatabase } from './sim-database';
+import type { Fault } from './types';
+
+const USAGE = `Effectively Once — simulator
+
+  npm run sim -- list [--json]
+  npm run sim -- run <scenario> --variant <starter|solution|path.ts> --seed N
+                     [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--json] [--trace]
+  npm run sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
+                     [--seed FIRST] [--json]
+
+  --faults    a JSON fault plan (a file, or inline); default: the scenario's demonstration plan
+  --choices   replay a recorded schedule (comma-separated indices)
+  --trace     print every step's narration (run, human output)
+`;
+
+class UsageError extends Error {}
+
+interface Args {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs']);
+const BOOL_FLAGS = new Set(['json', 'trace', 'help']);
+
+function parseArgs(argv: string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [name, inline] = a.slice(2).split(/=(.*)/s, 2);
+      if (BOOL_FLAGS.has(name)) flags.set(name, true);
+      else if (VALUE_FLAGS.has(name)) {
+        const v = inline ?? argv[++i];
+        if (v === undefined) throw new UsageError(`--${name} needs a value`);
+        flags.set(name, v);
+      } else throw new UsageError(`unknown option --${name}`);
+    } else positional.push(a);
+  }
+  return { positional, flags };
+}
+
+function intFlag(args: Args, name: string, fallback?: number): number {
+  const v = args.flags.get(name);
+  if (v === undefined || v === true) {
+    if (fallback === undefined) throw new UsageError(`--${name} N is required`);
+    return fallback;
+  }
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, not "${v}"`);
+  return Number(v);
+}
+
+function variantSource(scenario: Scenario, variant: string): string {
+  if (variant === 'starter' || variant === 'solution') return scenario.variants[variant].code;
+  try {
+    return readFileSync(variant, 'utf8');
+  } catch {
+    throw new UsageError(`--variant must be starter, solution or a readable .ts file; cannot read "${variant}"`);
+  }
+}
+
+function faultsFlag(args: Args): Fault[] | undefined {
+  const v = args.flags.get('faults');
+  if (v === undefined || v === true) return undefined;
+  const text = v.trim().startsWith('[') ? v : readFileSync(v, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--faults is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseFaultPlan(json);
+}
+
+function choicesFlag(args: Args): number[] | undefined {
+  const v = args.flags.get('choices');
+  if (v === undefined || v === true) return undefined;
+  if (v.trim() === '') return [];
+  const parts = v.split(',');
+  if (!parts.every((p) => /^\d+$/.test(p.trim()))) throw new UsageError('--choices is a comma-separated list of whole numbers');
+  return parts.map((p) => Number(p));
+}
+
+function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] }): string {
+  const choices = r.choices.length ? ` --choices ${r.choices.join(',')}` : '';
+  return `npm run sim -- run ${r.scenario} --variant ${r.variant} --seed ${r.seed} --faults '${JSON.stringify(r.faults)}'${choices}`;
+}
+
+function publicRun(r: RunResult) {
+  return {
+    scenario: r.scenario,
+    variant: r.variant,
+    seed: r.seed,
+    faults: r.faults,
+    choices: r.choices,
+    traceHash: r.traceHash,
+    steps: r.steps,
+    verdict: r.verdict,
+    invariants: r.invariants.map((i) => ({ id: i.id, held: i.held, detail: i.detail, ...(i.step !== undefined ? { step: i.step } : {}) })),
+    effects: r.effects,
+    simulatedMs: r.durationMs,
+    ending: r.ending,
+    ...(r.endingDetail ? { endingDetail: r.endingDetail } : {}),
+    ...(r.error ? { error: r.error } : {}),
+    codeErrors: r.codeErrors,
+  };
+}
+
+async function openDb(): Promise<PgliteSimDatabase> {
+  return PgliteSimDatabase.open(new PGlite());
+}
+
+function out(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const [command, scenarioId] = args.positional;
+  const json = args.flags.has('json');
+  if (!command || args.flags.has('help')) {
+    out(USAGE);
+    return command ? 0 : 2;
+  }
+
+  if (command === 'list') {
+    const list = SCENARIOS.map((s) => ({ id: s.id, title: s.title, variants: ['starter', 'solution'] }));
+    if (json) out(JSON.stringify(list, null, 2));
+    else for (const s of SCENARIOS) out(`${s.id.padEnd(24)} ${s.title}`);
+    return 0;
+  }
+
+  if (command !== 'run' && command !== 'explore') throw new UsageError(`unknown command "${command}"`);
+  if (!scenarioId) throw new UsageError(`${command} needs a scenario: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  let scenario: Scenario;
+  try {
+    scenario = scenarioById(scenarioId);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const variant = String(args.flags.get('variant') ?? 'starter');
+  const code = variantSource(scenario, variant);
+
+  if (command === 'run') {
+    const seed = intFlag(args, 'seed', scenario.demo.seed);
+    const faults = faultsFlag(args) ?? scenario.demo.faults;
+    const choices = choicesFlag(args);
+    if (!json) {
+      out(`seed ${seed} · ${scenario.id} · variant ${variant}`);
+      out(`faults: ${faults.length ? faults.map(describeFault).join('; ') : 'none'}`);
+    }
+    const db = await openDb();
+    const r = await runScenario(db, { scenario, code, variant, seed, faults, choices });
+    if (json) {
+      out(JSON.stringify(publicRun(r), null, 2));
+      return r.verdict === 'error' ? 1 : 0;
+    }
+    if (r.error) {
+      out(`\nyour code did not load: ${r.error.message}${r.error.line ? ` (line ${r.error.line})` : ''}`);
+      return 1;
+    }
+    if (args.flags.has('trace')) {
+      out('');
+      for (const e of r.trace) out(`${String(e.i).padStart(4)} ${(e.t / 1000).toFixed(1).padStart(7)} s  ${e.text}`);
+    }
+    out('');
+    for (const i of r.invariants) out(`${i.held ? '✓' : '✗'} ${i.title}: ${i.detail}${!i.held && i.step !== undefined ? ` (step ${i.step})` : ''}`);
+    for (const e of r.codeErrors) out(`! ${e.process}: ${e.message}${e.line ? ` (line ${e.line})` : ''}`);
+    out(`\n${r.verdict.toUpperCase()} after ${r.steps} steps, ${(r.durationMs / 1000).toFixed(1)} simulated s · trace ${r.traceHash.slice(0, 16)}`);
+    out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    if (r.verdict === 'violated') out(`replay: ${replayCommand(r)}`);
+    return 0;
+  }
+
+  const runs = intFlag(args, 'runs', 200);
+  if (runs < 1 || runs > 1_000_000) throw new UsageError('--runs must be between 1 and 1000000');
+  const firstSeed = intFlag(args, 'seed', 1);
+  if (!json) out(`seeds ${firstSeed}…${firstSeed + runs - 1} · ${scenario.id} · variant ${variant} · ${runs} schedules`);
+  const db = await openDb();
+  let lastPrint = 0;
+  const result = await explore(db, {
+    scenario,
+    code,
+    variant,
+    runs,
+    firstSeed,
+    hostNow: () => performance.now(),
+    onProgress: (done, total) => {
+      if (!json && process.stderr.isTTY && (done - lastPrint >= 50 || done === total)) {
+        lastPrint = done;
+        process.stderr.write(`\r${done}/${total}`);
+      }
+    },
+  });
+  if (!json && process.stderr.isTTY) process.stderr.write('\r');
+  if (json) {
+    out(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  out(`${result.violations} of ${result.runs} schedules violated an invariant (${result.schedulesPerSecond ?? '?'} schedules/s)`);
+  for (const [id, n] of Object.entries(result.byInvariant)) out(`  ${n ? '✗' : '✓'} ${id}: ${n}`);
+  out('outcomes:');
+  for (const [k, n] of Object.entries(result.histogram)) out(`  ${String(n).padStart(6)}  ${k}`);
+  if (result.errors) out('the code failed to load; run it once with `run` to see the error');
+  const cx = result.counterexample;
+  if (cx) {
+    out(`\nsmallest counterexample (${cx.shrinkRuns} shrinking runs): ${cx.invariant} — ${cx.detail}`);
+    out(`  seed ${cx.seed}, ${cx.faults.length} fault${cx.faults.length === 1 ? '' : 's'}: ${cx.faults.map(describeFault).join('; ') || 'none'}; ${cx.steps} steps`);
+    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices })}`);
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError || (err as Error)?.name === 'FaultPlanError') {
+      process.stderr.write(`error: ${(err as Error).message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,95 @@
+/**
+ * Fault plans as data: a validator for plans that come from outside (a CLI file, a share link)
+ * and one sentence per fault for narration. A plan that fails validation is refused whole, with
+ * the position and the reason, never half-applied.
+ */
+import type { CallKind, Fault, StepKind } from './types';
+
+const STEP_KINDS: readonly StepKind[] = ['db', 'queue.receive', 'queue.ack', 'queue.publish', 'email.send', 'payments.charge', 'sleep'];
+const CALL_KINDS: readonly CallKind[] = ['email.send', 'payments.charge'];
+
+/** Most faults one plan may hold. */
+export const MAX_FAULTS = 32;
+
+/** A plan that is not a valid list of faults. */
+export class FaultPlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FaultPlanError';
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function nth(v: unknown, where: string, field = 'nth'): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 10_000) throw new FaultPlanError(`${where}: ${field} must be a whole number from 1 to 10000`);
+  return v;
+}
+
+function name(v: unknown, where: string, field: string): string {
+  if (typeof v !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(v)) throw new FaultPlanError(`${where}: ${field} must be a name like "worker-1"`);
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, options: readonly T[], where: string, field: string): T {
+  if (typeof v !== 'string' || !options.includes(v as T)) throw new FaultPlanError(`${where}: ${field} must be one of ${options.join(', ')}`);
+  return v as T;
+}
+
+/** Check that `value` is a fault plan; returns a clean copy with only known fields. */
+export function parseFaultPlan(value: unknown): Fault[] {
+  if (!Array.isArray(value)) throw new FaultPlanError('a fault plan is a JSON array of faults');
+  if (value.length > MAX_FAULTS) throw new FaultPlanError(`a fault plan holds at most ${MAX_FAULTS} faults (this one has ${value.length})`);
+  return value.map((f, i): Fault => {
+    const where = `fault ${i + 1}`;
+    if (!isObject(f)) throw new FaultPlanError(`${where}: must be an object with a "kind"`);
+    switch (f.kind) {
+      case 'crash': {
+        const process = name(f.process, where, 'process');
+        if (f.after !== undefined) return { kind: 'crash', process, after: oneOf(f.after, STEP_KINDS, where, 'after'), nth: nth(f.nth, where) };
+        if (f.before !== undefined) return { kind: 'crash', process, before: oneOf(f.before, STEP_KINDS, where, 'before'), nth: nth(f.nth, where) };
+        if (f.atStep !== undefined) {
+          if (typeof f.atStep !== 'number' || !Number.isInteger(f.atStep) || f.atStep < 0 || f.atStep > 100_000) throw new FaultPlanError(`${where}: atStep must be a whole number from 0 to 100000`);
+          return { kind: 'crash', process, atStep: f.atStep };
+        }
+        throw new FaultPlanError(`${where}: a crash needs "after", "before" or "atStep"`);
+      }
+      case 'lose-response':
+      case 'lose-request':
+        return { kind: f.kind, call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where) };
+      case 'slow-response': {
+        if (typeof f.ms !== 'number' || !Number.isInteger(f.ms) || f.ms < 0 || f.ms > 86_400_000) throw new FaultPlanError(`${where}: ms must be a whole number of milliseconds up to a day`);
+        return { kind: 'slow-response', call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where), ms: f.ms };
+      }
+      case 'duplicate-delivery':
+        return { kind: 'duplicate-delivery', message: name(f.message, where, 'message') };
+      default:
+        throw new FaultPlanError(`${where}: unknown kind ${JSON.stringify(f.kind)}; kinds are crash, lose-response, lose-request, slow-response, duplicate-delivery`);
+    }
+  });
+}
+
+function ordinalWord(n = 1): string {
+  return ['first', 'second', 'third', 'fourth', 'fifth'][n - 1] ?? `${n}th`;
+}
+
+/** One sentence for a fault. */
+export function describeFault(f: Fault): string {
+  switch (f.kind) {
+    case 'crash':
+      if ('after' in f) return `crash ${f.process} right after its ${ordinalWord(f.nth)} ${f.after} step`;
+      if ('before' in f) return `crash ${f.process} just before its ${ordinalWord(f.nth)} ${f.before} step`;
+      return `crash ${f.process} at step ${f.atStep}`;
+    case 'lose-response':
+      return `lose the response of the ${ordinalWord(f.nth)} ${f.call}`;
+    case 'lose-request':
+      return `lose the request of the ${ordinalWord(f.nth)} ${f.call}`;
+    case 'slow-response':
+      return `the ${ordinalWord(f.nth)} ${f.call} answers after ${f.ms / 1000} s`;
+    case 'duplicate-delivery':
+      return `deliver ${f.message} to a second consumer while the first holds it`;
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The engine's own guarantees: determinism, exact replay, shrinking, crash semantics, virtual
+ * time, and clear reports for code that misbehaves. Each test names its seed.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Engine, type WorldSpec } from '../simulations/engine';
+import { explore, runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import type { PgliteSimDatabase } from '../simulations/sim-database';
+import type { Env } from '../simulations/types';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+let db: PgliteSimDatabase;
+beforeAll(async () => {
+  sim = await openSimDb();
+  db = sim.db;
+});
+afterAll(() => sim.close());
+
+const concurrent = scenarioById('concurrent-redelivery');
+const receipt = scenarioById('receipt-redelivery');
+
+function world(processes: WorldSpec['processes'], extra: Partial<WorldSpec> = {}): WorldSpec {
+  return { processes, messages: [], visibilityTimeoutMs: 30_000, maxReceives: 5, horizonMs: 3_600_000, ...extra };
+}
+
+describe('determinism', () => {
+  test('the same seed gives the same trace hash twice (property over seeds)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), async (seed) => {
+        const req = { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed };
+        const a = await runScenario(db, req);
+        const b = await runScenario(db, req);
+        expect(b.traceHash, `seed=${seed}`).toBe(a.traceHash);
+        expect(b.choices).toEqual(a.choices);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  test('a recorded choice list replays the run exactly, whatever seed is given', async () => {
+    const a = await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11 });
+    const b = await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11, choices: a.choices });
+    expect(b.traceHash).toBe(a.traceHash);
+  });
+
+  test('different seeds explore different interleavings', async () => {
+    const hashes = new Set<string>();
+    for (let seed = 1; seed <= 12; seed++) {
+      hashes.add((await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed })).traceHash);
+    }
+    expect(hashes.size).toBeGreaterThan(1);
+  });
+
+  test('seeded UUIDs are the same for the same seed and differ across seeds', async () => {
+    const uuids: string[] = [];
+    const make = (seed: number) =>
+      new Engine(world([{ id: 'p', main: async (env) => void uuids.push(env.random.uuid()) }]), db, { seed, faults: [] });
+    await db.reset();
+    await make(5).run();
+    await make(5).run();
+    await make(6).run();
+    expect(uuids[0]).toBe(uuids[1]);
+    expect(uuids[0]).not.toBe(uuids[2]);
+    expect(uuids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('the checkers catch a canary', () => {
+  // A consumer that is wrong on purpose: it sends the receipt twice on every delivery.
+  const canary = `import type { Env, ReceiptMessage } from 'effectively-once';
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  return 'ack';
+}`;
+  // And one that never sends: "every order gets its receipt" must see it.
+  const silent = `export async function handleMessage() { return 'ack'; }`;
+
+  test('a double sender is reported, with evidence and the step', async () => {
+    const r = await runScenario(db, { scenario: receipt, code: canary, variant: 'canary', seed: 1, faults: [] });
+    const inv = r.invariants.find((i) => i.id === 'at-most-one-receipt')!;
+    expect(inv.held, replayHint(r)).toBe(false);
+    expect(inv.detail).toContain('2 receipts');
+    expect(r.trace[inv.step!].type).toBe('call');
+  });
+
+  test('a consumer that never sends is reported', async () => {
+    const r = await runScenario(db, { scenario: receipt, code: silent, variant: 'silent', seed: 1, faults: [] });
+    expect(r.invariants.find((i) => i.id === 'every-order-receipted')!.held).toBe(false);
+    expect(r.verdict).toBe('violated');
+  });
+});
+
+describe('shrinking', () => {
+  test('the counterexample keeps only the faults it needs and still breaks the invariant', async () => {
+    const e = await explore(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', runs: 20 });
+    const cx = e.counterexample!;
+    expect(cx.faults.length).toBe(1);
+    const replay = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: cx.faults, choices: cx.choices });
+    expect(replay.invariants.find((i) => i.id === cx.invariant)!.held).toBe(false);
+    // Dropping the one remaining fault makes the starter pass: nothing left to remove.
+    const none = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: [], choices: cx.choices });
+    expect(none.verdict).toBe('held');
+  });
+});
+
+describe('crashes, transactions and time', () => {
+  test('a crash inside a transaction rolls it back and the trace says so', async () => {
+    await db.reset();
+    const engine = new Engine(
+      world([
+        {
+          id: 'writer',
+          async main(env: Env) {
+            const c = await env.db.connect();
+            await c.query('BEGIN');
+            await c.query(`INSERT INTO orders (customer_id, total_cents) VALUES ('cus_1', 100)`);
+            await c.query('COMMIT');
+          },
+        },
+      ]),
+      db,
+      { seed: 1, faults: [{ kind: 'crash', process: 'writer', after: 'db', nth: 2 }] },
+    );
+    const out = await engine.run();
+    expect(out.trace.map((e) => e.type)).toContain('rollback');
+    expect(await db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 0 }]);
+  });
+
+  test("another process's statements wait while a transaction is open", async () => {
+    await db.reset();
+    const order: string[] = [];
+    const engine = new Engine(
+      world([
+        {
+          id: 'a',
+          async main(env) {
+            const c = await env.db.connect();
+            await c.query('BEGIN');
+            order.push('a:begin');
+            await c.query(`INSERT INTO orders (customer_id, total_cents) VALUES ('a', 1)`);
+            order.push('a:insert');
+            await c.query('COMMIT');
+            order.push('a:commit');
+          },
+        },
+        {
+          id: 'b',
+          async main(env) {
+            await env.db.query('SELECT 1');
+            order.push('b:select');
+          },
+        },
+      ]),
+      db,
+      { seed: 1, faults: [], choices: [0] },
+    );
+    await engine.run();
+    const b = order.indexOf('b:select');
+    expect(b === 0 || b === 3, order.join(' ')).toBe(true);
+  });
+
+  test('SQL now() is virtual: a lease expires in simulated seconds', async () => {
+    await db.reset();
+    const seen: unknown[] = [];
+    const engine = new Engine(
+      world([
+        {
+          id: 'p',
+          async main(env) {
+            const t0 = (await env.db.query<{ now: Date }>('SELECT now() AS now')).rows[0].now.getTime();
+            await env.sleep(90_000);
+            const t1 = (await env.db.query<{ now: Date }>('SELECT now() AS now')).rows[0].now.getTime();
+            seen.push(t1 - t0, env.clock.now() - t0);
+          },
+        },
+      ]),
+      db,
+      { seed: 1, faults: [] },
+    );
+    await engine.run();
+    // SQL now() and env.clock moved together by exactly the simulated sleep.
+    expect(seen).toEqual([90_000, 90_000]);
+  });
+
+  test('a process awaiting something outside env is stopped and named', async () => {
+    await db.reset();
+    const engine = new Engine(
+      world([{ id: 'stray', main: () => new Promise<void>(() => {}) }]),
+      db,
+      { seed: 1, faults: [] },
+    );
+    const out = await engine.run();
+    expect(out.processErrors[0]?.message).toMatch(/stray awaited something outside env/);
+  });
+
+  test('a runaway loop of env calls stops at the step limit and says so', async () => {
+    await db.reset();
+    const engine = new Engine(
+      world([{ id: 'loop', main: async (env) => { for (;;) await env.sleep(1); } }], { maxSteps: 200 }),
+      db,
+      { seed: 1, faults: [] },
+    );
+    const out = await engine.run();
+    expect(out.ending).toBe('step-limit');
+    expect(out.steps).toBe(200);
+  });
+});
+
+describe('learner code errors are clear and point at the line', () => {
+  test('a syntax error gives its line', async () => {
+    const r = await runScenario(db, { scenario: receipt, code: 'export async function handleMessage(msg, env) {\n  const x = ;\n}', variant: 'learner', seed: 1 });
+    expect(r.verdict).toBe('error');
+    expect(r.error?.message).toMatch(/Syntax error/);
+    expect(r.error?.line).toBe(2);
+  });
+
+  test('a missing export says what to export', async () => {
+    const r = await runScenario(db, { scenario: receipt, code: 'export const x = 1;', variant: 'learner', seed: 1 });
+    expect(r.error?.message).toMatch(/export a function named handleMessage/);
+  });
+
+  test('a runtime throw is reported with the learner line, and the message stays unacked', async () => {
+    const code = `export async function handleMessage(msg, env) {
+  const order = undefined as any;
+  return order.id;
+}`;
+    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    expect(r.codeErrors[0]).toMatchObject({ line: 3 });
+    expect(r.codeErrors[0].message).toMatch(/TypeError/);
+    expect(r.invariants.find((i) => i.id === 'messages-settled')!.held).toBe(false);
+  });
+
+  test('an SQL error reaches the code as an exception and is narrated', async () => {
+    const code = `export async function handleMessage(msg, env) {
+  await env.db.query('SELECT * FROM no_such_table');
+  return 'ack';
+}`;
+    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    expect(r.trace.some((e) => e.type === 'db-error' && /no_such_table/.test(e.text))).toBe(true);
+    expect(r.codeErrors[0].message).toMatch(/no_such_table/);
+  });
+});
