@@ -186,10 +186,8 @@ export class Engine {
         restartPending: false,
       };
       if (spec.restart) {
-        const machine = createActor(
-          workerMachine.provide({ actions: { restart: () => this.restart(proc) } }),
-          { clock: this.clock, input: spec.restart },
-        );
+        const machine = createActor(workerMachine, { clock: this.clock, input: spec.restart });
+        machine.on('restart', () => this.restart(proc));
         machine.start();
         proc.machine = machine;
       }
@@ -484,19 +482,15 @@ export class Engine {
   // ── queue ──────────────────────────────────────────────────────────────
 
   private addMessage(id: string, body: unknown) {
-    const actor = createActor(
-      messageMachine.provide({
-        actions: {
-          redelivered: ({ context }) =>
-            this.emit({ actor: 'queue', type: 'redeliver', fault: undefined, text: `visibility timeout: message ${id} is visible again (delivered ${context.deliveries}× so far)` }),
-          deadLettered: ({ context }) =>
-            this.emit({ actor: 'queue', type: 'dead-letter', text: `message ${id} dead-lettered after ${context.deliveries} deliveries` }),
-        },
-      }),
-      {
-        clock: this.clock,
-        input: { id, body, visibilityTimeoutMs: this.world.visibilityTimeoutMs, maxReceives: this.world.maxReceives },
-      },
+    const actor = createActor(messageMachine, {
+      clock: this.clock,
+      input: { id, body, visibilityTimeoutMs: this.world.visibilityTimeoutMs, maxReceives: this.world.maxReceives },
+    });
+    actor.on('redelivered', ({ deliveries }) =>
+      this.emit({ actor: 'queue', type: 'redeliver', text: `visibility timeout: message ${id} is visible again (delivered ${deliveries}× so far)` }),
+    );
+    actor.on('deadLettered', ({ deliveries }) =>
+      this.emit({ actor: 'queue', type: 'dead-letter', text: `message ${id} dead-lettered after ${deliveries} deliveries` }),
     );
     actor.start();
     this.messages.set(id, actor);

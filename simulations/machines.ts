@@ -7,8 +7,10 @@
  * workerMachine — one worker's life: `idle → receiving → handling → acking → idle`; `CRASH` from any
  * of them leads to `crashed`, and after `restartDelayMs` to `restarting`, where the engine starts a
  * new incarnation of the process.
+ * Machines emit events (`redelivered`, `deadLettered`, `restart`) that the engine listens to with
+ * `actor.on`, so they stay static and are never re-created per run.
  */
-import { assign, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 
 export interface MessageContext {
   id: string;
@@ -25,6 +27,7 @@ export const messageMachine = setup({
     context: {} as MessageContext,
     events: {} as MessageEvent,
     input: {} as { id: string; body: unknown; visibilityTimeoutMs: number; maxReceives: number },
+    emitted: {} as { type: 'redelivered'; deliveries: number } | { type: 'deadLettered'; deliveries: number },
   },
   delays: {
     visibility: ({ context }) => context.visibilityTimeoutMs,
@@ -33,8 +36,8 @@ export const messageMachine = setup({
     exhausted: ({ context }) => context.deliveries >= context.maxReceives,
   },
   actions: {
-    redelivered: () => {},
-    deadLettered: () => {},
+    redelivered: emit(({ context }) => ({ type: 'redelivered' as const, deliveries: context.deliveries })),
+    deadLettered: emit(({ context }) => ({ type: 'deadLettered' as const, deliveries: context.deliveries })),
   },
 }).createMachine({
   id: 'message',
@@ -78,6 +81,7 @@ export const workerMachine = setup({
     context: {} as { restarts: number; maxRestarts: number; restartDelayMs: number },
     events: {} as WorkerEvent,
     input: {} as { maxRestarts: number; restartDelayMs: number },
+    emitted: {} as { type: 'restart' },
   },
   delays: {
     restartDelay: ({ context }) => context.restartDelayMs,
@@ -86,7 +90,7 @@ export const workerMachine = setup({
     mayRestart: ({ context }) => context.restarts < context.maxRestarts,
   },
   actions: {
-    restart: () => {},
+    restart: emit({ type: 'restart' as const }),
   },
 }).createMachine({
   id: 'worker',

@@ -1,0 +1,77 @@
+/** The CLI as a user calls it: JSON shapes, human output with the seed first, replay lines, errors. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+
+function sim(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'simulations/cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('list --json names every scenario with its variants', () => {
+  const r = sim('list', '--json');
+  expect(r.code, r.err).toBe(0);
+  const list = JSON.parse(r.out);
+  expect(list.map((s: { id: string }) => s.id)).toEqual(['receipt-redelivery', 'concurrent-redelivery', 'lease-expiry', 'crash-after-send', 'random-key-on-retry']);
+  for (const s of list) expect(s).toMatchObject({ title: expect.any(String), variants: ['starter', 'solution'] });
+});
+
+test('run --json: the starter violates, the solution holds, the same seed gives the same traceHash', () => {
+  const a = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '7', '--json').out);
+  const b = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '7', '--json').out);
+  const s = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'solution', '--seed', '7', '--json').out);
+  expect(a).toMatchObject({ scenario: 'receipt-redelivery', variant: 'starter', seed: 7, verdict: 'violated' });
+  expect(a.traceHash).toMatch(/^[0-9a-f]{64}$/);
+  expect(b.traceHash).toBe(a.traceHash);
+  expect(a.effects['receipts:order-1042']).toBe(2);
+  expect(a.invariants.find((i: { id: string }) => i.id === 'at-most-one-receipt')).toMatchObject({ held: false });
+  expect(s.verdict).toBe('held');
+  expect(s.effects['receipts:order-1042']).toBe(1);
+  expect(typeof a.steps).toBe('number');
+});
+
+test('run takes a learner file and a fault plan file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
+  const code = join(dir, 'handler.ts');
+  writeFileSync(code, `export async function handleMessage(msg, env) { await env.email.send({ to: msg.customer, orderId: msg.orderId }); return 'ack'; }`);
+  const plan = join(dir, 'plan.json');
+  writeFileSync(plan, JSON.stringify([]));
+  const r = JSON.parse(sim('run', 'receipt-redelivery', '--variant', code, '--seed', '1', '--faults', plan, '--json').out);
+  expect(r.faults).toEqual([]);
+  expect(r.verdict).toBe('held');
+});
+
+test('human output prints the seed first and a replay command on a violation', () => {
+  const r = sim('run', 'crash-after-send', '--variant', 'starter', '--seed', '1');
+  expect(r.code).toBe(0);
+  expect(r.out.split('\n')[0]).toMatch(/^seed 1 /);
+  const replay = r.out.split('\n').find((l) => l.startsWith('replay: '))!;
+  expect(replay).toContain('npm run sim -- run crash-after-send --variant starter --seed 1');
+});
+
+test('explore --json reports runs, violations by invariant, speed and a shrunk counterexample', () => {
+  const r = sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '40', '--json');
+  expect(r.code, r.err).toBe(0);
+  const e = JSON.parse(r.out);
+  expect(e.runs).toBe(40);
+  expect(e.violations).toBeGreaterThan(0);
+  expect(e.byInvariant['at-most-one-receipt']).toBeGreaterThan(0);
+  expect(e.schedulesPerSecond).toBeGreaterThan(0);
+  expect(e.counterexample).toMatchObject({ seed: expect.any(Number), choices: expect.any(Array), steps: expect.any(Number) });
+  const held = JSON.parse(sim('explore', 'concurrent-redelivery', '--variant', 'solution', '--runs', '40', '--json').out);
+  expect(held.violations).toBe(0);
+  expect(held.counterexample).toBeNull();
+});
+
+test('bad input is refused with a clear message and exit code 2', () => {
+  const unknown = sim('run', 'no-such-scenario');
+  expect(unknown.code).toBe(2);
+  expect(unknown.err).toMatch(/No scenario "no-such-scenario"/);
+  const badPlan = sim('run', 'receipt-redelivery', '--faults', '[{"kind":"meteor"}]');
+  expect(badPlan.code).toBe(2);
+  expect(badPlan.err).toMatch(/fault 1: unknown kind "meteor"/);
+  const badSeed = sim('run', 'receipt-redelivery', '--seed', 'abc');
+  expect(badSeed.code).toBe(2);
+});
