@@ -18,8 +18,11 @@ export interface Queryable {
 
 /** A connection held for a transaction. */
 export interface DbClient extends Queryable {
-  /** Give the connection back. After release the client must not be used. */
-  release(): void;
+  /**
+   * Give the connection back. After release the client must not be used. Pass the error that
+   * broke it, and a pool discards the connection instead of reusing it.
+   */
+  release(err?: Error | boolean): void;
 }
 
 /** A pool of connections, shaped like `pg.Pool`. */
@@ -33,15 +36,21 @@ export interface Db extends Queryable {
  */
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const value = await fn(client);
     await client.query('COMMIT');
     return value;
   } catch (err) {
-    await client.query('ROLLBACK');
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackErr) {
+      // The connection is unusable; keep the original error, which says what went wrong.
+      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    }
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }

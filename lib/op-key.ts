@@ -20,6 +20,12 @@ export type Identity = string | number | boolean | null | readonly Identity[] | 
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonical(v === undefined ? null : v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      // A Date, Map or class instance has no own enumerable data to list: it would turn into "{}"
+      // and two different operations would share a key. Make the caller say what identifies it.
+      throw new TypeError(`opKey identity holds a ${proto?.constructor?.name ?? 'non-plain object'}; pass plain data (e.g. date.toISOString())`);
+    }
     const obj = value as Record<string, unknown>;
     const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
@@ -27,9 +33,8 @@ export function canonical(value: unknown): string {
   if (typeof value === 'number' && !Number.isFinite(value)) {
     throw new TypeError(`opKey identity holds ${value}, which has no stable JSON form`);
   }
-  if (typeof value === 'bigint') return value.toString();
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') {
-    throw new TypeError(`opKey identity holds a ${typeof value}, which is not data`);
+  if (value === undefined || typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol') {
+    throw new TypeError(`opKey identity holds a ${typeof value}, which has no JSON form`);
   }
   return JSON.stringify(value);
 }

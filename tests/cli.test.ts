@@ -1,6 +1,6 @@
 /** The CLI as a user calls it: JSON shapes, human output with the seed first, replay lines, errors. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -39,6 +39,7 @@ test('run takes a learner file and a fault plan file', () => {
   const plan = join(dir, 'plan.json');
   writeFileSync(plan, JSON.stringify([]));
   const r = JSON.parse(sim('run', 'receipt-redelivery', '--variant', code, '--seed', '1', '--faults', plan, '--json').out);
+  rmSync(dir, { recursive: true, force: true });
   expect(r.faults).toEqual([]);
   expect(r.verdict).toBe('held');
 });
