@@ -1,0 +1,89 @@
+/**
+ * A run as the lab shows it: the result plus the scenario's tables as they stood after every
+ * step that touched the database, so the inspector can scrub to any step. Snapshots are read by
+ * the engine between steps (checkers watch, they never steer): they do not change the schedule,
+ * so a lab run has the same traceHash as the same run in the CLI.
+ */
+import { runScenario, type RunRequest, type RunResult } from './run';
+import type { SimDatabase } from './sim-database';
+
+/** Rows of each inspected table. */
+export type TableSnapshot = Record<string, Record<string, unknown>[]>;
+
+/** A lab run: the result and the table snapshots. */
+export interface LabRun {
+  result: RunResult;
+  /** `snapshots[k]` is the tables after trace event `atEvent[k]`; the first is the empty start. */
+  snapshots: { atEvent: number; tables: TableSnapshot }[];
+}
+
+/** Rows in a stable order, with values made plain for postMessage and JSON. */
+function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map((r) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (v instanceof Date) out[k] = Number.isFinite(v.getTime()) ? v.toISOString() : 'infinity';
+      else if (typeof v === 'bigint') out[k] = v.toString();
+      else out[k] = v;
+    }
+    return out;
+  });
+}
+
+async function snapshot(db: SimDatabase, tables: readonly string[]): Promise<TableSnapshot> {
+  const out: TableSnapshot = {};
+  for (const t of tables) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(t)) throw new Error(`not a table name: ${t}`);
+    out[t] = plainRows(await db.inspect(`SELECT * FROM ${t} ORDER BY 1`));
+  }
+  return out;
+}
+
+/** Run with snapshots of `req.scenario.tables` after every database step. */
+export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRun> {
+  const tables = req.scenario.tables;
+  // Every run starts from a reset: the scenario's tables are empty before the first step.
+  const snapshots: LabRun['snapshots'] = [{ atEvent: -1, tables: Object.fromEntries(tables.map((t) => [t, []])) }];
+  let lastEvent = -1;
+  let dirty = false;
+  const result = await runScenario(db, {
+    ...req,
+    onEvent: (e) => {
+      lastEvent = e.i;
+      if (e.type === 'db' || e.type === 'rollback') dirty = true;
+      req.onEvent?.(e);
+    },
+    afterStep: async (stepIndex) => {
+      if (dirty) {
+        snapshots.push({ atEvent: lastEvent, tables: await snapshot(db, tables) });
+        dirty = false;
+      }
+      await req.afterStep?.(stepIndex);
+    },
+  });
+  // The tables as the run left them (a rollback at the very end happens after the last step).
+  snapshots.push({ atEvent: result.trace.length - 1, tables: await snapshot(db, tables) });
+  return { result, snapshots };
+}
+
+/** The tables as they stood at trace event `i`. */
+export function tablesAt(run: LabRun, i: number): TableSnapshot {
+  let found = run.snapshots[0]?.tables ?? {};
+  for (const s of run.snapshots) {
+    if (s.atEvent <= i) found = s.tables;
+    else break;
+  }
+  return found;
+}
+
+/** Rows of `table` at event `i` that differ from the event before (new or changed), by index. */
+export function changedRows(run: LabRun, table: string, i: number): Set<number> {
+  const now = tablesAt(run, i)[table] ?? [];
+  const before = i > 0 ? (tablesAt(run, i - 1)[table] ?? []) : [];
+  const seen = new Set(before.map((r) => JSON.stringify(r)));
+  const changed = new Set<number>();
+  now.forEach((r, k) => {
+    if (!seen.has(JSON.stringify(r))) changed.add(k);
+  });
+  return changed;
+}

@@ -1,0 +1,29 @@
+/** Lab runs: snapshots for the inspector never change the run itself. */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { changedRows, runForLab, tablesAt } from '../simulations/lab-run';
+import { runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { openSimDb } from './helpers/sim-db';
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+beforeAll(async () => {
+  sim = await openSimDb();
+});
+afterAll(() => sim.close());
+
+test('a lab run has the same trace hash as the plain run, and snapshots follow the claim', async () => {
+  const scenario = scenarioById('receipt-redelivery');
+  const req = { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 };
+  const plain = await runScenario(sim.db, req);
+  const lab = await runForLab(sim.db, req);
+  expect(lab.result.traceHash).toBe(plain.traceHash);
+
+  expect(tablesAt(lab, -1).operations).toEqual([]);
+  const claimEvent = lab.result.trace.find((e) => e.type === 'db' && /INSERT INTO operations/.test(e.text))!;
+  expect(tablesAt(lab, claimEvent.i).operations).toMatchObject([{ state: 'running' }]);
+  expect(changedRows(lab, 'operations', claimEvent.i)).toEqual(new Set([0]));
+  const end = tablesAt(lab, lab.result.trace.length - 1).operations;
+  expect(end).toMatchObject([{ state: 'done' }]);
+  // Timestamps arrive as ISO strings on the virtual clock (2026-01-05, not the host's date).
+  expect(String(end[0].lease_until)).toMatch(/^2026-01-05T09:01:00/);
+});
