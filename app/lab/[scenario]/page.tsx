@@ -1,0 +1,92 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { LabWorkbench } from '@/components/lab/LabWorkbench';
+import { SCENARIO_CATALOG } from '@/simulations/catalog';
+
+export const dynamicParams = false;
+
+export function generateStaticParams(): { scenario: string }[] {
+  return SCENARIO_CATALOG.map((s) => ({ scenario: s.id }));
+}
+
+interface LabPageProps {
+  params: Promise<{ scenario: string }>;
+}
+
+function find(id: string) {
+  const index = SCENARIO_CATALOG.findIndex((s) => s.id === id);
+  return index === -1 ? null : { index, scenario: SCENARIO_CATALOG[index]! };
+}
+
+export async function generateMetadata({ params }: LabPageProps): Promise<Metadata> {
+  const found = find((await params).scenario);
+  return found ? { title: found.scenario.title, description: found.scenario.summary } : {};
+}
+
+export default async function LabPage({ params }: LabPageProps) {
+  const found = find((await params).scenario);
+  if (!found) notFound();
+  const { index, scenario } = found;
+  const previous = SCENARIO_CATALOG[index - 1];
+  const next = SCENARIO_CATALOG[index + 1];
+
+  return (
+    <div className="space-y-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500 dark:text-slate-400">
+        <ol className="flex items-center gap-2">
+          <li>
+            <Link href="/" className="rounded hover:text-teal-700 focus-visible:outline-2 dark:hover:text-teal-400">
+              Course map
+            </Link>
+          </li>
+          <li aria-hidden="true">/</li>
+          <li aria-current="page">
+            Lesson {index + 1} of {SCENARIO_CATALOG.length}
+          </li>
+        </ol>
+      </nav>
+
+      <header className="max-w-3xl">
+        <p className="inline-flex rounded-full bg-teal-50 px-2.5 py-0.5 text-xs font-semibold text-teal-800 ring-1 ring-teal-600/20 dark:bg-teal-400/10 dark:text-teal-300 dark:ring-teal-400/30">
+          <span className="sr-only">Concept: </span>
+          <span data-testid="scenario-concept">{scenario.concept}</span>
+        </p>
+        <h1 data-testid="scenario-title" className="mt-3 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl dark:text-white">
+          {scenario.title}
+        </h1>
+        <p data-testid="scenario-summary" className="mt-3 text-base leading-7 text-slate-600 dark:text-slate-300">
+          {scenario.summary}
+        </p>
+      </header>
+
+      <LabWorkbench scenarioId={scenario.id} />
+
+      <nav aria-label="Lessons" className="flex flex-wrap justify-between gap-4 border-t border-slate-200 pt-6 text-sm dark:border-slate-800">
+        {previous ? (
+          <Link href={`/lab/${previous.id}/`} className="group rounded-md focus-visible:outline-2 focus-visible:outline-offset-4">
+            <span className="block text-xs text-slate-500 dark:text-slate-400">← Previous lesson</span>
+            <span className="font-medium text-slate-800 group-hover:text-teal-700 dark:text-slate-200 dark:group-hover:text-teal-400">
+              {previous.title}
+            </span>
+          </Link>
+        ) : (
+          <Link href="/" className="group rounded-md focus-visible:outline-2 focus-visible:outline-offset-4">
+            <span className="block text-xs text-slate-500 dark:text-slate-400">← Back to</span>
+            <span className="font-medium text-slate-800 group-hover:text-teal-700 dark:text-slate-200 dark:group-hover:text-teal-400">
+              The course map
+            </span>
+          </Link>
+        )}
+        {next && (
+          <Link href={`/lab/${next.id}/`} className="group rounded-md text-right focus-visible:outline-2 focus-visible:outline-offset-4">
+            <span className="block text-xs text-slate-500 dark:text-slate-400">Next lesson →</span>
+            <span className="font-medium text-slate-800 group-hover:text-teal-700 dark:text-slate-200 dark:group-hover:text-teal-400">
+              {next.title}
+            </span>
+          </Link>
+        )}
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+'use client';
+/**
+ * One PGlite worker for the whole tab. Mounted in the root layout, so it survives client-side
+ * navigation between the course map and the lab: the database boots once per visit.
+ */
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { usePglite, type PgliteHandle } from './usePglite';
+
+const DatabaseContext = createContext<PgliteHandle | null>(null);
+
+export function PgliteProvider({ children }: { children: ReactNode }) {
+  const { status, version, bootMs, timings, error, query } = usePglite();
+  const value = useMemo(
+    () => ({ status, version, bootMs, timings, error, query }),
+    [status, version, bootMs, timings, error, query],
+  );
+  return <DatabaseContext.Provider value={value}>{children}</DatabaseContext.Provider>;
+}
+
+/** The tab's database, from the nearest PgliteProvider. */
+export function useDatabase(): PgliteHandle {
+  const db = useContext(DatabaseContext);
+  if (!db) throw new Error('useDatabase() needs a <PgliteProvider> above it (the root layout has one).');
+  return db;
+}

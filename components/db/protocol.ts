@@ -1,0 +1,112 @@
+/**
+ * The messages between the page and the PGlite worker (components/db/pglite.worker.ts).
+ *
+ * The worker boots one PGlite instance, installs the simulator's schema, runs a first real query
+ * and only then announces `ready`. Requests sent before that wait for the boot; if the boot
+ * failed they are answered with the boot's error.
+ */
+
+/** Page → worker. */
+export type WorkerRequest = QueryRequest;
+
+/** Run one SQL script (one or more statements) and return the result of the last statement. */
+export interface QueryRequest {
+  type: 'query';
+  /** Chosen by the page; echoed in the answer. */
+  id: number;
+  sql: string;
+}
+
+/** Worker → page. */
+export type WorkerResponse = ReadyMessage | BootErrorMessage | QueryResultMessage | QueryErrorMessage;
+
+/** The database booted and answered its first query. */
+export interface ReadyMessage {
+  type: 'ready';
+  /** `SELECT version()`, e.g. "PostgreSQL 18.1 on wasm32-unknown-emscripten, …". */
+  version: string;
+  /** Milliseconds from the worker starting to the first query's answer. */
+  bootMs: number;
+  /** `SELECT count(*) FROM operations` after the schema was installed. */
+  operations: number;
+  /** Where the boot time went, in milliseconds since the worker started. */
+  timings: BootTimings;
+}
+
+/** Milestones of the boot, each in milliseconds since the worker started (performance.now()). */
+export interface BootTimings {
+  /** The worker's script has loaded and starts PGlite. */
+  scriptLoaded: number;
+  /** PGlite.create() resolved: WebAssembly compiled, data loaded, initdb done. */
+  pgliteCreated: number;
+  /** The virtual clock and the lesson's schema are installed. */
+  schemaInstalled: number;
+  /** The first query answered. */
+  firstQuery: number;
+}
+
+/** The database failed to boot; no query will ever succeed in this worker. */
+export interface BootErrorMessage {
+  type: 'error';
+  id?: undefined;
+  message: string;
+}
+
+/** One column of a result, in the order the statement returned them. */
+export interface ResultField {
+  name: string;
+  /** PostgreSQL type OID. */
+  dataTypeID: number;
+}
+
+/**
+ * The answer to a `query` request: the last statement's columns and rows. Rows are arrays aligned
+ * with `fields`, so two columns of the same name (a join's two `id`s) both survive.
+ */
+export interface QueryResultMessage {
+  type: 'result';
+  id: number;
+  fields: ResultField[];
+  rows: unknown[][];
+  /** The command tag of the last statement, e.g. "SELECT", "INSERT". */
+  command?: string;
+  /** Rows returned or changed by the last statement. */
+  rowCount?: number;
+  /** How many statements the script ran. */
+  statements: number;
+  /** Milliseconds the script took inside the worker. */
+  durationMs: number;
+}
+
+/** A query failed: PostgreSQL's own error, with the fields it reports. */
+export interface QueryErrorMessage {
+  type: 'error';
+  id: number;
+  message: string;
+  /** SQLSTATE, e.g. "42601" for a syntax error. */
+  code?: string;
+  detail?: string;
+  hint?: string;
+  /** 1-based character offset into the SQL where the error was found. */
+  position?: number;
+}
+
+/** What `query()` resolves with. */
+export type QueryResult = Omit<QueryResultMessage, 'type' | 'id'>;
+
+/** What `query()` rejects with: an Error that carries PostgreSQL's fields. */
+export class SqlError extends Error {
+  readonly code?: string;
+  readonly detail?: string;
+  readonly hint?: string;
+  readonly position?: number;
+
+  constructor(info: Omit<QueryErrorMessage, 'type' | 'id'>) {
+    super(info.message);
+    this.name = 'SqlError';
+    this.code = info.code;
+    this.detail = info.detail;
+    this.hint = info.hint;
+    this.position = info.position;
+  }
+}

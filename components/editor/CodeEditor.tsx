@@ -1,0 +1,169 @@
+'use client';
+/**
+ * Monaco, bundled from the local `monaco-editor` package (never a CDN), with its editor and
+ * TypeScript workers built by the bundler from `new URL(…, import.meta.url)`.
+ * Load it through LazyCodeEditor: this module pulls in all of Monaco.
+ */
+import * as monaco from 'monaco-editor';
+import Editor, { loader, type BeforeMount, type OnMount } from '@monaco-editor/react';
+import { useEffect, useRef } from 'react';
+import { usePrefersDark } from '@/components/ui/usePrefersDark';
+
+self.MonacoEnvironment = {
+  getWorker(_workerId: string, label: string): Worker {
+    if (label === 'typescript' || label === 'javascript') {
+      return new Worker(new URL('monaco-editor/language/typescript/ts.worker.js', import.meta.url), {
+        type: 'module',
+        name: 'monaco-ts',
+      });
+    }
+    return new Worker(new URL('monaco-editor/editor/editor.worker.js', import.meta.url), {
+      type: 'module',
+      name: 'monaco-editor',
+    });
+  },
+};
+
+loader.config({ monaco });
+
+monaco.typescript.typescriptDefaults.setCompilerOptions({
+  target: monaco.typescript.ScriptTarget.ESNext,
+  module: monaco.typescript.ModuleKind.ESNext,
+  moduleResolution: monaco.typescript.ModuleResolutionKind.NodeJs,
+  allowNonTsExtensions: true,
+  noEmit: true,
+  // Learner handlers take untyped (msg, env); strictNullChecks is what narrows `Claim` on `owned`.
+  strict: false,
+  strictNullChecks: true,
+  noImplicitAny: false,
+});
+monaco.typescript.typescriptDefaults.setDiagnosticsOptions({
+  noSemanticValidation: false,
+  noSyntaxValidation: false,
+  noSuggestionDiagnostics: true,
+});
+
+const installedLibs = new Map<string, monaco.IDisposable>();
+
+/** Register declarations once per file path; a new text for the same path replaces the old. */
+function installExtraLibs(libs: Readonly<Record<string, string>>): void {
+  for (const [path, content] of Object.entries(libs)) {
+    installedLibs.get(path)?.dispose();
+    installedLibs.set(path, monaco.typescript.typescriptDefaults.addExtraLib(content, path));
+  }
+}
+
+const defineThemes: BeforeMount = (m) => {
+  m.editor.defineTheme('eo-light', {
+    base: 'vs',
+    inherit: true,
+    rules: [],
+    colors: {
+      'editor.background': '#ffffff',
+      'editorLineNumber.foreground': '#94a3b8',
+      'editorLineNumber.activeForeground': '#334155',
+      'editor.lineHighlightBackground': '#f1f5f9',
+      'editorGutter.background': '#ffffff',
+    },
+  });
+  m.editor.defineTheme('eo-dark', {
+    base: 'vs-dark',
+    inherit: true,
+    rules: [],
+    colors: {
+      'editor.background': '#0b1120',
+      'editorLineNumber.foreground': '#475569',
+      'editorLineNumber.activeForeground': '#cbd5e1',
+      'editor.lineHighlightBackground': '#111a2e',
+      'editorGutter.background': '#0b1120',
+    },
+  });
+};
+
+export interface CodeEditorProps {
+  /**
+   * The text. Monaco owns the text while the learner types (feeding every keystroke back through
+   * props would race with typing and drop characters); `value` is pushed into the editor on mount
+   * and whenever `revision` changes.
+   */
+  value: string;
+  /** Bump to replace the editor's text with `value` (restore the starter, load saved code). */
+  revision?: number;
+  onChange(value: string): void;
+  /** The model's URI, e.g. `file:///receipt-redelivery/handler.ts`; one model per path. */
+  path: string;
+  language?: string;
+  /** What a screen reader announces for the editor's text area. */
+  ariaLabel: string;
+  /** Declarations for the TypeScript service, by file path. */
+  extraLibs?: Readonly<Record<string, string>>;
+  /** Called once Monaco has mounted and shows the text. */
+  onReady?(): void;
+}
+
+export default function CodeEditor({
+  value,
+  revision = 0,
+  onChange,
+  path,
+  language = 'typescript',
+  ariaLabel,
+  extraLibs,
+  onReady,
+}: CodeEditorProps) {
+  const dark = usePrefersDark();
+  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
+  const valueRef = useRef(value);
+  valueRef.current = value;
+
+  const beforeMount: BeforeMount = (m) => {
+    defineThemes(m);
+    if (extraLibs) installExtraLibs(extraLibs);
+  };
+
+  const onMount: OnMount = (editor) => {
+    editorRef.current = editor;
+    // A model for this path may survive from an earlier visit in this tab: the page's state wins.
+    if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);
+    onReady?.();
+  };
+
+  useEffect(() => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!editor || !model || revision === 0 || model.getValue() === valueRef.current) return;
+    // An edit rather than setValue, so Ctrl+Z can undo the replacement.
+    editor.pushUndoStop();
+    editor.executeEdits('replace', [{ range: model.getFullModelRange(), text: valueRef.current }]);
+    editor.pushUndoStop();
+  }, [revision]);
+
+  return (
+    <Editor
+      path={path}
+      language={language}
+      defaultValue={value}
+      onChange={(next) => onChange(next ?? '')}
+      theme={dark ? 'eo-dark' : 'eo-light'}
+      beforeMount={beforeMount}
+      onMount={onMount}
+      loading={null}
+      height="100%"
+      options={{
+        ariaLabel,
+        fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+        fontSize: 13,
+        lineHeight: 20,
+        tabSize: 2,
+        minimap: { enabled: false },
+        scrollBeyondLastLine: false,
+        automaticLayout: true,
+        padding: { top: 12, bottom: 12 },
+        renderLineHighlight: 'line',
+        fixedOverflowWidgets: true,
+        overviewRulerLanes: 0,
+        scrollbar: { alwaysConsumeMouseWheel: false },
+      }}
+    />
+  );
+}

@@ -1,0 +1,50 @@
+'use client';
+/**
+ * The code editor as the page first shows it: the code as a plain <pre> (in the static HTML, so it
+ * is readable before any script runs), replaced by Monaco once Monaco has loaded and mounted.
+ */
+import dynamic from 'next/dynamic';
+import { useState } from 'react';
+import type { CodeEditorProps } from './CodeEditor';
+
+const CodeEditor = dynamic(() => import('./CodeEditor'), { ssr: false, loading: () => null });
+
+const LINE_HEIGHT = 20;
+const PADDING = 24;
+
+export interface LazyCodeEditorProps extends Omit<CodeEditorProps, 'onReady'> {
+  /** Accessible name of the editor region. */
+  label: string;
+  /** Lines of height to reserve at least (the editor scrolls beyond). */
+  minLines?: number;
+}
+
+export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEditorProps) {
+  const [ready, setReady] = useState(false);
+  const lines = Math.max(minLines, editor.value.split('\n').length + 1);
+  const height = lines * LINE_HEIGHT + PADDING;
+
+  return (
+    <div
+      role="group"
+      aria-label={label}
+      aria-busy={!ready}
+      data-testid="code-editor"
+      data-editor-ready={ready ? 'true' : 'false'}
+      className="relative w-full overflow-hidden bg-white dark:bg-[#0b1120]"
+      style={{ height }}
+    >
+      <div className={ready ? 'h-full' : 'h-full opacity-0'} aria-hidden={!ready}>
+        <CodeEditor {...editor} onReady={() => setReady(true)} />
+      </div>
+      {!ready && (
+        <pre
+          data-testid="code-fallback"
+          className="absolute inset-0 m-0 overflow-auto py-3 pr-4 pl-[4.25rem] font-mono text-[13px] leading-5 text-slate-800 dark:text-slate-200"
+        >
+          <code>{editor.value}</code>
+        </pre>
+      )}
+    </div>
+  );
+}

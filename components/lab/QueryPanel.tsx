@@ -1,0 +1,200 @@
+'use client';
+/** Run SQL against the tab's PGlite and show the rows, or PostgreSQL's error. */
+import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useDatabase } from '@/components/db/PgliteProvider';
+import { SqlError, type QueryResult } from '@/components/db/protocol';
+
+type Outcome =
+  | { kind: 'idle' }
+  | { kind: 'running' }
+  | { kind: 'result'; result: QueryResult }
+  | { kind: 'error'; error: SqlError; sql: string };
+
+/** A value as psql would roughly show it. */
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  if (value instanceof Uint8Array) return `\\x${Array.from(value, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The line of `sql` holding 1-based character `position`, and the column within it. */
+function locate(sql: string, position: number): { line: number; text: string; column: number } {
+  const before = sql.slice(0, position - 1);
+  const line = before.split('\n').length;
+  const start = before.lastIndexOf('\n') + 1;
+  const end = sql.indexOf('\n', start);
+  return { line, text: sql.slice(start, end === -1 ? undefined : end), column: position - 1 - start };
+}
+
+function summary(result: QueryResult): string {
+  const rows = result.rowCount ?? result.rows.length;
+  const parts = [result.command ?? 'OK', `${rows} ${rows === 1 ? 'row' : 'rows'}`, `${result.durationMs.toFixed(1)} ms`];
+  if (result.statements > 1) parts.push(`last of ${result.statements} statements`);
+  return parts.join(' · ');
+}
+
+export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initialSql?: string }) {
+  const db = useDatabase();
+  const [sql, setSql] = useState(initialSql);
+  const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
+  const sqlId = useId();
+  const hintId = useId();
+
+  async function run() {
+    const text = sql;
+    if (!text.trim() || outcome.kind === 'running') return;
+    setOutcome({ kind: 'running' });
+    try {
+      setOutcome({ kind: 'result', result: await db.query(text) });
+    } catch (error) {
+      const sqlError = error instanceof SqlError ? error : new SqlError({ message: String(error) });
+      setOutcome({ kind: 'error', error: sqlError, sql: text });
+    }
+  }
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    void run();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void run();
+    }
+  }
+
+  return (
+    <section
+      aria-labelledby="query-heading"
+      data-testid="query-panel"
+      className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      <div className="border-b border-slate-200 px-4 py-3 dark:border-slate-800">
+        <h2 id="query-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+          Run a query
+        </h2>
+        <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
+          Real SQL against the PostgreSQL in this tab: the <code className="font-mono">operations</code>,{' '}
+          <code className="font-mono">orders</code> and <code className="font-mono">outbox</code> tables.
+        </p>
+      </div>
+      <form onSubmit={onSubmit} className="space-y-3 p-4">
+        <div>
+          <label htmlFor={sqlId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
+            SQL
+          </label>
+          <textarea
+            id={sqlId}
+            value={sql}
+            onChange={(e) => setSql(e.target.value)}
+            onKeyDown={onKeyDown}
+            aria-describedby={hintId}
+            rows={4}
+            spellCheck={false}
+            autoCapitalize="off"
+            autoCorrect="off"
+            className="mt-1 block w-full resize-y rounded-lg border border-slate-300 bg-slate-50 px-3 py-2 font-mono text-[13px] leading-5 text-slate-900 shadow-inner outline-none focus:border-teal-500 focus:ring-2 focus:ring-teal-500/30 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+          />
+        </div>
+        <div className="flex flex-wrap items-center gap-3">
+          <button
+            type="submit"
+            disabled={outcome.kind === 'running' || !sql.trim()}
+            className="inline-flex items-center gap-2 rounded-lg bg-teal-600 px-3.5 py-2 text-sm font-semibold text-white shadow-sm hover:bg-teal-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400"
+          >
+            {outcome.kind === 'running' ? 'Running…' : 'Run query'}
+          </button>
+          <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
+            or press <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-600">Ctrl</kbd>+
+            <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-600">Enter</kbd> in the box
+            {db.status === 'booting' && <> · the query runs once the database has booted</>}
+          </p>
+        </div>
+      </form>
+      <div aria-live="polite" className="border-t border-slate-200 dark:border-slate-800">
+        {outcome.kind === 'result' && <ResultTable result={outcome.result} />}
+        {outcome.kind === 'error' && <ErrorBox error={outcome.error} sql={outcome.sql} />}
+        {outcome.kind === 'running' && (
+          <p className="px-4 py-3 text-xs text-slate-500 dark:text-slate-400">
+            {db.status === 'booting' ? 'Waiting for the database to boot…' : 'Running…'}
+          </p>
+        )}
+        {outcome.kind === 'idle' && (
+          <p className="px-4 py-3 text-xs text-slate-500 dark:text-slate-400">Results appear here.</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function ResultTable({ result }: { result: QueryResult }) {
+  return (
+    <div data-testid="query-result">
+      <p className="px-4 pt-3 text-xs text-slate-500 dark:text-slate-400">{summary(result)}</p>
+      {result.fields.length > 0 ? (
+        <div className="m-4 mt-2 overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
+          <table className="min-w-full text-left font-mono text-xs">
+            <thead className="bg-slate-50 text-slate-600 dark:bg-slate-950 dark:text-slate-400">
+              <tr>
+                {result.fields.map((field, i) => (
+                  <th key={i} scope="col" className="px-3 py-2 font-semibold whitespace-nowrap">
+                    {field.name}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+              {result.rows.length === 0 ? (
+                <tr>
+                  <td colSpan={result.fields.length} className="px-3 py-3 font-sans text-slate-500 italic dark:text-slate-400">
+                    No rows.
+                  </td>
+                </tr>
+              ) : (
+                result.rows.map((row, r) => (
+                  <tr key={r} className="text-slate-800 dark:text-slate-200">
+                    {row.map((value, c) => (
+                      <td
+                        key={c}
+                        className={`px-3 py-1.5 whitespace-pre ${value === null ? 'text-slate-400 italic dark:text-slate-500' : ''}`}
+                      >
+                        {formatValue(value)}
+                      </td>
+                    ))}
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <div className="pb-3" />
+      )}
+    </div>
+  );
+}
+
+function ErrorBox({ error, sql }: { error: SqlError; sql: string }) {
+  const where = error.position ? locate(sql, error.position) : null;
+  return (
+    <div
+      role="alert"
+      data-testid="query-error"
+      className="m-4 rounded-lg border border-rose-200 bg-rose-50 p-3 text-sm text-rose-900 dark:border-rose-900/60 dark:bg-rose-950/40 dark:text-rose-200"
+    >
+      <p className="font-semibold">
+        ERROR{error.code ? ` ${error.code}` : ''}: <span className="font-normal">{error.message}</span>
+      </p>
+      {where && (
+        <pre className="mt-2 overflow-x-auto font-mono text-xs leading-5" aria-label={`At line ${where.line}, column ${where.column + 1}`}>
+          {`LINE ${where.line}: ${where.text}\n${' '.repeat(`LINE ${where.line}: `.length + where.column)}^`}
+        </pre>
+      )}
+      {error.detail && <p className="mt-1 text-xs">DETAIL: {error.detail}</p>}
+      {error.hint && <p className="mt-1 text-xs">HINT: {error.hint}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Declarations of the `'effectively-once'` module for the editor's TypeScript service, so the
+ * starter code resolves its imports and gets completions. They mirror simulations/learner-api.ts
+ * (lib/op-key.ts, lib/consumer.ts, lib/db.ts, simulations/types.ts).
+ */
+export const LEARNER_TYPINGS = `declare module 'effectively-once' {
+  /** The rows a statement returned. */
+  export interface QueryResult<R = Record<string, unknown>> { rows: R[] }
+  /** Anything that runs a parameterised statement. */
+  export interface Queryable {
+    query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+  }
+  /** A connection held for a transaction; release it when done. */
+  export interface DbClient extends Queryable { release(): void }
+  /** A pool of connections, shaped like pg.Pool. */
+  export interface Db extends Queryable { connect(): Promise<DbClient> }
+
+  /** Stable JSON: object keys sorted, arrays in order. */
+  export function canonical(value: unknown): string;
+  /** Hex SHA-256 of a UTF-8 string. */
+  export function sha256Hex(text: string): string;
+  /** The operation's key: hex sha256 of \`\${kind}:\${canonical(identity)}\`. Same operation, same key. */
+  export function opKey(kind: string, identity: unknown): string;
+
+  /** What claim found: you own the key, or someone else does (or did, if done). */
+  export type Claim = { owned: true } | { owned: false; done: boolean; result: unknown };
+  /** Own \`key\` for \`leaseSeconds\`, atomically; or learn whether the work is already done. */
+  export function claim(db: Queryable, key: string, leaseSeconds?: number): Promise<Claim>;
+  /** Mark \`key\` done and store the result replays are answered with. */
+  export function complete(db: Queryable, key: string, result: unknown): Promise<void>;
+  /** What the consumer tells the queue. */
+  export type Disposition = 'ack' | 'retry-later';
+  /** Run fn inside BEGIN … COMMIT on one client; ROLLBACK on error. */
+  export function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T>;
+
+  /** Options a provider call may carry. */
+  export interface CallOptions { idempotencyKey?: string }
+  export interface EmailRequest { to: string; orderId: number; template?: string }
+  export interface EmailResult { emailId: string; replayed: boolean }
+  export interface ChargeRequest { orderId: number; amountCents: number; customer: string }
+  export interface ChargeResult { chargeId: string; amountCents: number; replayed: boolean }
+  /** A message as a worker receives it. */
+  export interface Delivery<T = unknown> { messageId: string; attempt: number; body: T }
+  /** Everything a process may reach. Every call is a step of the simulation. */
+  export interface Env {
+    readonly process: string;
+    readonly db: Db;
+    readonly queue: {
+      receive(): Promise<Delivery | null>;
+      ack(delivery: Delivery): Promise<void>;
+      publish(topic: string, body: unknown): Promise<void>;
+    };
+    readonly email: { send(request: EmailRequest, options?: CallOptions): Promise<EmailResult> };
+    readonly payments: { charge(request: ChargeRequest, options?: CallOptions): Promise<ChargeResult> };
+    readonly clock: { now(): number };
+    sleep(ms: number): Promise<void>;
+    readonly random: { uuid(): string; int(n: number): number };
+    log(...args: unknown[]): void;
+  }
+}
+`;

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
+import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`course map lists every lesson in order and boots PostgreSQL (${colorScheme})`, { timeout: 90_000 }, async (t) => {
+    const { context, page, errors } = await openPage(browser, { colorScheme });
+    try {
+      await page.goto(urlOf('/'));
+      await assert.doesNotReject(page.getByRole('heading', { level: 1, name: 'Effectively Once' }).waitFor());
+
+      const titles = await page.getByTestId('lesson-title').allInnerTexts();
+      assert.deepEqual(titles, SCENARIO_CATALOG.map((s) => s.title), 'lesson titles, in catalog order');
+
+      const links = page.getByTestId('lesson-link');
+      const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      assert.deepEqual(hrefs, SCENARIO_CATALOG.map((s) => `/lab/${s.id}/`), 'each lesson links to its lab');
+
+      assert.match(await links.first().innerText(), /Start here/, 'the first lesson says "Start here"');
+      for (let i = 1; i < SCENARIO_CATALOG.length; i++) {
+        assert.doesNotMatch(await links.nth(i).innerText(), /Start here/, `lesson ${i + 1} is not the start`);
+      }
+
+      const started = Date.now();
+      await waitForDbReady(page, 30_000);
+      const statusText = await page.getByTestId('db-status-text').innerText();
+      assert.match(statusText, /^ready \(PostgreSQL \d+(\.\d+)*\)$/, `status text: ${statusText}`);
+      const version = await page.getByTestId('db-version').innerText();
+      assert.match(version, /^PostgreSQL 1[89]\.\d+/, `SELECT version(): ${version}`);
+      const timings = await page.getByTestId('db-status').getAttribute('data-boot-timings');
+      t.diagnostic(`${version.split(' on ')[0]} ready ${Date.now() - started} ms after load; worker milestones (ms) ${timings}`);
+
+      await screenshot(page, `course-map-${colorScheme}`);
+      assert.deepEqual(errors, [], 'no page or console errors');
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+test('an unknown address gets the 404 page', { timeout: 30_000 }, async () => {
+  const { context, page } = await openPage(browser);
+  try {
+    const response = await page.goto(urlOf('/lab/no-such-lesson/'));
+    assert.equal(response?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: 'No such page' }).waitFor();
+    await page.getByRole('link', { name: 'Go to the course map' }).waitFor();
+  } finally {
+    await context.close();
+  }
+});

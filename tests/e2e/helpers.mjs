@@ -1,0 +1,80 @@
+/** Shared set-up for the e2e tests: Chromium, the served site, request logs and screenshots. */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(root, 'tests/artifacts/e2e');
+
+/** The served site, e.g. http://127.0.0.1:41234/ (set by tests/e2e/run.mjs). */
+export function baseUrl() {
+  const url = process.env.E2E_BASE_URL;
+  if (!url) throw new Error('E2E_BASE_URL is not set: run the e2e tests through `npm run test:e2e`.');
+  return url;
+}
+
+export function urlOf(pathname) {
+  return new URL(pathname, baseUrl()).href;
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A fresh context and page in `colorScheme`, recording every request URL (the page's and its
+ * workers') and every console error and page error.
+ */
+export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true } = {}) {
+  const context = await browser.newContext({
+    colorScheme,
+    javaScriptEnabled,
+    viewport: { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+  });
+  const requests = [];
+  const errors = [];
+  context.on('request', (request) => requests.push(request.url()));
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  return { context, page, requests, errors };
+}
+
+export async function screenshot(page, name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Wait until the in-browser PostgreSQL reports ready (or fail with what it reported). */
+export async function waitForDbReady(page, timeout = 30_000) {
+  const status = page.getByTestId('db-status');
+  await page
+    .locator('[data-testid="db-status"]:is([data-status="ready"], [data-status="error"])')
+    .waitFor({ timeout });
+  const state = await status.getAttribute('data-status');
+  if (state !== 'ready') {
+    throw new Error(`PGlite failed to boot: ${await status.innerText()}`);
+  }
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
+import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
+
+const LAB = '/lab/receipt-redelivery/';
+const scenario = SCENARIO_CATALOG.find((s) => s.id === 'receipt-redelivery');
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the lab page HTML already holds the code as a static <pre>', { timeout: 30_000 }, async () => {
+  const html = await (await fetch(urlOf(LAB))).text();
+  assert.match(html, /data-testid="code-fallback"/, 'the fallback is in the static HTML');
+  assert.match(html, /opKey\(&#x27;receipt-email&#x27;|opKey\('receipt-email'/, 'the fallback holds the handler');
+
+  // Without any script the code is visible: nothing waits for Monaco to be readable.
+  const { context, page } = await openPage(browser, { javaScriptEnabled: false });
+  try {
+    await page.goto(urlOf(LAB));
+    const fallback = page.getByTestId('code-fallback');
+    assert.ok(await fallback.isVisible(), 'fallback visible without JavaScript');
+    assert.match(await fallback.innerText(), /const key = opKey\('receipt-email', \{ orderId: msg\.orderId \}\);/);
+    assert.equal(await page.getByTestId('scenario-title').innerText(), scenario.title);
+    await screenshot(page, 'lab-no-js');
+  } finally {
+    await context.close();
+  }
+});
+
+test('the lab shows the scenario, then Monaco mounts with the handler', { timeout: 90_000 }, async (t) => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf(LAB), { waitUntil: 'domcontentloaded' });
+    assert.equal(await page.getByTestId('scenario-title').innerText(), scenario.title);
+    assert.equal(await page.getByTestId('scenario-concept').innerText(), scenario.concept);
+    assert.equal(await page.getByTestId('scenario-summary').innerText(), scenario.summary);
+
+    const editor = page.getByTestId('code-editor');
+    assert.equal(await editor.getAttribute('aria-label'), 'Handler code editor');
+    // Before Monaco has mounted the code is on screen as the static fallback.
+    if ((await editor.getAttribute('data-editor-ready')) !== 'true') {
+      assert.match(await page.getByTestId('code-fallback').innerText(), /opKey/);
+    }
+
+    const started = Date.now();
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+    t.diagnostic(`Monaco mounted ${Date.now() - started} ms after DOMContentLoaded`);
+    const monaco = editor.locator('.monaco-editor');
+    assert.equal(await monaco.count(), 1, 'one Monaco editor in the container');
+    await monaco.locator('.view-lines').getByText('opKey', { exact: false }).first().waitFor({ timeout: 10_000 });
+    assert.match(await monaco.locator('.view-lines').innerText(), /opKey/);
+    assert.equal(await page.getByTestId('code-fallback').count(), 0, 'the fallback is gone');
+
+    // Edits are kept in state: typing marks the code edited, and restoring brings the starter back.
+    await monaco.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type("const check: number = 'text';");
+    await page.getByText('Edited', { exact: true }).waitFor();
+    // Monaco paints its view lines asynchronously (with non-breaking spaces): wait for the paint.
+    const viewHas = (text, present) =>
+      page.waitForFunction(
+        ([t, p]) => {
+          const lines = document.querySelector('[data-testid="code-editor"] .monaco-editor .view-lines');
+          return !!lines && lines.textContent.replace(/\s+/g, ' ').includes(t) === p;
+        },
+        [text, present],
+        { timeout: 10_000 },
+      );
+    await viewHas("const check: number = 'text';", true);
+    // The TypeScript worker (served locally) checks the code: the type error gets a red squiggle.
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Restore the starter code' }).click();
+    await page.getByText('Edited', { exact: true }).waitFor({ state: 'detached' });
+    await viewHas('const check', false);
+    await viewHas("opKey('receipt-email'", true);
+    // The starter code itself type-checks: 'effectively-once' resolves and Claim narrows on owned.
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="code-editor"] .squiggly-error').length === 0,
+      undefined,
+      { timeout: 20_000 },
+    );
+
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`the query panel runs real SQL and shows errors (${colorScheme})`, { timeout: 90_000 }, async () => {
+    const { context, page, errors } = await openPage(browser, { colorScheme });
+    try {
+      await page.goto(urlOf(LAB));
+      const sql = page.getByLabel('SQL', { exact: true });
+      assert.equal(await sql.inputValue(), 'SELECT * FROM operations');
+      await waitForDbReady(page, 30_000);
+      const panel = page.getByTestId('query-panel');
+      const run = panel.getByRole('button', { name: 'Run query' });
+
+      // The prefilled query: the lesson's table exists and is empty.
+      await run.click();
+      const result = panel.getByTestId('query-result');
+      await result.getByText('No rows.').waitFor();
+      const headers = await result.getByRole('columnheader').allInnerTexts();
+      assert.deepEqual(headers, ['op_key', 'state', 'lease_until', 'result']);
+
+      await sql.fill('SELECT 1 + 1 AS two');
+      await run.click();
+      await result.getByRole('columnheader', { name: 'two' }).waitFor();
+      assert.deepEqual(await result.getByRole('cell').allInnerTexts(), ['2']);
+
+      // Keyboard only: Ctrl+Enter in the box runs it; the error comes from PostgreSQL.
+      await sql.fill('SELEC 1');
+      await sql.press('Control+Enter');
+      const error = panel.getByRole('alert');
+      await error.waitFor();
+      const text = await error.innerText();
+      assert.match(text, /syntax error at or near "SELEC"/, text);
+      assert.match(text, /42601/, 'SQLSTATE shown');
+      assert.match(text, /LINE 1: SELEC 1\n\s*\^/, 'caret under the error position');
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+
+      // A write, then the rows it made, so the screenshot shows a real table.
+      await sql.fill(
+        "INSERT INTO operations (op_key, state, lease_until) VALUES ('demo', 'running', now() + interval '30 seconds');\n" +
+          'SELECT op_key, state, lease_until FROM operations',
+      );
+      await run.click();
+      await result.getByRole('cell', { name: 'demo' }).waitFor();
+      assert.match(await result.innerText(), /last of 2 statements/);
+      await screenshot(page, `lab-${colorScheme}`);
+      assert.deepEqual(errors, [], 'no page or console errors');
+    } finally {
+      await context.close();
+    }
+  });
+}
