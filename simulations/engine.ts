@@ -164,8 +164,8 @@ export class Engine {
     return this.clock.now() - SIM_EPOCH_MS;
   }
 
-  private emit(event: Omit<TraceEvent, 'i' | 't'>): TraceEvent {
-    const e: TraceEvent = { i: this.trace.length, t: this.elapsed(), ...event };
+  private emit(event: Omit<TraceEvent, 'i' | 't' | 'step'>): TraceEvent {
+    const e: TraceEvent = { i: this.trace.length, t: this.elapsed(), step: this.stepsRun, ...event };
     this.trace.push(e);
     this.hash.update(utf8ToBytes(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`));
     this.options.onEvent?.(e);

@@ -125,6 +125,8 @@ export interface TraceEvent {
   i: number;
   /** Simulated time, ms since the run started. */
   t: number;
+  /** Steps executed when this event happened (a fault `{ atStep }` at this number lands here). */
+  step: number;
   /** Who acted: a process, `queue`, `postgres`, `email`, `payments`, `engine`. */
   actor: string;
   /** What happened, machine-readable. */
