@@ -8,20 +8,22 @@ import { describeFault, parseFaultPlan } from './faults';
 import { explore, runScenario, type RunResult } from './run';
 import type { Scenario } from './scenario';
 import { SCENARIOS, scenarioById } from './scenarios/index';
-import { PgliteSimDatabase } from './sim-database';
+import { PgliteSimDatabase, type SimDatabase } from './sim-database';
 import type { Fault } from './types';
 
 const USAGE = `Effectively Once — simulator
 
   npm run sim -- list [--json]
   npm run sim -- run <scenario> --variant <starter|solution|path.ts> --seed N
-                     [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--json] [--trace]
+                     [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--db URL] [--json] [--trace]
   npm run sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
-                     [--seed FIRST] [--json]
+                     [--seed FIRST] [--db URL] [--json]
 
   --faults    a JSON fault plan (a file, or inline); default: the scenario's demonstration plan
   --choices   replay a recorded schedule (comma-separated indices)
   --trace     print every step's narration (run, human output)
+  --db URL    run on a real PostgreSQL (postgres://…; one connection per process) instead of PGlite;
+              the simulation empties its tables, so point it at a database of its own
 `;
 
 class UsageError extends Error {}
@@ -31,7 +33,7 @@ interface Args {
   flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs']);
+const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs', 'db']);
 const BOOL_FLAGS = new Set(['json', 'trace', 'help']);
 
 function parseArgs(argv: string[]): Args {
@@ -118,8 +120,17 @@ function publicRun(r: RunResult) {
   };
 }
 
-async function openDb(): Promise<PgliteSimDatabase> {
-  return PgliteSimDatabase.open(new PGlite());
+async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<void> }> {
+  const url = args.flags.get('db');
+  if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite());
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--db takes a postgres:// URL');
+  // Node-only and heavy: loaded only when asked for.
+  const { PostgresSimDatabase } = await import('./pg-sim-database');
+  try {
+    return await PostgresSimDatabase.open(url);
+  } catch (err) {
+    throw new UsageError(`cannot use ${url}: ${(err as Error).message}`);
+  }
 }
 
 function out(line = '') {
@@ -158,11 +169,12 @@ async function main(argv: string[]): Promise<number> {
     const faults = faultsFlag(args) ?? scenario.demo.faults;
     const choices = choicesFlag(args);
     if (!json) {
-      out(`seed ${seed} · ${scenario.id} · variant ${variant}`);
+      out(`seed ${seed} · ${scenario.id} · variant ${variant}${args.flags.has('db') ? ' · on PostgreSQL' : ''}`);
       out(`faults: ${faults.length ? faults.map(describeFault).join('; ') : 'none'}`);
     }
-    const db = await openDb();
+    const db = await openDb(args);
     const r = await runScenario(db, { scenario, code, variant, seed, faults, choices });
+    await db.close?.();
     if (json) {
       out(JSON.stringify(publicRun(r), null, 2));
       return r.verdict === 'error' ? 1 : 0;
@@ -188,7 +200,7 @@ async function main(argv: string[]): Promise<number> {
   if (runs < 1 || runs > 1_000_000) throw new UsageError('--runs must be between 1 and 1000000');
   const firstSeed = intFlag(args, 'seed', 1);
   if (!json) out(`seeds ${firstSeed}…${firstSeed + runs - 1} · ${scenario.id} · variant ${variant} · ${runs} schedules`);
-  const db = await openDb();
+  const db = await openDb(args);
   let lastPrint = 0;
   const result = await explore(db, {
     scenario,
@@ -204,6 +216,7 @@ async function main(argv: string[]): Promise<number> {
       }
     },
   });
+  await db.close?.();
   if (!json && process.stderr.isTTY) process.stderr.write('\r');
   if (json) {
     out(JSON.stringify(result, null, 2));

@@ -18,7 +18,7 @@ import { VirtualClock } from './clock';
 import { messageMachine, workerMachine } from './machines';
 import { Prng } from './prng';
 import { Providers, TimeoutError, type Ledger, type ProviderOptions } from './providers';
-import type { SimDatabase } from './sim-database';
+import { isParked, type SimDatabase } from './sim-database';
 import { SIM_EPOCH_MS } from './sql-clock';
 import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
 import { hostTick } from './host-tick';
@@ -104,6 +104,7 @@ class FollowUp {
     readonly readyAt: number,
     readonly label: string,
     readonly exec: () => unknown,
+    readonly enabled?: () => boolean,
   ) {}
 }
 
@@ -122,6 +123,8 @@ interface Proc {
 }
 
 const DEFAULT_MAX_STEPS = 5_000;
+/** Rounds to wait for a server to break a lock cycle before calling the run stuck. */
+const MAX_STALL_ROUNDS = 20_000;
 
 /** One run of a world. Create, `run()`, read the outcome. */
 export class Engine {
@@ -137,6 +140,7 @@ export class Engine {
   private readonly hash = sha256.create();
   private readonly choicesMade: number[] = [];
   private choiceCursor = 0;
+  private stallRounds = 0;
   private readonly providers: Providers;
   private readonly messages = new Map<string, ActorRefFrom<typeof messageMachine>>();
   private readonly duplicateFaults = new Map<string, number>();
@@ -203,12 +207,18 @@ export class Engine {
 
     for (;;) {
       await this.applyStepFaults();
+      if (this.db.settle) await this.db.settle();
       const now = this.clock.now();
       const enabled = this.pending.filter((s) => s.readyAt <= now && (!s.enabled || s.enabled()));
       if (enabled.length === 0) {
         const anyLive = [...this.procs.values()].some((p) => p.alive || p.restartPending);
         if (!anyLive) break;
         const next = this.nextTime();
+        if (next === null && this.db.settle && this.stallRounds++ < MAX_STALL_ROUNDS) {
+          // Statements parked on a lock: a real server resolves a deadlock by failing one of them.
+          await hostTick();
+          continue;
+        }
         if (next === null) {
           ending = 'stuck';
           endingDetail = this.describeStuck();
@@ -230,6 +240,7 @@ export class Engine {
         this.emit({ actor: 'engine', type: 'error', text: `Stopped: ${endingDetail}` });
         break;
       }
+      this.stallRounds = 0;
       const step = enabled.length === 1 ? enabled[0] : enabled[this.choose(enabled.length)];
       await this.execute(step);
       if (this.options.afterStep) await this.options.afterStep(this.stepsRun - 1);
@@ -421,6 +432,7 @@ export class Engine {
         kind: 'reply',
         label: follow.label,
         readyAt: follow.readyAt,
+        enabled: follow.enabled,
         exec: follow.exec,
         resolve: step.resolve,
         reject: step.reject,
@@ -531,7 +543,22 @@ export class Engine {
         enabled: () => this.db.canRun(pid),
         exec: async () => {
           try {
-            const res = await this.db.query(pid, text, params, this.clock.now());
+            const got = await this.db.query(pid, text, params, this.clock.now());
+            if (isParked(got)) {
+              this.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
+              return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
+                try {
+                  const res = await got.result();
+                  this.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows } });
+                  return { rows: res.rows };
+                } catch (err) {
+                  const message = err instanceof Error ? err.message : String(err);
+                  this.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
+                  throw err;
+                }
+              }, () => got.settled());
+            }
+            const res = got;
             this.emit({
               actor: pid,
               type: 'db',

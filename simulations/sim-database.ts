@@ -9,6 +9,34 @@
 import type { PGliteInterface } from '@electric-sql/pglite';
 import { prepareSimDatabase, resetSql, setClockSql } from './sql-clock';
 
+/** What a statement returned. */
+export interface StatementResult {
+  rows: Record<string, unknown>[];
+  affectedRows?: number;
+}
+
+/** A statement waiting on a lock another process holds (real servers only). */
+export interface ParkedQuery {
+  /** The process holding the lock, for the trace. */
+  blockedBy: string;
+  /** Whether the statement has finished (the lock was released). */
+  settled(): boolean;
+  /** Its result once settled (rejects with its error). */
+  result(): Promise<StatementResult>;
+}
+
+/** Whether a value is a parked statement. */
+export function isParked(v: unknown): v is ParkedQuery {
+  return typeof v === 'object' && v !== null && typeof (v as ParkedQuery).settled === 'function' && typeof (v as ParkedQuery).result === 'function';
+}
+
+/** What a statement does to its connection's transaction. */
+export function transactionEffect(text: string): 'begin' | 'end' | null {
+  if (BEGIN.test(text)) return 'begin';
+  if (END.test(text)) return 'end';
+  return null;
+}
+
 /** The engine's view of a database back-end. */
 export interface SimDatabase {
   /** A short name for traces and results: `pglite`, `postgres`. */
@@ -17,8 +45,10 @@ export interface SimDatabase {
   canRun(pid: string): boolean;
   /** Who blocks `pid`, when it cannot run. */
   blockedBy(pid: string): string | null;
-  /** Run one statement on `pid`'s connection with `now()` at `nowMs`. */
-  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ rows: Record<string, unknown>[]; affectedRows?: number }>;
+  /** Run one statement on `pid`'s connection with `now()` at `nowMs`; parked if it waits on a lock. */
+  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult | ParkedQuery>;
+  /** Before each choice, let parked statements finish or confirm they are still blocked. */
+  settle?(): Promise<void>;
   /** `pid`'s connection is gone; returns true if that rolled back an open transaction. */
   drop(pid: string): Promise<boolean>;
   /** Whether `pid` has a transaction open. */
@@ -70,20 +100,19 @@ export class PgliteSimDatabase implements SimDatabase {
     return this.owner === pid;
   }
 
-  async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number) {
+  async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
     if (this.clockMs !== nowMs && mayReadClock(text)) {
       await this.pg.exec(setClockSql(nowMs));
       this.clockMs = nowMs;
     }
-    if (BEGIN.test(text)) this.owner = pid;
+    const effect = transactionEffect(text);
+    if (effect === 'begin') this.owner = pid;
     try {
       const res = await this.pg.query<Record<string, unknown>>(text, params);
-      if (END.test(text) && this.owner === pid) this.endTransaction();
       return { rows: res.rows, affectedRows: res.affectedRows };
-    } catch (err) {
-      if (END.test(text) && this.owner === pid) this.endTransaction();
-      throw err;
+    } finally {
+      if (effect === 'end' && this.owner === pid) this.endTransaction();
     }
   }
 
