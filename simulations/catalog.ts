@@ -50,4 +50,32 @@ export const SCENARIO_CATALOG: readonly ScenarioEntry[] = [
       'A charge times out after the provider acted. A UUID minted inside the retry loop makes the retry look like new work; a key derived from the order does not.',
     concept: 'Operation-derived keys',
   },
+  {
+    id: 'webhook-dedupe',
+    title: 'The webhook that arrived twice',
+    summary:
+      'The payment provider delivers the same event to two handlers at once. Keyed by the event id, the same claim-and-complete pattern turns the repeat into a no-op.',
+    concept: 'Inbound webhooks',
+  },
+  {
+    id: 'dual-write',
+    title: 'Saved, but never announced',
+    summary:
+      'The shop saves the order, then crashes before publishing "order placed": nobody downstream ever hears of it. Writing the message to an outbox in the same transaction closes the gap.',
+    concept: 'The transactional outbox',
+  },
+  {
+    id: 'relay-crash',
+    title: 'The relay that published twice',
+    summary:
+      'The relay crashes after publishing and before COMMIT, so the order goes out again. Only the outbox and an idempotent consumer together make the pipeline effectively once.',
+    concept: 'End-to-end effectively once',
+  },
+  {
+    id: 'relay-concurrency',
+    title: 'Two relays, one outbox',
+    summary:
+      'Two relays read the same unpublished rows and both publish them. FOR UPDATE SKIP LOCKED in one transaction lets them split the work instead.',
+    concept: 'SKIP LOCKED',
+  },
 ];

@@ -30,6 +30,11 @@ export interface ProcessSpec {
   main(env: Env): Promise<void>;
   /** Restart after a crash (workers). */
   restart?: { maxRestarts: number; restartDelayMs: number };
+  /**
+   * Publishes to the queue (a shop, a relay). While a producer is alive, or about to restart,
+   * an empty queue makes `receive` wait instead of answering "no messages left".
+   */
+  producer?: boolean;
 }
 
 /** A message waiting in the queue when the run starts. */
@@ -47,6 +52,8 @@ export interface WorldSpec {
   /** Deliveries after which a message is dead-lettered. */
   maxReceives: number;
   providers?: ProviderOptions;
+  /** SQL run after the reset and before the first step: the rows the scenario starts with. */
+  setupSql?: string;
   /** Simulated time after which the run stops, whatever is still pending. */
   horizonMs: number;
   /** Steps after which the run stops and says so (a runaway loop). */
@@ -177,6 +184,7 @@ export class Engine {
   }
 
   async run(): Promise<RunOutcome> {
+    if (this.world.setupSql) await this.db.exec(this.world.setupSql);
     for (const m of this.world.messages) this.addMessage(m.id, m.body);
     for (const spec of this.world.processes) {
       const proc: Proc = {
@@ -516,6 +524,12 @@ export class Engine {
     return false;
   }
 
+  /** Whether a producer may still publish. */
+  private producing(): boolean {
+    for (const p of this.procs.values()) if (p.spec.producer && (p.alive || p.restartPending)) return true;
+    return false;
+  }
+
   private readyMessage(): [string, ActorRefFrom<typeof messageMachine>] | null {
     for (const entry of this.messages) if (entry[1].getSnapshot().value === 'ready') return entry;
     return null;
@@ -645,7 +659,7 @@ export class Engine {
             kind: 'queue.receive',
             label: 'receive',
             readyAt: 0,
-            enabled: () => this.readyMessage() !== null || this.duplicateCandidate() !== null || !this.unsettled(),
+            enabled: () => this.readyMessage() !== null || this.duplicateCandidate() !== null || (!this.unsettled() && !this.producing()),
             exec: () => {
               let entry = this.readyMessage();
               let duplicate = false;

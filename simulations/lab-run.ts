@@ -24,6 +24,8 @@ function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
     for (const [k, v] of Object.entries(r)) {
       if (v instanceof Date) out[k] = Number.isFinite(v.getTime()) ? v.toISOString() : 'infinity';
       else if (typeof v === 'bigint') out[k] = v.toString();
+      // PGlite returns timestamptz 'infinity' as the number Infinity, which JSON would turn into null.
+      else if (typeof v === 'number' && !Number.isFinite(v)) out[k] = Number.isNaN(v) ? 'NaN' : v > 0 ? 'infinity' : '-infinity';
       else out[k] = v;
     }
     return out;

@@ -84,6 +84,8 @@ export function workerProcess(
   id: string,
   handler: (msg: never, env: Env) => Promise<unknown>,
   codeErrors: CodeError[],
+  /** Turns a queued body into what the handler receives (a published event into a receipt request). */
+  toMessage: (body: unknown) => unknown = (body) => body,
 ): ProcessSpec {
   return {
     id,
@@ -94,7 +96,7 @@ export function workerProcess(
         if (!delivery) return;
         let disposition: unknown;
         try {
-          disposition = await handler(delivery.body as never, env);
+          disposition = await handler(toMessage(delivery.body) as never, env);
         } catch (err) {
           const e = err instanceof Error ? err : new Error(String(err));
           const loc = learnerLocation(e);

@@ -3,7 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
+import { SCENARIO_CATALOG } from '../simulations/catalog';
+
+// Each call boots PGlite in a fresh process (~2-5 s, more on a loaded 2-core machine).
+vi.setConfig({ testTimeout: 240_000 });
 
 function sim(...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'simulations/cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -14,7 +18,7 @@ test('list --json names every scenario with its variants', () => {
   const r = sim('list', '--json');
   expect(r.code, r.err).toBe(0);
   const list = JSON.parse(r.out);
-  expect(list.map((s: { id: string }) => s.id)).toEqual(['receipt-redelivery', 'concurrent-redelivery', 'lease-expiry', 'crash-after-send', 'random-key-on-retry']);
+  expect(list.map((s: { id: string }) => s.id)).toEqual(SCENARIO_CATALOG.map((s) => s.id));
   for (const s of list) expect(s).toMatchObject({ title: expect.any(String), variants: ['starter', 'solution'] });
 });
 

@@ -27,3 +27,10 @@ test('a lab run has the same trace hash as the plain run, and snapshots follow t
   // Timestamps arrive as ISO strings on the virtual clock (2026-01-05, not the host's date).
   expect(String(end[0].lease_until)).toMatch(/^2026-01-05T09:01:00/);
 });
+
+test("a lease of 'infinity' reaches the inspector as 'infinity', not null", async () => {
+  const scenario = scenarioById('lease-expiry');
+  const lab = await runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+  const end = tablesAt(lab, lab.result.trace.length - 1).operations;
+  expect(JSON.parse(JSON.stringify(end))).toMatchObject([{ state: 'running', lease_until: 'infinity' }]);
+});

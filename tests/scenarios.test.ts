@@ -20,6 +20,10 @@ const STARTER_BREAKS: Record<string, string> = {
   'lease-expiry': 'every-order-receipted',
   'crash-after-send': 'at-most-one-receipt',
   'random-key-on-retry': 'no-double-charge',
+  'webhook-dedupe': 'at-most-one-receipt',
+  'dual-write': 'nothing-lost',
+  'relay-crash': 'at-most-one-receipt',
+  'relay-concurrency': 'each-row-once',
 };
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;

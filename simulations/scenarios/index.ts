@@ -1,9 +1,20 @@
 /** Every scenario the engine runs, in lesson order (the same order as catalog.ts). */
 import type { Scenario } from '../scenario';
 import { randomKeyOnRetry } from './charges';
+import { dualWrite, relayConcurrency, relayCrash, webhookDedupe } from './outbox';
 import { concurrentRedelivery, crashAfterSendScenario, leaseExpiry, receiptRedelivery } from './receipts';
 
-export const SCENARIOS: readonly Scenario[] = [receiptRedelivery, concurrentRedelivery, leaseExpiry, crashAfterSendScenario, randomKeyOnRetry];
+export const SCENARIOS: readonly Scenario[] = [
+  receiptRedelivery,
+  concurrentRedelivery,
+  leaseExpiry,
+  crashAfterSendScenario,
+  randomKeyOnRetry,
+  webhookDedupe,
+  dualWrite,
+  relayCrash,
+  relayConcurrency,
+];
 
 /** The scenario `id`, or an error listing the ones there are. */
 export function scenarioById(id: string): Scenario {

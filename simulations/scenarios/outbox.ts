@@ -1,0 +1,414 @@
+/**
+ * The sending side of the lesson: the dual write and the transactional outbox, a relay that
+ * crashes between publish and COMMIT, two relays sharing one outbox, and webhooks delivered more
+ * than once. Every committed order must be acted on exactly once, and nothing may be published for
+ * an order that never committed.
+ */
+import { placeOrder, relayOnce } from '../../lib/outbox';
+import type { ProcessSpec } from '../engine';
+import { learnerLocation } from '../compile';
+import {
+  atMostOneReceipt,
+  everyOrderReceipted,
+  handlerOf,
+  messagesSettled,
+  WORKER_RESTART,
+  workerProcess,
+  type CodeError,
+  type Invariant,
+  type Scenario,
+} from '../scenario';
+import type { Env, Fault } from '../types';
+
+const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
+const CUSTOMER_EMAIL = 'ada@example.com';
+
+/** Seconds a relay keeps polling the outbox, per incarnation. */
+const RELAY_POLLS = 5;
+const RELAY_INTERVAL_MS = 2_000;
+
+/** A relay that calls `pass(env)` every 2 s for 10 s; a crash restarts it. */
+function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
+  return {
+    id,
+    producer: true,
+    restart: WORKER_RESTART,
+    async main(env) {
+      for (let poll = 0; poll < RELAY_POLLS; poll++) {
+        try {
+          await pass(env);
+        } catch (err) {
+          const e = err instanceof Error ? err : new Error(String(err));
+          const loc = learnerLocation(e);
+          codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
+          env.log(`relay pass failed: ${e.message}; the rows stay unpublished`);
+        }
+        await env.sleep(RELAY_INTERVAL_MS);
+      }
+    },
+  };
+}
+
+/** The shop: one request to place order 1042, through the learner's or lib's code. */
+function shopProcess(place: (order: typeof ORDER, env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
+  return {
+    id: 'shop',
+    producer: true,
+    async main(env) {
+      try {
+        const id = await place({ ...ORDER }, env);
+        env.log(`shop: order ${String(id)} placed`);
+      } catch (err) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        const loc = learnerLocation(e);
+        if (loc) codeErrors.push({ process: 'shop', message: `${e.name}: ${e.message}`, ...loc });
+        env.log(`shop: placing the order failed: ${e.message}`);
+      }
+    },
+  };
+}
+
+/** The lib relay, publishing each row's payload under its topic. */
+const libRelayPass = (env: Env) => relayOnce(env.db, (topic, payload) => env.queue.publish(topic, payload));
+
+async function committedOrders(ctx: Parameters<Invariant['check']>[0]): Promise<number[]> {
+  return (await ctx.db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id));
+}
+
+function publishedOrderIds(ctx: Parameters<Invariant['check']>[0]): { orderId: number; step: number }[] {
+  return ctx.outcome.ledger.published
+    .filter((p) => p.topic === 'order-placed')
+    .map((p) => ({ orderId: Number((p.body as { orderId?: unknown })?.orderId), step: p.step }));
+}
+
+const nothingLost: Invariant = {
+  id: 'nothing-lost',
+  title: 'Every committed order is published',
+  async check(ctx) {
+    const orders = await committedOrders(ctx);
+    const published = new Set(publishedOrderIds(ctx).map((p) => p.orderId));
+    const lost = orders.filter((id) => !published.has(id));
+    return lost.length
+      ? { held: false, detail: `order ${lost.join(', ')} committed, but no "order-placed" message was ever published: no receipt, no enrichment` }
+      : { held: true, detail: `${orders.length} committed order${orders.length === 1 ? '' : 's'}, each published` };
+  },
+};
+
+const noPhantom: Invariant = {
+  id: 'no-phantom',
+  title: 'Nothing is published for an order that never committed',
+  async check(ctx) {
+    const orders = new Set(await committedOrders(ctx));
+    const phantom = publishedOrderIds(ctx).find((p) => !orders.has(p.orderId));
+    return phantom
+      ? { held: false, detail: `"order-placed" for order ${phantom.orderId} was published, but that order is not in the database`, step: phantom.step }
+      : { held: true, detail: 'every published order exists' };
+  },
+};
+
+const atMostOneReceiptPerCommittedOrder: Invariant = {
+  id: 'at-most-one-receipt',
+  title: 'At most one receipt per order',
+  check: (ctx) => atMostOneReceipt.check({ ...ctx, messages: ctx.outcome.ledger.emails.map((e) => ({ id: e.emailId, body: { orderId: e.orderId } })) }),
+};
+
+const everyCommittedOrderReceipted: Invariant = {
+  id: 'every-order-receipted',
+  title: 'Every committed order gets its receipt',
+  async check(ctx) {
+    const orders = await committedOrders(ctx);
+    return everyOrderReceipted.check({ ...ctx, messages: orders.map((orderId) => ({ id: `order-${orderId}`, body: { orderId } })) });
+  },
+};
+
+const crash = (process: string, when: 'after' | 'before', kind: 'db' | 'queue.publish' | 'queue.ack' | 'email.send', nth?: number): Fault =>
+  when === 'after' ? { kind: 'crash', process, after: kind, nth } : { kind: 'crash', process, before: kind, nth };
+
+export const dualWrite: Scenario = {
+  id: 'dual-write',
+  title: 'Saved, but never announced',
+  entry: 'placeOrder',
+  brief: [
+    'Placing an order writes twice: the order row in our database, and an "order-placed" message that starts the receipt and everything else. Two systems that fail independently cannot be written atomically.',
+    'The starter saves the order and then publishes. The shop crashes between the two: the order exists, and nobody downstream ever hears of it. Publishing first is no better — a crash after publish announces an order that was never saved.',
+    'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does.',
+  ],
+  variants: {
+    starter: {
+      label: 'Starter',
+      explanation: 'Two separate writes. A crash after the INSERT commits and before publish leaves an order with no message (lost).',
+      code: `import type { Env } from 'effectively-once';
+
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  const { rows } = await env.db.query<{ id: number }>(
+    'INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id',
+    [order.customerId, order.totalCents],
+  );
+  await env.queue.publish('order-placed', { orderId: rows[0].id });   // a second, separate write
+  return rows[0].id;
+}
+`,
+    },
+    solution: {
+      label: 'Solution',
+      explanation:
+        "lib's placeOrder: the order row and its outbox row commit in one transaction. The relay (already running) publishes what committed; a crash anywhere leaves both or neither.",
+      code: `import { placeOrder as placeWithOutbox, type Env } from 'effectively-once';
+
+// The order and its "order-placed" message commit together (lib/outbox.ts).
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  return placeWithOutbox(env.db, order);
+}
+`,
+    },
+  },
+  build(mod) {
+    const place = handlerOf(mod, 'placeOrder') as unknown as (order: typeof ORDER, env: Env) => Promise<unknown>;
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [shopProcess(place, codeErrors), relayProcess('relay-1', libRelayPass, codeErrors)],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        horizonMs: 600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 1, faults: [crash('shop', 'after', 'db', 1)], story: 'The shop crashes right after its INSERT committed, before it publishes.' },
+  faultMenu: [crash('shop', 'after', 'db', 1), crash('shop', 'after', 'db', 2), crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
+  maxFaults: 2,
+  invariants: [nothingLost, noPhantom],
+  tables: ['orders', 'outbox'],
+  actors: ['shop', 'relay-1', 'postgres', 'queue'],
+};
+
+export const relayCrash: Scenario = {
+  id: 'relay-crash',
+  title: 'The relay that published twice',
+  entry: 'handleMessage',
+  brief: [
+    'The outbox guarantees the message is never lost, not that it goes out once: the relay publishes, then marks the rows published and commits. A crash between the two and the restarted relay publishes the same rows again.',
+    'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
+    'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
+  ],
+  variants: {
+    starter: {
+      label: 'Starter',
+      explanation: 'Acts on every delivery: the relay\'s at-least-once republish becomes a second receipt.',
+      code: `import type { Env, ReceiptMessage } from 'effectively-once';
+
+// Called for every "order-placed" message the relay published.
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  return 'ack';
+}
+`,
+    },
+    solution: {
+      label: 'Solution',
+      explanation: 'The consumer from lib/: a republished message finds its key done and is only acknowledged.',
+      code: `import { handleMessage as handleReceipt, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  return handleReceipt(env.db, msg, {
+    leaseSeconds: 60,
+    sendReceipt: (orderId, { idempotencyKey }) =>
+      env.email.send({ to: msg.customer, orderId }, { idempotencyKey }),
+  });
+}
+`,
+    },
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'handleMessage');
+    const codeErrors: CodeError[] = [];
+    const shop = shopProcess((order, env) => placeOrder(env.db, order), codeErrors);
+    const toMessage = (body: unknown) => ({ orderId: Number((body as { body?: { orderId?: unknown } })?.body?.orderId), customer: CUSTOMER_EMAIL });
+    return {
+      spec: {
+        processes: [shop, relayProcess('relay-1', libRelayPass, codeErrors), workerProcess('worker-1', handler, codeErrors, toMessage)],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 120_000 },
+        horizonMs: 3_600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 1, faults: [crash('relay-1', 'after', 'queue.publish')], story: 'relay-1 crashes after publishing the order, before its COMMIT; it restarts and publishes it again.' },
+  faultMenu: [crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 3), crash('worker-1', 'before', 'queue.ack'), crash('worker-1', 'after', 'email.send')],
+  maxFaults: 2,
+  invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled],
+  tables: ['orders', 'outbox', 'operations'],
+  actors: ['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'email'],
+};
+
+const OUTBOX_ROWS = 4;
+
+const eachRowOnce: Invariant = {
+  id: 'each-row-once',
+  title: 'Each outbox row is published exactly once',
+  check({ outcome }) {
+    const counts = new Map<number, number[]>();
+    for (const p of outcome.ledger.published) {
+      const id = Number((p.body as { orderId?: unknown })?.orderId);
+      counts.set(id, [...(counts.get(id) ?? []), p.step]);
+    }
+    const twice = [...counts.entries()].filter(([, steps]) => steps.length > 1);
+    if (twice.length) {
+      return {
+        held: false,
+        detail: `${twice.map(([id, steps]) => `order ${id} published ${steps.length}×`).join(', ')} — by ${[...new Set(outcome.ledger.published.map((p) => p.by))].join(' and ')}`,
+        step: twice[0][1][1],
+      };
+    }
+    const missing = Array.from({ length: OUTBOX_ROWS }, (_, i) => i + 1).filter((id) => !counts.has(id));
+    return missing.length
+      ? { held: false, detail: `order ${missing.join(', ')} never published` }
+      : { held: true, detail: `all ${OUTBOX_ROWS} rows published once, split between the relays` };
+  },
+};
+
+export const relayConcurrency: Scenario = {
+  id: 'relay-concurrency',
+  title: 'Two relays, one outbox',
+  entry: 'relayOnce',
+  brief: [
+    'One relay is a single point of failure, so you run two. Now both read the same unpublished rows: without coordination each publishes them, and every order goes out twice.',
+    'The starter reads unpublished rows, publishes them and marks them, as separate statements. FOR UPDATE SKIP LOCKED inside one transaction lets each relay lock the rows it takes and skip the ones the other holds.',
+    'PGlite is a single connection, so here its transactions never overlap: it can show the autocommit race of the starter, but not a lock wait. Run this scenario with the CLI on a real PostgreSQL (--db postgres://…) to watch the relays wait for and skip each other\'s locks.',
+  ],
+  variants: {
+    starter: {
+      label: 'Starter',
+      explanation: 'Read, publish, mark — three autocommit statements. Both relays can read the same rows before either marks them.',
+      code: `import type { Env } from 'effectively-once';
+
+export async function relayOnce(env: Env) {
+  const { rows } = await env.db.query<{ id: number; topic: string; payload: unknown }>(
+    'SELECT id, topic, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2',
+  );
+  for (const row of rows) await env.queue.publish(row.topic, row.payload);
+  if (rows.length) {
+    await env.db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1)', [rows.map((r) => r.id)]);
+  }
+  return rows;
+}
+`,
+    },
+    solution: {
+      label: 'Solution',
+      explanation:
+        "lib's relayOnce: one transaction, SELECT … FOR UPDATE SKIP LOCKED. A second relay skips rows the first has locked and takes the next ones.",
+      code: `import { relayOnce as relayWithLocks, type Env } from 'effectively-once';
+
+export async function relayOnce(env: Env) {
+  return relayWithLocks(env.db, (topic, payload) => env.queue.publish(topic, payload), { batchSize: 2 });
+}
+`,
+    },
+  },
+  build(mod) {
+    const pass = handlerOf(mod, 'relayOnce') as unknown as (env: Env) => Promise<unknown>;
+    const codeErrors: CodeError[] = [];
+    const rows = Array.from({ length: OUTBOX_ROWS }, (_, i) => i + 1);
+    return {
+      spec: {
+        processes: [relayProcess('relay-1', pass, codeErrors), relayProcess('relay-2', pass, codeErrors)],
+        messages: [],
+        setupSql: `INSERT INTO orders (customer_id, total_cents) SELECT 'cus_' || g, 1000 * g FROM generate_series(1, ${OUTBOX_ROWS}) g;
+          INSERT INTO outbox (topic, payload) VALUES ${rows.map((id) => `('order-placed', '{"orderId": ${id}}')`).join(', ')};`,
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        horizonMs: 600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 2, faults: [], story: 'No crash at all: two healthy relays poll the same outbox.' },
+  // A crash between publish and COMMIT republishes by design (that is relay-crash's lesson), so
+  // this menu only crashes relays before they publish: what locking alone must survive.
+  faultMenu: [crash('relay-1', 'after', 'db', 1), crash('relay-2', 'after', 'db', 2), crash('relay-1', 'before', 'queue.publish')],
+  maxFaults: 1,
+  invariants: [eachRowOnce],
+  tables: ['outbox'],
+  actors: ['relay-1', 'relay-2', 'postgres', 'queue'],
+};
+
+const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: 1042, customer: CUSTOMER_EMAIL } }];
+
+export const webhookDedupe: Scenario = {
+  id: 'webhook-dedupe',
+  title: 'The webhook that arrived twice',
+  entry: 'handleMessage',
+  brief: [
+    'Providers deliver webhooks at least once too: a slow answer, a timeout on their side or a retry policy and the same event arrives again, sometimes while the first delivery is still being handled.',
+    'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
+    'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat finds it claimed or done and does nothing.',
+  ],
+  variants: {
+    starter: {
+      label: 'Starter',
+      explanation: 'Acts on every delivery of the event.',
+      code: `import type { Env } from 'effectively-once';
+
+interface PaymentEvent { eventId: string; type: string; orderId: number; customer: string }
+
+export async function handleMessage(event: PaymentEvent, env: Env) {
+  if (event.type === 'payment_intent.succeeded') {
+    await env.email.send({ to: event.customer, orderId: event.orderId, template: 'payment-received' });
+  }
+  return 'ack';
+}
+`,
+    },
+    solution: {
+      label: 'Solution',
+      explanation: 'claim(opKey("webhook", { eventId })) before acting, complete after: the event id is the dedupe key.',
+      code: `import { opKey, claim, complete, type Env } from 'effectively-once';
+
+interface PaymentEvent { eventId: string; type: string; orderId: number; customer: string }
+
+export async function handleMessage(event: PaymentEvent, env: Env) {
+  const key = opKey('webhook', { eventId: event.eventId });
+  const c = await claim(env.db, key, 60);
+  if (!c.owned) return c.done ? 'ack' : 'retry-later';
+  if (event.type === 'payment_intent.succeeded') {
+    await env.email.send({ to: event.customer, orderId: event.orderId, template: 'payment-received' }, { idempotencyKey: key });
+  }
+  await complete(env.db, key, { handled: event.type });
+  return 'ack';
+}
+`,
+    },
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'handleMessage');
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [workerProcess('handler-1', handler, codeErrors), workerProcess('handler-2', handler, codeErrors)],
+        messages: WEBHOOKS,
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 120_000 },
+        horizonMs: 3_600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 2, faults: [{ kind: 'duplicate-delivery', message: 'evt_1' }], story: 'The provider delivers evt_1 to both handlers at once.' },
+  faultMenu: [{ kind: 'duplicate-delivery', message: 'evt_1' }, crash('handler-1', 'before', 'queue.ack'), crash('handler-2', 'after', 'db', 1)],
+  maxFaults: 2,
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled],
+  tables: ['operations'],
+  actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
+};
+
