@@ -1,0 +1,80 @@
+'use client';
+/**
+ * The run narrated, one line per visible event: the text alternative to the timeline, with the
+ * same selection. Each line is a button; the selected one is marked with aria-current.
+ */
+import { useEffect, useRef } from 'react';
+import type { LabRun } from '@/simulations/lab-run';
+import { faultLabel, formatSimTime, markKind } from './snapshots';
+
+export interface EventLogProps {
+  run: LabRun;
+  /** The selected trace event index. */
+  selected: number;
+  /** Events after this index are not listed yet (playback). */
+  visibleUpTo: number;
+  onSelect: (i: number) => void;
+}
+
+export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps) {
+  const list = useRef<HTMLOListElement>(null);
+  const visible = run.result.trace.filter((e) => e.i <= visibleUpTo);
+
+  // Scroll the list itself (not the page) so the selected line stays in view.
+  useEffect(() => {
+    const box = list.current;
+    const line = box?.querySelector<HTMLElement>('[aria-current="step"]');
+    if (!box || !line) return;
+    const top = line.offsetTop; // the list is positioned, so it is the offset parent
+    if (top < box.scrollTop || top + line.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 2 + line.offsetHeight / 2);
+    }
+  }, [selected, visibleUpTo]);
+
+  if (visible.length === 0) {
+    return <p className="rounded-lg border border-dashed border-slate-300 px-3 py-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">No events yet: run the scenario to see what happens.</p>;
+  }
+
+  return (
+    <ol ref={list} aria-label="Event log" className="relative max-h-80 space-y-px overflow-y-auto rounded-lg border border-slate-200 p-1 dark:border-slate-800">
+      {visible.map((e) => {
+        const isSelected = e.i === selected;
+        const flag = faultLabel(e);
+        const kind = markKind(e);
+        const severe = kind === 'crash' || kind === 'lost' || kind === 'error' || kind === 'rollback';
+        return (
+          <li key={e.i}>
+            <button
+              type="button"
+              onClick={() => onSelect(e.i)}
+              aria-current={isSelected ? 'step' : undefined}
+              className={`flex w-full items-baseline gap-2 rounded-md px-2 py-1 text-left text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600 ${
+                isSelected
+                  ? 'bg-teal-50 text-slate-900 ring-1 ring-teal-600/40 dark:bg-teal-400/15 dark:text-white dark:ring-teal-400/40'
+                  : 'text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800'
+              }`}
+            >
+              <span className="w-6 shrink-0 text-right font-mono text-[11px] text-slate-500 tabular-nums dark:text-slate-400">
+                <span className="sr-only">Step </span>
+                {e.i}
+              </span>
+              <span className="w-16 shrink-0 font-mono text-xs text-slate-500 tabular-nums dark:text-slate-400">{formatSimTime(e.t)}</span>
+              <span className="min-w-0 flex-1 break-words">
+                {flag && (
+                  <span
+                    className={`mr-1.5 inline-block rounded px-1.5 py-px text-[10px] font-semibold tracking-wide uppercase ${
+                      severe ? 'bg-red-100 text-red-800 dark:bg-red-500/20 dark:text-red-200' : 'bg-amber-100 text-amber-900 dark:bg-amber-400/20 dark:text-amber-200'
+                    }`}
+                  >
+                    {flag}
+                  </span>
+                )}
+                {e.text}
+              </span>
+            </button>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

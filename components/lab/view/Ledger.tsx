@@ -1,0 +1,209 @@
+/**
+ * What the outside world saw, up to the selected event: receipts per order (a duplicate is the
+ * bug this course is about, so it is called out), every e-mail and charge the providers really
+ * made, requests answered from an idempotency key, refusals and published messages.
+ */
+import type { ReactNode } from 'react';
+import type { LabRun } from '@/simulations/lab-run';
+import type { Ledger as LedgerData } from '@/simulations/providers';
+import { formatSimTime, ledgerAt, shortKey } from './snapshots';
+
+export interface LedgerProps {
+  run: LabRun;
+  /** The selected trace event index: entries up to and including it are shown. */
+  selected: number;
+}
+
+function dollars(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
+}
+
+function countBy<T>(xs: readonly T[], key: (x: T) => number): [number, number][] {
+  const m = new Map<number, number>();
+  for (const x of xs) m.set(key(x), (m.get(key(x)) ?? 0) + 1);
+  return [...m.entries()];
+}
+
+function Section({ title, count, children }: { title: string; count?: number; children: ReactNode }) {
+  return (
+    <section>
+      <h3 className="flex items-baseline gap-2 text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
+        {title}
+        {count !== undefined && <span className="rounded-full bg-slate-100 px-1.5 font-mono text-[11px] text-slate-600 normal-case dark:bg-slate-800 dark:text-slate-300">{count}</span>}
+      </h3>
+      <div className="mt-1.5">{children}</div>
+    </section>
+  );
+}
+
+function Empty({ children }: { children: ReactNode }) {
+  return <p className="text-sm text-slate-500 italic dark:text-slate-400">{children}</p>;
+}
+
+function Key({ value }: { value: string | undefined }) {
+  if (!value) return <span className="text-slate-500 italic dark:text-slate-400">no key</span>;
+  return (
+    <span className="font-mono" title={value}>
+      key {shortKey(value)}
+    </span>
+  );
+}
+
+function Dup({ count, noun, orderId }: { count: number; noun: string; orderId: number }) {
+  return (
+    <li
+      className={`flex items-center justify-between gap-2 rounded-md border px-3 py-1.5 text-sm ${
+        count > 1
+          ? 'border-red-300 bg-red-50 font-semibold text-red-900 dark:border-red-500/40 dark:bg-red-500/10 dark:text-red-100'
+          : 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-500/30 dark:bg-emerald-500/10 dark:text-emerald-100'
+      }`}
+    >
+      <span>
+        {count > 1 && (
+          <span aria-hidden="true" className="mr-1.5">
+            ⚠
+          </span>
+        )}
+        {count} {count === 1 ? noun : `${noun}s`} for order {orderId}
+        {count > 1 && <span className="font-normal"> — duplicate</span>}
+      </span>
+      {count === 1 && (
+        <span aria-hidden="true" className="font-bold">
+          ✓
+        </span>
+      )}
+    </li>
+  );
+}
+
+export function Ledger({ run, selected }: LedgerProps) {
+  const full: LedgerData = run.result.ledger;
+  const now = ledgerAt(full, selected);
+  const trace = run.result.trace;
+  const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
+  const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
+  const showPayments = full.charges.length > 0 || reaches('payments');
+  // Receipt lessons may never reach the e-mail provider (that is their bug), so only a payments-only run hides it.
+  const showEmail = full.emails.length > 0 || reaches('email') || !showPayments;
+  const receipts = countBy(now.emails, (e) => e.orderId);
+  const chargesPerOrder = countBy(now.charges, (c) => c.orderId);
+
+  const row = 'rounded-md border border-slate-200 px-3 py-1.5 text-sm text-slate-700 dark:border-slate-800 dark:text-slate-300';
+
+  return (
+    <div className="space-y-5">
+      <p className="text-xs text-slate-500 dark:text-slate-400">
+        What the providers really did, up to {selected >= 0 ? `step ${selected}` : 'the start'}: the ground truth the invariants check.
+      </p>
+
+      {showEmail && (
+        <>
+          <Section title="Receipts per order">
+            {receipts.length === 0 ? (
+              <Empty>No receipts sent yet.</Empty>
+            ) : (
+              <ul className="space-y-1.5">
+                {receipts.map(([orderId, n]) => (
+                  <Dup key={orderId} count={n} noun="receipt" orderId={orderId} />
+                ))}
+              </ul>
+            )}
+          </Section>
+          <Section title="E-mails sent" count={now.emails.length}>
+            {now.emails.length === 0 ? (
+              <Empty>No e-mails sent yet.</Empty>
+            ) : (
+              <ol className="space-y-1.5">
+                {now.emails.map((e) => (
+                  <li key={e.emailId} className={row}>
+                    <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{e.emailId}</span> to {e.to} · order {e.orderId} · by{' '}
+                    <span className="font-mono">{e.by}</span> at {formatSimTime(e.atMs)} · <Key value={e.key} />
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Section>
+        </>
+      )}
+
+      {showPayments && (
+        <>
+          {chargesPerOrder.length > 0 && (
+            <Section title="Charges per order">
+              <ul className="space-y-1.5">
+                {chargesPerOrder.map(([orderId, n]) => (
+                  <Dup key={orderId} count={n} noun="charge" orderId={orderId} />
+                ))}
+              </ul>
+            </Section>
+          )}
+          <Section title="Charges made" count={now.charges.length}>
+            {now.charges.length === 0 ? (
+              <Empty>No charges made yet.</Empty>
+            ) : (
+              <ol className="space-y-1.5">
+                {now.charges.map((c) => (
+                  <li key={c.chargeId} className={row}>
+                    <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{c.chargeId}</span> {dollars(c.amountCents)} · order {c.orderId} · by{' '}
+                    <span className="font-mono">{c.by}</span> at {formatSimTime(c.atMs)} · <Key value={c.key} />
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Section>
+        </>
+      )}
+
+      {full.replays.length > 0 && (
+        <Section title="Answered from a key" count={now.replays.length}>
+          {now.replays.length === 0 ? (
+            <Empty>No request answered from a key yet.</Empty>
+          ) : (
+            <ol className="space-y-1.5">
+              {now.replays.map((r, k) => (
+                <li key={k} className="rounded-md border border-emerald-200 bg-emerald-50/60 px-3 py-1.5 text-sm text-emerald-900 dark:border-emerald-500/30 dark:bg-emerald-500/10 dark:text-emerald-100">
+                  <span className="font-mono">{r.kind}</span> by <span className="font-mono">{r.by}</span> at {timeAt(r.step)} with <Key value={r.key} />: the provider returned the
+                  original, nothing new happened
+                </li>
+              ))}
+            </ol>
+          )}
+        </Section>
+      )}
+
+      {full.refusals.length > 0 && (
+        <Section title="Refused" count={now.refusals.length}>
+          {now.refusals.length === 0 ? (
+            <Empty>No request refused yet.</Empty>
+          ) : (
+            <ol className="space-y-1.5">
+              {now.refusals.map((r, k) => (
+                <li key={k} className="rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-900 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
+                  <span className="font-mono">{r.kind}</span> by <span className="font-mono">{r.by}</span> at {timeAt(r.step)}: <Key value={r.key} /> reused with other parameters
+                  (idempotency_error)
+                </li>
+              ))}
+            </ol>
+          )}
+        </Section>
+      )}
+
+      {full.published.length > 0 && (
+        <Section title="Messages published" count={now.published.length}>
+          {now.published.length === 0 ? (
+            <Empty>No messages published yet.</Empty>
+          ) : (
+            <ol className="space-y-1.5">
+              {now.published.map((p) => (
+                <li key={p.id} className={row}>
+                  <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{p.id}</span> on <span className="font-mono">{p.topic}</span> by{' '}
+                  <span className="font-mono">{p.by}</span> at {timeAt(p.step)} · <span className="font-mono text-xs">{JSON.stringify(p.body)}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </Section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,338 @@
+'use client';
+/**
+ * The run as swimlanes: one lane per actor, one column per trace event, an arrow for every event
+ * that reaches another actor, faults drawn so they cannot be missed. Every mark is a button; the
+ * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
+ * text alternative with the same events.
+ */
+import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import type { LabRun } from '@/simulations/lab-run';
+import type { TraceEvent } from '@/simulations/types';
+import { formatSimTime, markKind, type MarkKind } from './snapshots';
+
+export interface TimelineProps {
+  run: LabRun;
+  /** Lanes from top to bottom, e.g. ['queue', 'worker-1', 'worker-2', 'postgres', 'email']. */
+  actors: string[];
+  /** The selected trace event index. */
+  selected: number;
+  /** Events after this index are not drawn yet (playback). */
+  visibleUpTo: number;
+  onSelect: (i: number) => void;
+}
+
+const LANE_H = 48;
+const COL_W = 40;
+const AXIS_H = 40;
+const PAD_X = 28;
+const PAD_BOTTOM = 12;
+
+/** Colours of a mark kind, as Tailwind classes (light and dark). */
+const TONE: Record<MarkKind, { fill: string; stroke: string }> = {
+  queue: { fill: 'fill-teal-600 dark:fill-teal-400', stroke: 'stroke-teal-600 dark:stroke-teal-400' },
+  db: { fill: 'fill-sky-600 dark:fill-sky-400', stroke: 'stroke-sky-600 dark:stroke-sky-400' },
+  call: { fill: 'fill-violet-600 dark:fill-violet-400', stroke: 'stroke-violet-600 dark:stroke-violet-400' },
+  reply: { fill: 'fill-slate-400 dark:fill-slate-500', stroke: 'stroke-slate-400 dark:stroke-slate-500' },
+  process: { fill: 'fill-white dark:fill-slate-900', stroke: 'stroke-slate-400 dark:stroke-slate-500' },
+  crash: { fill: 'fill-red-600 dark:fill-red-400', stroke: 'stroke-red-600 dark:stroke-red-400' },
+  lost: { fill: 'fill-red-600 dark:fill-red-400', stroke: 'stroke-red-600 dark:stroke-red-400' },
+  redeliver: { fill: 'fill-amber-500 dark:fill-amber-400', stroke: 'stroke-amber-500 dark:stroke-amber-400' },
+  rollback: { fill: 'fill-orange-600 dark:fill-orange-400', stroke: 'stroke-orange-600 dark:stroke-orange-400' },
+  error: { fill: 'fill-red-600 dark:fill-red-400', stroke: 'stroke-red-600 dark:stroke-red-400' },
+};
+
+/** The legend, in reading order. */
+export const MARK_LEGEND: { kind: MarkKind; label: string }[] = [
+  { kind: 'queue', label: 'Queue: deliver, ack, publish' },
+  { kind: 'db', label: 'Database statement' },
+  { kind: 'call', label: 'Provider call' },
+  { kind: 'reply', label: 'Reply' },
+  { kind: 'process', label: 'Start, restart, finish, log' },
+  { kind: 'crash', label: 'Crash' },
+  { kind: 'lost', label: 'Lost or slow response, timeout' },
+  { kind: 'redeliver', label: 'Redelivery, duplicate delivery' },
+  { kind: 'rollback', label: 'Rollback' },
+  { kind: 'error', label: 'Error, dead letter' },
+];
+
+const KINDS_WITH_ARROWS = Object.keys(TONE) as MarkKind[];
+
+function laneIndex(actors: string[], name: string | undefined): number {
+  return name === undefined ? -1 : actors.indexOf(name);
+}
+
+/** The lane an event's mark sits on: its actor's, else its target's; null when neither is shown. */
+function laneOf(e: TraceEvent, actors: string[]): number | null {
+  const own = laneIndex(actors, e.actor);
+  if (own >= 0) return own;
+  const target = laneIndex(actors, e.target);
+  return target >= 0 ? target : null;
+}
+
+const colX = (i: number) => PAD_X + i * COL_W + COL_W / 2;
+const laneY = (k: number) => AXIS_H + k * LANE_H + LANE_H / 2;
+
+/** The shape of one mark kind, centred on (x, y). */
+export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number }) {
+  const tone = TONE[kind];
+  switch (kind) {
+    case 'db':
+      return <rect x={x - 5.5} y={y - 5.5} width={11} height={11} rx={2} className={tone.fill} />;
+    case 'reply':
+      return <circle cx={x} cy={y} r={3.5} className={tone.fill} />;
+    case 'process':
+      return <circle cx={x} cy={y} r={4.5} strokeWidth={2} className={`${tone.fill} ${tone.stroke}`} />;
+    case 'crash':
+      return (
+        <g className={tone.stroke} strokeWidth={3.5} strokeLinecap="round">
+          <line x1={x - 6.5} y1={y - 6.5} x2={x + 6.5} y2={y + 6.5} />
+          <line x1={x - 6.5} y1={y + 6.5} x2={x + 6.5} y2={y - 6.5} />
+        </g>
+      );
+    case 'lost':
+      return (
+        <g>
+          <circle cx={x} cy={y} r={6.5} strokeWidth={2.5} className={`fill-white dark:fill-slate-900 ${tone.stroke}`} />
+          <line x1={x} y1={y - 3.5} x2={x} y2={y + 0.5} strokeWidth={2} strokeLinecap="round" className={tone.stroke} />
+          <circle cx={x} cy={y + 3} r={1.1} className={tone.fill} />
+        </g>
+      );
+    case 'redeliver':
+      return <rect x={x - 5.5} y={y - 5.5} width={11} height={11} rx={1.5} transform={`rotate(45 ${x} ${y})`} className={tone.fill} />;
+    case 'rollback':
+      return <path d={`M ${x + 6} ${y - 6.5} L ${x + 6} ${y + 6.5} L ${x - 7} ${y} Z`} strokeLinejoin="round" className={tone.fill} />;
+    case 'error':
+      return (
+        <g>
+          <circle cx={x} cy={y} r={7} className={tone.fill} />
+          <line x1={x} y1={y - 3.5} x2={x} y2={y + 0.5} strokeWidth={2} strokeLinecap="round" className="stroke-white dark:stroke-slate-950" />
+          <circle cx={x} cy={y + 3.2} r={1.1} className="fill-white dark:fill-slate-950" />
+        </g>
+      );
+    default:
+      return <circle cx={x} cy={y} r={5} className={tone.fill} />;
+  }
+}
+
+/** Time labels where simulated time moves on, in two rows so neighbours never overlap. */
+function timeLabels(events: TraceEvent[]): { i: number; text: string; row: 0 | 1 }[] {
+  const out: { i: number; text: string; row: 0 | 1 }[] = [];
+  let lastT = Number.NaN;
+  const lastX: [number, number] = [-Infinity, -Infinity];
+  for (const e of events) {
+    if (e.t === lastT) continue;
+    lastT = e.t;
+    const x = colX(e.i);
+    const row: 0 | 1 = x - lastX[0] >= 64 ? 0 : x - lastX[1] >= 64 ? 1 : 0;
+    lastX[row] = x;
+    out.push({ i: e.i, text: formatSimTime(e.t), row });
+  }
+  return out;
+}
+
+export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: TimelineProps) {
+  const rawId = useId();
+  const id = `tl${rawId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
+  const scroller = useRef<HTMLDivElement>(null);
+  const group = useRef<HTMLDivElement>(null);
+  const marks = useRef(new Map<number, SVGGElement>());
+
+  const trace = run.result.trace;
+  const visible = trace.filter((e) => e.i <= visibleUpTo);
+  const drawn = visible.filter((e) => laneOf(e, actors) !== null);
+  const drawnIdx = drawn.map((e) => e.i);
+  const tabStop = drawnIdx.includes(selected) ? selected : (drawnIdx.at(-1) ?? -1);
+
+  // Before anything is visible the lanes fit the box, so there is nothing to scroll to.
+  const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * COL_W;
+  const height = AXIS_H + actors.length * LANE_H + PAD_BOTTOM;
+  const labels = timeLabels(visible);
+
+  // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
+  useEffect(() => {
+    const box = scroller.current;
+    if (box && selected >= 0) {
+      const x = colX(selected);
+      const margin = COL_W * 2;
+      if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
+        box.scrollLeft = Math.max(0, x - box.clientWidth / 2);
+      }
+    }
+    if (group.current?.contains(document.activeElement)) marks.current.get(selected)?.focus();
+  }, [selected]);
+
+  function onKeyDown(ev: KeyboardEvent<HTMLDivElement>) {
+    if (drawnIdx.length === 0) return;
+    const pos = drawnIdx.indexOf(tabStop);
+    let next: number | undefined;
+    if (ev.key === 'ArrowRight') next = drawnIdx[Math.min(pos + 1, drawnIdx.length - 1)];
+    else if (ev.key === 'ArrowLeft') next = drawnIdx[Math.max(pos - 1, 0)];
+    else if (ev.key === 'Home') next = drawnIdx[0];
+    else if (ev.key === 'End') next = drawnIdx[drawnIdx.length - 1];
+    else if (ev.key === 'Enter' || ev.key === ' ') next = tabStop;
+    else return;
+    ev.preventDefault();
+    if (next !== undefined) {
+      onSelect(next);
+      marks.current.get(next)?.focus();
+    }
+  }
+
+  return (
+    <div className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
+      <div
+        ref={group}
+        role="group"
+        aria-label={`Timeline: ${drawn.length} of ${trace.length} events shown`}
+        aria-describedby={`${id}-help`}
+        onKeyDown={onKeyDown}
+        className="flex"
+      >
+        <p id={`${id}-help`} className="sr-only">
+          One lane per actor; time runs left to right. Use the left and right arrow keys, Home and End to move between events.
+        </p>
+        <div aria-hidden="true" className="shrink-0 border-r border-slate-200 dark:border-slate-800" style={{ width: 104, paddingTop: AXIS_H }}>
+          {actors.map((a) => (
+            <div
+              key={a}
+              className="flex items-center justify-end truncate pr-3 font-mono text-xs font-medium text-slate-600 dark:text-slate-300"
+              style={{ height: LANE_H }}
+            >
+              {a}
+            </div>
+          ))}
+        </div>
+        <div ref={scroller} className="min-w-0 flex-1 overflow-x-auto overscroll-x-contain">
+          <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} className="block select-none" aria-hidden={drawn.length === 0 ? true : undefined}>
+            <defs>
+              {KINDS_WITH_ARROWS.map((k) => (
+                <marker key={k} id={`${id}-arrow-${k}`} viewBox="0 0 10 10" refX={9} refY={5} markerWidth={7} markerHeight={7} orient="auto-start-reverse">
+                  <path d="M 0 1 L 10 5 L 0 9 z" className={TONE[k].fill === TONE.process.fill ? 'fill-slate-400 dark:fill-slate-500' : TONE[k].fill} />
+                </marker>
+              ))}
+            </defs>
+
+            {/* Lanes, time axis and the time jumps. */}
+            <g aria-hidden="true">
+              {actors.map((a, k) => (
+                <line key={a} x1={0} x2={width} y1={laneY(k)} y2={laneY(k)} strokeWidth={1} className="stroke-slate-200 dark:stroke-slate-700/70" />
+              ))}
+              <line x1={0} x2={width} y1={AXIS_H - 4} y2={AXIS_H - 4} className="stroke-slate-200 dark:stroke-slate-800" />
+              {labels.map((l) => (
+                <g key={l.i}>
+                  <line
+                    x1={colX(l.i) - COL_W / 2}
+                    x2={colX(l.i) - COL_W / 2}
+                    y1={l.row === 0 ? 16 : 28}
+                    y2={height - PAD_BOTTOM}
+                    strokeDasharray="2 4"
+                    className="stroke-slate-300 dark:stroke-slate-700"
+                  />
+                  <text
+                    x={colX(l.i) - COL_W / 2 + 4}
+                    y={l.row === 0 ? 14 : 27}
+                    className="fill-slate-500 font-mono text-[10px] dark:fill-slate-400"
+                  >
+                    {l.text}
+                  </text>
+                </g>
+              ))}
+              {selected >= 0 && selected <= visibleUpTo && selected < trace.length && (
+                <g>
+                  <rect x={colX(selected) - COL_W / 2} y={AXIS_H - 4} width={COL_W} height={height - AXIS_H - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
+                  <line x1={colX(selected)} x2={colX(selected)} y1={AXIS_H - 4} y2={height - PAD_BOTTOM} strokeWidth={1.5} className="stroke-teal-600 dark:stroke-teal-400" />
+                </g>
+              )}
+            </g>
+
+            {drawn.length === 0 && (
+              <text x={PAD_X} y={AXIS_H - 14} aria-hidden="true" className="fill-slate-500 text-xs dark:fill-slate-400">
+                No events yet: run the scenario to draw its timeline.
+              </text>
+            )}
+            {drawn.map((e) => {
+              const kind = markKind(e);
+              const lane = laneOf(e, actors)!;
+              const targetLane = laneIndex(actors, e.target);
+              const x = colX(e.i);
+              const y = laneY(lane);
+              const isSelected = e.i === selected;
+              const hasArrow = targetLane >= 0 && targetLane !== lane;
+              const ty = laneY(targetLane);
+              const dir = ty > y ? 1 : -1;
+              // A lost response is drawn from the provider back to the caller, where it never arrives.
+              const lost = kind === 'lost';
+              const label = `Step ${e.i}, ${formatSimTime(e.t)}: ${e.text}`;
+              return (
+                <g
+                  key={e.i}
+                  ref={(el) => {
+                    if (el) marks.current.set(e.i, el);
+                    else marks.current.delete(e.i);
+                  }}
+                  role="button"
+                  tabIndex={e.i === tabStop ? 0 : -1}
+                  aria-label={label}
+                  aria-current={isSelected ? 'step' : undefined}
+                  data-kind={kind}
+                  onClick={() => onSelect(e.i)}
+                  className="group cursor-pointer outline-none"
+                >
+                  <title>{label}</title>
+                  <rect x={x - COL_W / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={COL_W} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
+                  {hasArrow && !lost && (
+                    <line
+                      x1={x}
+                      y1={y + dir * 8}
+                      x2={x}
+                      y2={ty - dir * 4}
+                      strokeWidth={1.5}
+                      markerEnd={`url(#${id}-arrow-${kind})`}
+                      className={`${TONE[kind].stroke} ${kind === 'reply' || kind === 'process' ? 'opacity-80' : ''}`}
+                    />
+                  )}
+                  {hasArrow && lost && (
+                    // The answer leaves the provider and never reaches the caller: a dashed line that stops short, crossed out.
+                    <g strokeWidth={2} strokeLinecap="round" className={TONE.lost.stroke}>
+                      <line x1={x} y1={ty - dir * 3} x2={x} y2={y + dir * 19} strokeDasharray="4 3" />
+                      <line x1={x - 3.5} y1={y + dir * 15 - 3.5} x2={x + 3.5} y2={y + dir * 15 + 3.5} />
+                      <line x1={x - 3.5} y1={y + dir * 15 + 3.5} x2={x + 3.5} y2={y + dir * 15 - 3.5} />
+                    </g>
+                  )}
+                  {isSelected && <circle cx={x} cy={y} r={12} strokeWidth={2.5} className="fill-teal-500/15 stroke-teal-600 dark:fill-teal-400/20 dark:stroke-teal-300" />}
+                  <circle cx={x} cy={y} r={15} strokeWidth={2.5} className="fill-none stroke-teal-600 opacity-0 group-focus-visible:opacity-100 dark:stroke-teal-300" strokeDasharray="3 2" />
+                  <g className="transition-transform group-hover:opacity-80">
+                    <MarkShape kind={kind} x={x} y={y} />
+                  </g>
+                </g>
+              );
+            })}
+          </svg>
+          {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
+        </div>
+      </div>
+      <Legend kinds={new Set(trace.map(markKind))} />
+    </div>
+  );
+}
+
+/** The mark kinds this run uses (the whole run, so the legend stays put during playback). */
+function Legend({ kinds }: { kinds: Set<MarkKind> }) {
+  const items = MARK_LEGEND.filter((m) => kinds.has(m.kind));
+  if (items.length === 0) return null;
+  return (
+    <div className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
+      <h3 className="sr-only">Legend</h3>
+      <ul className="flex flex-wrap gap-x-4 gap-y-1.5 text-xs text-slate-600 dark:text-slate-400">
+        {items.map((m) => (
+          <li key={m.kind} className="flex items-center gap-1.5">
+            <svg width={18} height={18} viewBox="0 0 18 18" aria-hidden="true" className="shrink-0">
+              <MarkShape kind={m.kind} x={9} y={9} />
+            </svg>
+            {m.label}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * The verdict of one run: held or violated, each invariant with its evidence, and a way to jump
+ * to the step where one broke. A live region, so a screen reader hears the verdict when it lands.
+ */
+import type { RunResult } from '@/simulations/run';
+
+export interface VerdictPanelProps {
+  /** The run to judge; null before the first run. */
+  result: RunResult | null;
+  /** False while the run is being played back: the verdict is kept until playback ends. */
+  revealed: boolean;
+  /** A run is in progress. */
+  running: boolean;
+  /** Select trace event `i` (the step where an invariant broke). */
+  onSelectStep: (i: number) => void;
+}
+
+const ENDINGS: Record<RunResult['ending'], string> = {
+  finished: 'Finished',
+  horizon: 'Stopped at the time horizon',
+  stuck: 'Stuck: every process was waiting',
+  'step-limit': 'Stopped at the step limit',
+};
+
+export function VerdictPanel({ result, revealed, running, onSelectStep }: VerdictPanelProps) {
+  return (
+    <section
+      role="status"
+      aria-live="polite"
+      aria-label="Verdict"
+      className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      {running || !result || !revealed ? <Pending running={running} /> : <Verdict result={result} onSelectStep={onSelectStep} />}
+    </section>
+  );
+}
+
+function Pending({ running }: { running: boolean }) {
+  return (
+    <div className="flex items-center gap-3 px-4 py-4">
+      {running ? (
+        <span aria-hidden="true" className="size-4 animate-spin rounded-full border-2 border-slate-300 border-t-teal-600 dark:border-slate-600 dark:border-t-teal-400" />
+      ) : (
+        <span aria-hidden="true" className="size-4 rounded-full border-2 border-dashed border-slate-300 dark:border-slate-600" />
+      )}
+      <p className="text-sm text-slate-600 dark:text-slate-300">{running ? 'Running…' : 'Run the scenario to see the verdict'}</p>
+    </div>
+  );
+}
+
+function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i: number) => void }) {
+  const broken = result.invariants.filter((inv) => !inv.held);
+  const tone =
+    result.verdict === 'held'
+      ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-500/30 dark:bg-emerald-500/10 dark:text-emerald-100'
+      : 'border-red-200 bg-red-50 text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-100';
+  const headline =
+    result.verdict === 'held'
+      ? 'Held: every invariant kept'
+      : result.verdict === 'error'
+        ? 'Error: the code could not run'
+        : `Violated: ${broken.map((inv) => inv.title).join('; ')}`;
+
+  return (
+    <div className="pb-3">
+      <div className={`flex items-start gap-3 rounded-t-xl border-b px-4 py-3 ${tone}`}>
+        <span aria-hidden="true" className="mt-0.5 text-lg leading-none font-bold">
+          {result.verdict === 'held' ? '✓' : '✗'}
+        </span>
+        <div className="min-w-0">
+          <p className="text-base font-semibold">{headline}</p>
+          <p className="mt-0.5 text-xs opacity-80">
+            {result.variant} · seed {result.seed} · {result.steps} steps
+            {result.faults.length > 0 && ` · ${result.faults.length} ${result.faults.length === 1 ? 'fault' : 'faults'}`}
+          </p>
+        </div>
+      </div>
+
+      {result.error && (
+        <div className="mx-4 mt-4 rounded-lg border border-red-300 bg-red-50 px-3 py-2 dark:border-red-500/40 dark:bg-red-950/40">
+          <p className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">
+            Code error{result.error.line !== undefined && ` · line ${result.error.line}`}
+            {result.error.column !== undefined && `, column ${result.error.column}`}
+          </p>
+          <pre className="mt-1 font-mono text-sm break-words whitespace-pre-wrap text-red-900 dark:text-red-100">{result.error.message}</pre>
+        </div>
+      )}
+
+      {result.codeErrors.length > 0 && (
+        <div className="mx-4 mt-4">
+          <h3 className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">Errors thrown by your code</h3>
+          <ul className="mt-1 space-y-1">
+            {result.codeErrors.map((e, k) => (
+              <li key={k} className="rounded-md bg-red-50 px-2 py-1 font-mono text-xs break-words text-red-900 dark:bg-red-950/40 dark:text-red-100">
+                {e.process}: {e.message}
+                {e.line !== undefined && ` (line ${e.line})`}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      {result.ending !== 'finished' && (
+        <p className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
+          <span className="font-semibold">{ENDINGS[result.ending]}.</span>
+          {result.endingDetail && ` ${result.endingDetail}`}
+        </p>
+      )}
+
+      {result.invariants.length > 0 && (
+        <ul className="mt-2 divide-y divide-slate-100 px-4 dark:divide-slate-800" aria-label="Invariants">
+          {result.invariants.map((inv) => (
+            <li key={inv.id} className="flex items-start gap-3 py-2.5">
+              <span
+                aria-hidden="true"
+                className={`mt-0.5 flex size-5 shrink-0 items-center justify-center rounded-full text-xs font-bold ${
+                  inv.held
+                    ? 'bg-emerald-100 text-emerald-800 dark:bg-emerald-500/20 dark:text-emerald-300'
+                    : 'bg-red-100 text-red-800 dark:bg-red-500/20 dark:text-red-300'
+                }`}
+              >
+                {inv.held ? '✓' : '✗'}
+              </span>
+              <div className="min-w-0 flex-1">
+                <p className="text-sm font-medium text-slate-900 dark:text-slate-100">
+                  <span className="sr-only">{inv.held ? 'Held: ' : 'Broken: '}</span>
+                  {inv.title}
+                </p>
+                <p className="mt-0.5 text-sm break-words text-slate-600 dark:text-slate-400">{inv.detail}</p>
+              </div>
+              {!inv.held && inv.step !== undefined && (
+                <button
+                  type="button"
+                  onClick={() => onSelectStep(inv.step!)}
+                  className="shrink-0 rounded-md border border-red-300 bg-white px-2.5 py-1 text-xs font-medium text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:border-red-500/40 dark:bg-slate-900 dark:text-red-200 dark:hover:bg-red-500/10"
+                >
+                  Show step {inv.step}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * Pure helpers for the lab's views: the tables and the ledger as they stood at a trace event, and
+ * the formatting of simulated times, keys and cell values. Types only from simulations/, so these
+ * views never pull the engine or PGlite into the page bundle (lab-run.ts imports the engine).
+ */
+import type { LabRun, TableSnapshot } from '@/simulations/lab-run';
+import type { Ledger } from '@/simulations/providers';
+import type { TraceEvent } from '@/simulations/types';
+
+/** The start of every simulated run (simulations/sql-clock.ts SIM_EPOCH_MS, copied to stay type-only). */
+export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+/** The tables as they stood at trace event `i` (same rule as simulations/lab-run.ts). */
+export function tablesAt(run: LabRun, i: number): TableSnapshot {
+  let found = run.snapshots[0]?.tables ?? {};
+  for (const s of run.snapshots) {
+    if (s.atEvent <= i) found = s.tables;
+    else break;
+  }
+  return found;
+}
+
+/** Rows of `table` at event `i` that differ from the event before (new or changed), by index. */
+export function changedRows(run: LabRun, table: string, i: number): Set<number> {
+  const now = tablesAt(run, i)[table] ?? [];
+  const before = i > 0 ? (tablesAt(run, i - 1)[table] ?? []) : [];
+  const seen = new Set(before.map((r) => JSON.stringify(r)));
+  const changed = new Set<number>();
+  now.forEach((r, k) => {
+    if (!seen.has(JSON.stringify(r))) changed.add(k);
+  });
+  return changed;
+}
+
+/** What happened to a table at one event: rows added or changed (by index now), rows removed. */
+export interface TableChange {
+  /** Index of each new or changed row in the table as it stands now. */
+  rows: Map<number, 'new' | 'changed'>;
+  /** How many rows the event removed. */
+  removed: number;
+}
+
+/**
+ * Like changedRows, telling new rows from changed ones by the first column (the snapshot is
+ * `ORDER BY 1`, which in every lesson table is its key).
+ */
+export function tableChange(run: LabRun, table: string, i: number): TableChange {
+  const now = tablesAt(run, i)[table] ?? [];
+  const before = i > 0 ? (tablesAt(run, i - 1)[table] ?? []) : [];
+  const keyOf = (r: Record<string, unknown>) => JSON.stringify(Object.values(r)[0] ?? null);
+  const beforeKeys = new Set(before.map(keyOf));
+  const nowKeys = new Set(now.map(keyOf));
+  const rows = new Map<number, 'new' | 'changed'>();
+  for (const k of changedRows(run, table, i)) rows.set(k, beforeKeys.has(keyOf(now[k])) ? 'changed' : 'new');
+  const removed = before.filter((r) => !nowKeys.has(keyOf(r))).length;
+  return { rows, removed };
+}
+
+/** The ledger up to and including trace event `i`: every entry's `step` is its trace index. */
+export function ledgerAt(ledger: Ledger, i: number): Ledger {
+  const upTo = <T extends { step: number }>(xs: readonly T[]) => xs.filter((x) => x.step <= i);
+  return {
+    emails: upTo(ledger.emails),
+    charges: upTo(ledger.charges),
+    replays: upTo(ledger.replays),
+    refusals: upTo(ledger.refusals),
+    published: upTo(ledger.published),
+  };
+}
+
+/** Simulated milliseconds since the start, as "30.0 s" (or "12 min 5.0 s" past ten minutes). */
+export function formatSimTime(ms: number): string {
+  if (ms < 600_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const rest = (ms - minutes * 60_000) / 1000;
+  return `${minutes} min ${rest.toFixed(1)} s`;
+}
+
+/** A long key (hex digest, UUID) cut to its first 8 characters; short values stay whole. */
+export function shortKey(key: string, length = 8): string {
+  return key.length > length + 4 ? `${key.slice(0, length)}…` : key;
+}
+
+/** How a cell value reads in the inspector. */
+export interface CellText {
+  text: string;
+  /** The full value, when `text` is shortened or reformatted. */
+  title?: string;
+  kind: 'null' | 'key' | 'time' | 'json' | 'number' | 'text';
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const LONG_KEY = /^(?:[0-9a-f]{24,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** A timestamp as simulated time since the run started: "+60.0 s" (or "−5.0 s" before it). */
+export function formatTimestamp(iso: string): string {
+  const ms = Date.parse(iso) - SIM_EPOCH_MS;
+  return ms < 0 ? `−${formatSimTime(-ms)}` : `+${formatSimTime(ms)}`;
+}
+
+/** A table cell: keys shortened, timestamps relative to the run's start, jsonb as compact JSON. */
+export function formatCell(value: unknown): CellText {
+  if (value === null || value === undefined) return { text: 'null', kind: 'null' };
+  if (typeof value === 'number' || typeof value === 'bigint') return { text: String(value), kind: 'number' };
+  if (typeof value === 'boolean') return { text: String(value), kind: 'text' };
+  if (typeof value === 'string') {
+    if (value === 'infinity') return { text: '∞ (never expires)', title: 'infinity', kind: 'time' };
+    if (ISO_TIME.test(value) && Number.isFinite(Date.parse(value))) return { text: formatTimestamp(value), title: value, kind: 'time' };
+    if (LONG_KEY.test(value)) return { text: shortKey(value), title: value, kind: 'key' };
+    return { text: value, kind: 'text' };
+  }
+  const json = JSON.stringify(value);
+  return json.length > 60 ? { text: `${json.slice(0, 57)}…`, title: json, kind: 'json' } : { text: json, kind: 'json' };
+}
+
+/** What a timeline mark shows; the legend lists the same kinds. */
+export type MarkKind = 'queue' | 'db' | 'call' | 'reply' | 'process' | 'crash' | 'lost' | 'redeliver' | 'rollback' | 'error';
+
+/** The mark kind of a trace event. */
+export function markKind(e: TraceEvent): MarkKind {
+  if (e.type === 'crash' || e.fault === 'crash') return 'crash';
+  if (e.fault === 'lose-response' || e.fault === 'lose-request' || e.fault === 'slow-response' || e.type === 'timeout') return 'lost';
+  if (e.type === 'redeliver' || e.fault === 'duplicate-delivery') return 'redeliver';
+  if (e.type === 'rollback') return 'rollback';
+  if (e.type === 'error' || e.type === 'db-error' || e.type === 'dead-letter') return 'error';
+  if (e.type === 'db') return 'db';
+  if (e.type === 'call') return 'call';
+  if (e.type === 'reply') return 'reply';
+  if (e.type === 'receive' || e.type === 'ack' || e.type === 'publish') return 'queue';
+  return 'process';
+}
+
+/** True for events that are a fault being applied or its visible consequence. */
+export function isFaultEvent(e: TraceEvent): boolean {
+  return e.fault !== undefined || e.type === 'crash' || e.type === 'redeliver' || e.type === 'timeout';
+}
+
+/** A short text label for a fault or trouble event, for the event log (never colour alone). */
+export function faultLabel(e: TraceEvent): string | null {
+  if (e.fault) return `fault: ${e.fault}`;
+  if (e.type === 'crash') return 'fault: crash';
+  if (e.type === 'redeliver') return 'redelivery';
+  if (e.type === 'timeout') return 'timeout';
+  if (e.type === 'dead-letter') return 'dead letter';
+  if (e.type === 'rollback') return 'rollback';
+  if (e.type === 'error' || e.type === 'db-error') return 'error';
+  return null;
+}

@@ -1,0 +1,216 @@
+/**
+ * The lab's views, rendered to static markup from real runs: the timeline draws what happened and
+ * nothing past the playhead, the ledger counts the duplicate receipt, the verdict is a live region,
+ * the explorer's progress is a real progressbar. And the view helpers agree with lab-run.ts.
+ */
+import React from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DbInspector } from '../components/lab/view/DbInspector';
+import { EventLog } from '../components/lab/view/EventLog';
+import { ExplorerPanel, type ExplorerState } from '../components/lab/view/ExplorerPanel';
+import { Ledger } from '../components/lab/view/Ledger';
+import { changedRows, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
+import { Timeline } from '../components/lab/view/Timeline';
+import { VerdictPanel } from '../components/lab/view/VerdictPanel';
+import * as labRun from '../simulations/lab-run';
+import type { LabRun } from '../simulations/lab-run';
+import { explore, type ExploreResult, type RunResult } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { openSimDb } from './helpers/sim-db';
+
+const h = React.createElement;
+const noop = () => {};
+const ACTORS = ['queue', 'worker-1', 'worker-2', 'postgres', 'email'];
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+let starter: LabRun;
+let solution: LabRun;
+let explored: ExploreResult;
+
+beforeAll(async () => {
+  sim = await openSimDb();
+  const scenario = scenarioById('receipt-redelivery');
+  starter = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+  solution = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+  explored = await explore(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', runs: 12 });
+});
+afterAll(() => sim.close());
+
+const last = (run: LabRun) => run.result.trace.length - 1;
+const count = (html: string, re: RegExp) => (html.match(re) ?? []).length;
+
+describe('view helpers (receipt-redelivery, seed 1)', () => {
+  test('tablesAt and changedRows agree with simulations/lab-run.ts at every event', () => {
+    for (const run of [starter, solution]) {
+      for (let i = -1; i <= last(run); i++) {
+        expect(tablesAt(run, i)).toEqual(labRun.tablesAt(run, i));
+        expect(changedRows(run, 'operations', i)).toEqual(labRun.changedRows(run, 'operations', i));
+      }
+    }
+  });
+
+  test('tableChange tells the claim (new row) from the completion (changed row)', () => {
+    const claim = solution.result.trace.find((e) => e.type === 'db' && /INSERT INTO operations/.test(e.text))!;
+    const complete = solution.result.trace.find((e) => e.type === 'db' && /UPDATE operations SET state = 'done'/.test(e.text))!;
+    expect(tableChange(solution, 'operations', claim.i).rows).toEqual(new Map([[0, 'new']]));
+    expect(tableChange(solution, 'operations', complete.i).rows).toEqual(new Map([[0, 'changed']]));
+    expect(tableChange(solution, 'operations', complete.i + 1).rows.size).toBe(0);
+  });
+
+  test('ledgerAt keeps the entries up to the event, by trace index', () => {
+    const [first, second] = starter.result.ledger.emails;
+    expect(ledgerAt(starter.result.ledger, first.step - 1).emails).toEqual([]);
+    expect(ledgerAt(starter.result.ledger, first.step).emails).toEqual([first]);
+    expect(ledgerAt(starter.result.ledger, second.step).emails).toEqual([first, second]);
+  });
+
+  test('cells: hex keys shortened with the full value kept, timestamps relative to the run start, jsonb compact', () => {
+    const key = 'e50f5af2b106d3ac7abee682fb45db589549e95efd31de9743c39330012ebfbd';
+    expect(formatCell(key)).toEqual({ text: 'e50f5af2…', title: key, kind: 'key' });
+    expect(formatCell('2026-01-05T09:01:00.000Z')).toEqual({ text: '+60.0 s', title: '2026-01-05T09:01:00.000Z', kind: 'time' });
+    expect(formatCell({ emailId: 'em_1', replayed: false }).text).toBe('{"emailId":"em_1","replayed":false}');
+    expect(formatCell(null).kind).toBe('null');
+    expect(formatSimTime(30_000)).toBe('30.0 s');
+    expect(formatSimTime(754_000)).toBe('12 min 34.0 s');
+  });
+});
+
+describe('Timeline', () => {
+  test('draws a crash mark for the crash, one button per event, the selection marked', () => {
+    const html = renderToStaticMarkup(h(Timeline, { run: starter, actors: ACTORS, selected: 9, visibleUpTo: last(starter), onSelect: noop }));
+    const crash = starter.result.trace.find((e) => e.type === 'crash')!;
+    expect(markKind(crash)).toBe('crash');
+    expect(count(html, /data-kind="crash"/g)).toBe(1);
+    expect(count(html, /data-kind="redeliver"/g)).toBe(1);
+    expect(count(html, /role="button"/g)).toBe(starter.result.trace.length);
+    expect(count(html, /aria-current="step"/g)).toBe(1);
+    expect(html).toMatch(/aria-current="step" data-kind="call"/);
+    // One tab stop: the selected mark.
+    expect(count(html, /tabindex="0"/g)).toBe(1);
+    expect(html).toContain(`aria-label="Step 5, 0.2 s: ${crash.text}"`);
+    expect(html).toContain('30.0 s');
+  });
+
+  test('draws nothing past the playhead', () => {
+    const crash = starter.result.trace.find((e) => e.type === 'crash')!;
+    const html = renderToStaticMarkup(h(Timeline, { run: starter, actors: ACTORS, selected: crash.i - 1, visibleUpTo: crash.i - 1, onSelect: noop }));
+    expect(html).not.toContain('data-kind="crash"');
+    expect(count(html, /role="button"/g)).toBe(crash.i);
+    expect(html).not.toContain('30.0 s');
+  });
+
+  test('events of actors without a lane are skipped, a target lane is used when the actor has none', () => {
+    const html = renderToStaticMarkup(h(Timeline, { run: starter, actors: ['queue', 'email'], selected: 0, visibleUpTo: last(starter), onSelect: noop }));
+    const onLanes = starter.result.trace.filter((e) => ['queue', 'email'].includes(e.actor) || ['queue', 'email'].includes(e.target ?? ''));
+    expect(count(html, /role="button"/g)).toBe(onLanes.length);
+  });
+});
+
+describe('DbInspector', () => {
+  test('the claimed row is marked new, with a caption, header cells and the full key in a title', () => {
+    const claim = solution.result.trace.find((e) => e.type === 'db' && /INSERT INTO operations/.test(e.text))!;
+    const html = renderToStaticMarkup(h(DbInspector, { run: solution, tables: ['operations'], selected: claim.i }));
+    const key = (tablesAt(solution, claim.i).operations[0] as { op_key: string }).op_key;
+    expect(html).toContain('<caption');
+    expect(html).toMatch(/<th scope="col"[^>]*>op_key<\/th>/);
+    expect(html).toMatch(/<th scope="row"[^>]*>/);
+    expect(html).toContain(`title="${key}"`);
+    expect(html).toContain(`${key.slice(0, 8)}…`);
+    expect(html).toMatch(/>new</);
+    expect(html).toContain('1 changed at this step');
+  });
+
+  test('an empty table says so', () => {
+    const html = renderToStaticMarkup(h(DbInspector, { run: solution, tables: ['operations'], selected: -1 }));
+    expect(html).toContain('no rows');
+    expect(html).not.toContain('<tbody');
+  });
+});
+
+describe('Ledger', () => {
+  test('the starter run sends 2 receipts for order 1042, the solution 1', () => {
+    const bad = renderToStaticMarkup(h(Ledger, { run: starter, selected: last(starter) }));
+    expect(bad).toContain('2 receipts for order 1042');
+    expect(bad).toContain('duplicate');
+    expect(bad).toContain('em_2');
+    const good = renderToStaticMarkup(h(Ledger, { run: solution, selected: last(solution) }));
+    expect(good).toContain('1 receipt for order 1042');
+    expect(good).not.toContain('duplicate');
+  });
+
+  test('shows only what happened by the selected event', () => {
+    const firstSend = starter.result.ledger.emails[0].step;
+    expect(renderToStaticMarkup(h(Ledger, { run: starter, selected: firstSend - 1 }))).toContain('No e-mails sent yet');
+    const html = renderToStaticMarkup(h(Ledger, { run: starter, selected: firstSend }));
+    expect(html).toContain('1 receipt for order 1042');
+    expect(html).not.toContain('em_2');
+  });
+});
+
+describe('VerdictPanel', () => {
+  test('is a polite live region named Verdict, waiting before the first run', () => {
+    const html = renderToStaticMarkup(h(VerdictPanel, { result: null, revealed: false, running: false, onSelectStep: noop }));
+    expect(html).toMatch(/role="status"/);
+    expect(html).toMatch(/aria-live="polite"/);
+    expect(html).toMatch(/aria-label="Verdict"/);
+    expect(html).toContain('Run the scenario to see the verdict');
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: true, onSelectStep: noop }))).toContain('Running…');
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: false, running: false, onSelectStep: noop }))).not.toContain('Violated');
+  });
+
+  test('names the broken invariant and offers its step', () => {
+    const html = renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: false, onSelectStep: noop }));
+    const broken = starter.result.invariants.find((i) => !i.held)!;
+    expect(html).toContain(`Violated: ${broken.title}`);
+    expect(html).toContain(`Show step ${broken.step}`);
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: solution.result, revealed: true, running: false, onSelectStep: noop }))).toContain('Held: every invariant kept');
+  });
+
+  test('shows a code error with its line, and errors thrown during the run', () => {
+    const result: RunResult = {
+      ...starter.result,
+      verdict: 'error',
+      invariants: [],
+      error: { message: "Expected ';' but found 'env'", line: 3, column: 9, phase: 'load' },
+      codeErrors: [{ process: 'worker-1', message: 'TypeError: x is undefined', line: 4 }],
+    };
+    const html = renderToStaticMarkup(h(VerdictPanel, { result, revealed: true, running: false, onSelectStep: noop }));
+    expect(html).toContain('line 3');
+    expect(html).toContain('Expected &#x27;;&#x27; but found &#x27;env&#x27;');
+    expect(html).toContain('worker-1: TypeError: x is undefined (line 4)');
+  });
+});
+
+describe('ExplorerPanel', () => {
+  test('a running exploration is a labelled progressbar with a Cancel button', () => {
+    const state: ExplorerState = { status: 'running', done: 37, total: 200, schedulesPerSecond: 211 };
+    const html = renderToStaticMarkup(h(ExplorerPanel, { state, onReplay: noop, onCancel: noop }));
+    expect(html).toMatch(/role="progressbar"/);
+    expect(html).toMatch(/aria-valuenow="37"/);
+    expect(html).toMatch(/aria-valuemax="200"/);
+    expect(html).toMatch(/aria-label="Schedules explored"/);
+    expect(html).toContain('37 of 200 schedules · 211 schedules/s');
+    expect(html).toContain('Cancel');
+  });
+
+  test('a finished exploration of the starter shows its violations, histogram and counterexample', () => {
+    const html = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
+    expect(explored.violations).toBeGreaterThan(0);
+    expect(html).toContain(`${explored.violations} of ${explored.runs} schedules violated an invariant`);
+    for (const [key, n] of Object.entries(explored.histogram)) expect(html).toMatch(new RegExp(`${key}[\\s\\S]*?>${n}<`));
+    expect(html).toContain(`seed ${explored.counterexample!.seed}`);
+    expect(html).toContain('Replay the smallest counterexample');
+  });
+});
+
+describe('EventLog', () => {
+  test('narrates the visible events, marks the selected one and flags faults', () => {
+    const html = renderToStaticMarkup(h(EventLog, { run: starter, selected: 9, visibleUpTo: 9, onSelect: noop }));
+    expect(count(html, /<li>/g)).toBe(10);
+    expect(count(html, /aria-current="step"/g)).toBe(1);
+    expect(html).toContain('fault: crash');
+    expect(html).toContain('30.0 s');
+    expect(renderToStaticMarkup(h(EventLog, { run: starter, selected: -1, visibleUpTo: -1, onSelect: noop }))).toContain('No events yet');
+  });
+});
