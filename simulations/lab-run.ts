@@ -4,18 +4,11 @@
  * the engine between steps (checkers watch, they never steer): they do not change the schedule,
  * so a lab run has the same traceHash as the same run in the CLI.
  */
-import { runScenario, type RunRequest, type RunResult } from './run';
+import { runScenario, type RunRequest } from './run';
 import type { SimDatabase } from './sim-database';
+import type { LabRun, TableSnapshot } from './snapshots';
 
-/** Rows of each inspected table. */
-export type TableSnapshot = Record<string, Record<string, unknown>[]>;
-
-/** A lab run: the result and the table snapshots. */
-export interface LabRun {
-  result: RunResult;
-  /** `snapshots[k]` is the tables after trace event `atEvent[k]`; the first is the empty start. */
-  snapshots: { atEvent: number; tables: TableSnapshot }[];
-}
+export { changedRows, tablesAt, type LabRun, type TableSnapshot } from './snapshots';
 
 /** Rows in a stable order, with values made plain for postMessage and JSON. */
 function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
@@ -66,26 +59,4 @@ export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRu
   // The tables as the run left them (a rollback at the very end happens after the last step).
   snapshots.push({ atEvent: result.trace.length - 1, tables: await snapshot(db, tables) });
   return { result, snapshots };
-}
-
-/** The tables as they stood at trace event `i`. */
-export function tablesAt(run: LabRun, i: number): TableSnapshot {
-  let found = run.snapshots[0]?.tables ?? {};
-  for (const s of run.snapshots) {
-    if (s.atEvent <= i) found = s.tables;
-    else break;
-  }
-  return found;
-}
-
-/** Rows of `table` at event `i` that differ from the event before (new or changed), by index. */
-export function changedRows(run: LabRun, table: string, i: number): Set<number> {
-  const now = tablesAt(run, i)[table] ?? [];
-  const before = i > 0 ? (tablesAt(run, i - 1)[table] ?? []) : [];
-  const seen = new Set(before.map((r) => JSON.stringify(r)));
-  const changed = new Set<number>();
-  now.forEach((r, k) => {
-    if (!seen.has(JSON.stringify(r))) changed.add(k);
-  });
-  return changed;
 }

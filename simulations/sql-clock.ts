@@ -6,9 +6,9 @@
  * Only a bare `now()` is shadowed: CURRENT_TIMESTAMP and clock_timestamp() stay real.
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../lib/schema';
+import { SIM_EPOCH_MS } from './snapshots';
 
-/** The start of every simulated run: a fixed instant, so traces never depend on the host clock. */
-export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+export { SIM_EPOCH_MS };
 
 export const SEARCH_PATH_SQL = 'SET search_path = public, sim, pg_catalog';
 

@@ -1,36 +1,14 @@
 /**
  * Pure helpers for the lab's views: the tables and the ledger as they stood at a trace event, and
  * the formatting of simulated times, keys and cell values. Types only from simulations/, so these
- * views never pull the engine or PGlite into the page bundle (lab-run.ts imports the engine).
+ * views never pull the engine or PGlite into the page bundle (lab-run.ts imports the engine;
+ * simulations/snapshots.ts, used here, does not).
  */
-import type { LabRun, TableSnapshot } from '@/simulations/lab-run';
+import { changedRows, SIM_EPOCH_MS, tablesAt, type LabRun } from '@/simulations/snapshots';
+
+export { changedRows, SIM_EPOCH_MS, tablesAt };
 import type { Ledger } from '@/simulations/providers';
 import type { TraceEvent } from '@/simulations/types';
-
-/** The start of every simulated run (simulations/sql-clock.ts SIM_EPOCH_MS, copied to stay type-only). */
-export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
-
-/** The tables as they stood at trace event `i` (same rule as simulations/lab-run.ts). */
-export function tablesAt(run: LabRun, i: number): TableSnapshot {
-  let found = run.snapshots[0]?.tables ?? {};
-  for (const s of run.snapshots) {
-    if (s.atEvent <= i) found = s.tables;
-    else break;
-  }
-  return found;
-}
-
-/** Rows of `table` at event `i` that differ from the event before (new or changed), by index. */
-export function changedRows(run: LabRun, table: string, i: number): Set<number> {
-  const now = tablesAt(run, i)[table] ?? [];
-  const before = i > 0 ? (tablesAt(run, i - 1)[table] ?? []) : [];
-  const seen = new Set(before.map((r) => JSON.stringify(r)));
-  const changed = new Set<number>();
-  now.forEach((r, k) => {
-    if (!seen.has(JSON.stringify(r))) changed.add(k);
-  });
-  return changed;
-}
 
 /** What happened to a table at one event: rows added or changed (by index now), rows removed. */
 export interface TableChange {
