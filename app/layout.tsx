@@ -36,7 +36,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             >
               <span
                 aria-hidden="true"
-                className="grid size-7 place-items-center rounded-lg bg-teal-600 font-mono text-xs font-bold text-white dark:bg-teal-500 dark:text-slate-950"
+                className="grid size-7 place-items-center rounded-lg bg-teal-700 font-mono text-xs font-bold text-white dark:bg-teal-500 dark:text-slate-950"
               >
                 1×
               </span>

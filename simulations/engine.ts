@@ -549,8 +549,11 @@ export class Engine {
     const reg = (s: Omit<Step, 'seq' | 'pid' | 'incarnation' | 'resolve' | 'reject'>) => this.register(proc, incarnation, s);
     const now = () => this.clock.now();
 
-    const dbQuery = <R>(text: string, params?: unknown[]): Promise<QueryResult<R>> =>
-      reg({
+    const dbQuery = <R>(text: string, params?: unknown[]): Promise<QueryResult<R>> => {
+      // Where the process called from: an SQL error is rethrown with this stack, so it points at
+      // the learner's line rather than at the engine.
+      const callSite = new Error('query');
+      return reg({
         kind: 'db',
         label: sqlLabel(text),
         readyAt: 0,
@@ -584,10 +587,11 @@ export class Engine {
           } catch (err) {
             const message = err instanceof Error ? err.message : String(err);
             this.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
-            throw err;
+            throw withCallSite(err, callSite);
           }
         },
       }) as Promise<QueryResult<R>>;
+    };
 
     const db: Db = {
       query: dbQuery,
@@ -784,4 +788,16 @@ function rowSummary(text: string, res: { rows: unknown[]; affectedRows?: number 
   }
   if (/^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text)) return 'ok';
   return plural(res.rows.length);
+}
+
+/** `err` with the stack of where the statement was issued (its message and fields unchanged). */
+function withCallSite(err: unknown, callSite: Error): unknown {
+  if (!(err instanceof Error) || !callSite.stack) return err;
+  const frames = callSite.stack.split('\n').slice(1).join('\n');
+  try {
+    err.stack = `${err.name}: ${err.message}\n${frames}`;
+  } catch {
+    // A frozen error keeps its own stack.
+  }
+  return err;
 }

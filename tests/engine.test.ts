@@ -242,5 +242,6 @@ describe('learner code errors are clear and point at the line', () => {
     const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
     expect(r.trace.some((e) => e.type === 'db-error' && /no_such_table/.test(e.text))).toBe(true);
     expect(r.codeErrors[0].message).toMatch(/no_such_table/);
+    expect(r.codeErrors[0].line).toBe(2);
   });
 });

@@ -44,6 +44,8 @@ export function DbStatus({ className = '' }: { className?: string }) {
               <span data-testid="db-status-text" className="text-rose-700 dark:text-rose-400">
                 failed to start
               </span>
+            ) : db.restarts > 0 ? (
+              <span data-testid="db-status-text">Restarting the in-browser database…</span>
             ) : (
               <span data-testid="db-status-text">booting…</span>
             )}

@@ -1,20 +1,17 @@
 'use client';
 /**
- * One PGlite worker for the whole tab. Mounted in the root layout, so it survives client-side
- * navigation between the course map and the lab: the database boots once per visit.
+ * One database worker for the whole tab. Mounted in the root layout, so it survives client-side
+ * navigation between the course map and the lab: the database boots once per visit (and again
+ * only when the watchdog had to stop a stuck run).
  */
-import { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, useContext, type ReactNode } from 'react';
 import { usePglite, type PgliteHandle } from './usePglite';
 
 const DatabaseContext = createContext<PgliteHandle | null>(null);
 
 export function PgliteProvider({ children }: { children: ReactNode }) {
-  const { status, version, bootMs, timings, error, query } = usePglite();
-  const value = useMemo(
-    () => ({ status, version, bootMs, timings, error, query }),
-    [status, version, bootMs, timings, error, query],
-  );
-  return <DatabaseContext.Provider value={value}>{children}</DatabaseContext.Provider>;
+  const handle = usePglite();
+  return <DatabaseContext.Provider value={handle}>{children}</DatabaseContext.Provider>;
 }
 
 /** The tab's database, from the nearest PgliteProvider. */

@@ -6,8 +6,43 @@
  * failed they are answered with the boot's error.
  */
 
+import type { LabRun } from '@/simulations/lab-run';
+import type { ExploreResult } from '@/simulations/run';
+import type { Fault } from '@/simulations/types';
+
 /** Page → worker. */
-export type WorkerRequest = QueryRequest;
+export type WorkerRequest = QueryRequest | RunRequest | ExploreRequest | CancelRequest;
+
+/** Run the learner's code once in scenario `scenario` and answer with a LabRun (trace + table snapshots). */
+export interface RunRequest {
+  type: 'run';
+  id: number;
+  /** A scenario id from simulations/scenarios. */
+  scenario: string;
+  code: string;
+  seed: number;
+  /** Defaults to the scenario's demonstration plan. */
+  faults?: Fault[];
+  /** A recorded choice list: replays the run's schedule exactly (a prefix, when faults are added). */
+  choices?: number[];
+  /** A label for the result: "starter", "solution", "your code". */
+  variant?: string;
+}
+
+/** Explore `runs` schedules of the learner's code; progress is streamed, then the result. */
+export interface ExploreRequest {
+  type: 'explore';
+  id: number;
+  scenario: string;
+  code: string;
+  runs: number;
+}
+
+/** Stop exploration `id` after its current schedule. */
+export interface CancelRequest {
+  type: 'cancel';
+  id: number;
+}
 
 /** Run one SQL script (one or more statements) and return the result of the last statement. */
 export interface QueryRequest {
@@ -18,7 +53,59 @@ export interface QueryRequest {
 }
 
 /** Worker → page. */
-export type WorkerResponse = ReadyMessage | BootErrorMessage | QueryResultMessage | QueryErrorMessage;
+export type WorkerResponse =
+  | ReadyMessage
+  | BootErrorMessage
+  | QueryResultMessage
+  | QueryErrorMessage
+  | RunResultMessage
+  | ExploreProgressMessage
+  | ExploreResultMessage
+  | HeartbeatMessage;
+
+/** A promise the learner's code rejected without anyone handling it, seen during a run. */
+export interface UnhandledRejection {
+  message: string;
+  /** The learner's line, when the error's stack passed through the learner's code. */
+  line?: number;
+}
+
+/** The answer to a `run` request. */
+export interface RunResultMessage {
+  type: 'run-result';
+  id: number;
+  run: LabRun;
+  /** Rejections nobody handled while the run was going on (they cannot fail the run). */
+  unhandled: UnhandledRejection[];
+  /** True when trace events' `data` could not be cloned and were left out. */
+  strippedData?: boolean;
+}
+
+/** How far an exploration has got; sent at most every ~100 ms. */
+export interface ExploreProgressMessage {
+  type: 'explore-progress';
+  id: number;
+  done: number;
+  total: number;
+  schedulesPerSecond: number | null;
+}
+
+/** The answer to an `explore` request. */
+export interface ExploreResultMessage {
+  type: 'explore-result';
+  id: number;
+  result: ExploreResult;
+}
+
+/**
+ * Sent every ~250 ms while the worker is busy with a run or an exploration, from a task of its own:
+ * while it keeps coming, the worker's event loop is turning. Silence means learner code is stuck
+ * in a synchronous loop (the page's watchdog ends the worker).
+ */
+export interface HeartbeatMessage {
+  type: 'heartbeat';
+}
+
 
 /** The database booted and answered its first query. */
 export interface ReadyMessage {
@@ -78,7 +165,7 @@ export interface QueryResultMessage {
   durationMs: number;
 }
 
-/** A query failed: PostgreSQL's own error, with the fields it reports. */
+/** A query failed: PostgreSQL's own error, with the fields it reports (also: a run or exploration could not start). */
 export interface QueryErrorMessage {
   type: 'error';
   id: number;

@@ -1,110 +1,57 @@
 'use client';
 /**
- * Start the tab's PGlite worker and talk to it. Mount this hook once per tab (PgliteProvider does,
- * in the root layout) and read it with `useDatabase()`: every call of the hook starts a worker,
- * and each worker boots its own database.
+ * Start the tab's database worker and talk to it. Mount this hook once per tab (PgliteProvider
+ * does, in the root layout) and read it with `useDatabase()`: every call of the hook starts a
+ * worker, and each worker boots its own database.
  *
- * React StrictMode mounts, unmounts and mounts again in development: the cleanup terminates the
- * first worker, so only one ever lives.
+ * React StrictMode mounts, unmounts and mounts again in development: the cleanup disposes of the
+ * first client, so only one worker ever lives.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { SqlError, type BootTimings, type QueryResult, type WorkerRequest, type WorkerResponse } from './protocol';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import type { ExploreRequest, QueryResult, RunRequest } from './protocol';
+import { SqlError } from './protocol';
+import { WorkerClient, type BootState, type ExploreProgress, type RunAnswer } from './worker-client';
 
-export type DbStatus = 'booting' | 'ready' | 'error';
+export type { DbStatus } from './worker-client';
 
-export interface PgliteHandle {
-  status: DbStatus;
-  /** The server's `SELECT version()`, once ready. */
-  version?: string;
-  /** Milliseconds from starting the worker to the first query's answer, once ready. */
-  bootMs?: number;
-  /** Where the boot time went, once ready. */
-  timings?: BootTimings;
-  /** Why the boot failed, if it did. */
-  error?: string;
+export interface PgliteHandle extends BootState {
   /** Run a SQL script in the worker's database; rejects with an `SqlError`. */
   query(sql: string): Promise<QueryResult>;
+  /** Run the learner's code once; rejects with a `StuckError` when the watchdog had to stop it. */
+  run(request: Omit<RunRequest, 'type' | 'id'>): Promise<RunAnswer>;
+  /** Explore many schedules, with progress; rejects with a `StuckError` like `run`. */
+  explore(
+    request: Omit<ExploreRequest, 'type' | 'id'>,
+    onProgress?: (p: ExploreProgress) => void,
+  ): { result: Promise<import('@/simulations/run').ExploreResult>; cancel(): void };
 }
 
-interface Pending {
-  resolve(result: QueryResult): void;
-  reject(error: Error): void;
-}
-
-interface BootState {
-  status: DbStatus;
-  version?: string;
-  bootMs?: number;
-  timings?: BootTimings;
-  error?: string;
-}
+const BOOTING: BootState = { status: 'booting', restarts: 0 };
+const noClient = () => () => {};
 
 export function usePglite(): PgliteHandle {
-  const [state, setState] = useState<BootState>({ status: 'booting' });
-  const workerRef = useRef<Worker | null>(null);
-  const pendingRef = useRef(new Map<number, Pending>());
-  const nextIdRef = useRef(1);
+  const [client, setClient] = useState<WorkerClient | null>(null);
 
   useEffect(() => {
-    const pending = pendingRef.current;
-    const worker = new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module', name: 'pglite' });
-    workerRef.current = worker;
-    setState({ status: 'booting' });
-
-    const failAll = (message: string) => {
-      for (const p of pending.values()) p.reject(new SqlError({ message }));
-      pending.clear();
-    };
-
-    worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) => {
-      const message = event.data;
-      switch (message.type) {
-        case 'ready':
-          setState({ status: 'ready', version: message.version, bootMs: message.bootMs, timings: message.timings });
-          break;
-        case 'result': {
-          const p = pending.get(message.id);
-          pending.delete(message.id);
-          const { type: _type, id: _id, ...result } = message;
-          p?.resolve(result);
-          break;
-        }
-        case 'error': {
-          if (message.id === undefined) {
-            setState({ status: 'error', error: message.message });
-            break;
-          }
-          const p = pending.get(message.id);
-          pending.delete(message.id);
-          const { type: _type, id: _id, ...info } = message;
-          p?.reject(new SqlError(info));
-          break;
-        }
-      }
-    });
-    worker.addEventListener('error', (event: ErrorEvent) => {
-      const message = `The database worker failed to start${event.message ? `: ${event.message}` : '.'}`;
-      setState({ status: 'error', error: message });
-      failAll(message);
-    });
-
-    return () => {
-      worker.terminate();
-      if (workerRef.current === worker) workerRef.current = null;
-      failAll('The database worker was stopped.');
-    };
+    const c = new WorkerClient();
+    setClient(c);
+    return () => c.dispose();
   }, []);
 
-  const query = useCallback((sql: string): Promise<QueryResult> => {
-    const worker = workerRef.current;
-    if (!worker) return Promise.reject(new SqlError({ message: 'The database worker is not running.' }));
-    const id = nextIdRef.current++;
-    return new Promise<QueryResult>((resolve, reject) => {
-      pendingRef.current.set(id, { resolve, reject });
-      const request: WorkerRequest = { type: 'query', id, sql };
-      worker.postMessage(request);
-    });
-  }, []);
+  const state = useSyncExternalStore(
+    client?.subscribe ?? noClient,
+    () => client?.getState() ?? BOOTING,
+    () => BOOTING,
+  );
 
-  return { ...state, query };
+  const notRunning = useCallback(() => Promise.reject(new SqlError({ message: 'The database worker is not running.' })), []);
+  const query = useCallback((sql: string) => (client ? client.query(sql) : notRunning()), [client, notRunning]);
+  const run = useCallback((request: Omit<RunRequest, 'type' | 'id'>) => (client ? client.run(request) : notRunning()), [client, notRunning]);
+  const explore = useCallback(
+    (request: Omit<ExploreRequest, 'type' | 'id'>, onProgress?: (p: ExploreProgress) => void) =>
+      client ? client.explore(request, onProgress) : { result: notRunning(), cancel() {} },
+    [client, notRunning],
+  );
+
+  return useMemo(() => ({ ...state, query, run, explore }), [state, query, run, explore]);
 }

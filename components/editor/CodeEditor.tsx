@@ -6,7 +6,7 @@
  */
 import * as monaco from 'monaco-editor';
 import Editor, { loader, type BeforeMount, type OnMount } from '@monaco-editor/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { usePrefersDark } from '@/components/ui/usePrefersDark';
 
 self.MonacoEnvironment = {
@@ -57,8 +57,10 @@ const defineThemes: BeforeMount = (m) => {
   m.editor.defineTheme('eo-light', {
     base: 'vs',
     inherit: true,
-    rules: [],
+    // vs's teal type names and green nested brackets fall under 4.5:1 on the highlighted line.
+    rules: [{ token: 'type', foreground: '00686b' }, { token: 'type.identifier', foreground: '00686b' }],
     colors: {
+      'editorBracketHighlight.foreground2': '#24702a',
       'editor.background': '#ffffff',
       'editorLineNumber.foreground': '#94a3b8',
       'editorLineNumber.activeForeground': '#334155',
@@ -99,7 +101,24 @@ export interface CodeEditorProps {
   extraLibs?: Readonly<Record<string, string>>;
   /** Called once Monaco has mounted and shows the text. */
   onReady?(): void;
+  /** The learner may not edit (a shown variant). */
+  readOnly?: boolean;
+  /** Problems to mark on the learner's lines (owner `simulation`): runtime errors, syntax errors. */
+  markers?: readonly EditorMarker[];
 }
+
+/** A problem shown on a line of the code. */
+export interface EditorMarker {
+  /** 1-based. */
+  line: number;
+  /** 1-based; the whole line when left out. */
+  column?: number;
+  message: string;
+  severity?: 'error' | 'warning';
+}
+
+/** Owner of the markers the simulation sets (the TypeScript service has its own). */
+export const MARKER_OWNER = 'simulation';
 
 export default function CodeEditor({
   value,
@@ -110,6 +129,8 @@ export default function CodeEditor({
   ariaLabel,
   extraLibs,
   onReady,
+  readOnly = false,
+  markers,
 }: CodeEditorProps) {
   const dark = usePrefersDark();
   const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
@@ -125,17 +146,42 @@ export default function CodeEditor({
     editorRef.current = editor;
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);
+    setMounted(true);
     onReady?.();
   };
+
+  const [mounted, setMounted] = useState(false);
+  useEffect(() => {
+    const model = editorRef.current?.getModel();
+    if (!mounted || !model) return;
+    monaco.editor.setModelMarkers(
+      model,
+      MARKER_OWNER,
+      (markers ?? []).map((m) => {
+        const line = Math.min(Math.max(1, m.line), model.getLineCount());
+        const start = m.column ?? model.getLineFirstNonWhitespaceColumn(line) ?? 1;
+        return {
+          startLineNumber: line,
+          startColumn: Math.max(1, start),
+          endLineNumber: line,
+          endColumn: model.getLineMaxColumn(line),
+          message: m.message,
+          severity: m.severity === 'warning' ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Error,
+          source: 'simulation',
+        };
+      }),
+    );
+  }, [markers, mounted, revision]);
 
   useEffect(() => {
     const editor = editorRef.current;
     const model = editor?.getModel();
     if (!editor || !model || revision === 0 || model.getValue() === valueRef.current) return;
-    // An edit rather than setValue, so Ctrl+Z can undo the replacement.
-    editor.pushUndoStop();
-    editor.executeEdits('replace', [{ range: model.getFullModelRange(), text: valueRef.current }]);
-    editor.pushUndoStop();
+    // An edit rather than setValue, so Ctrl+Z can undo the replacement; on the model, because the
+    // editor refuses edits while it is read-only (a shown variant) and this one comes from the page.
+    model.pushStackElement();
+    model.pushEditOperations([], [{ range: model.getFullModelRange(), text: valueRef.current }], () => null);
+    model.pushStackElement();
   }, [revision]);
 
   return (
@@ -151,6 +197,8 @@ export default function CodeEditor({
       height="100%"
       options={{
         ariaLabel,
+        readOnly,
+        readOnlyMessage: { value: 'This is the scenario’s own version. Choose “Your code” to edit.' },
         fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
         fontSize: 13,
         lineHeight: 20,

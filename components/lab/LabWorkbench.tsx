@@ -1,74 +1,294 @@
 'use client';
-/** The lab's working area: the learner's handler in the editor, the database beside it. */
-import { useState } from 'react';
+/**
+ * The lab: the learner's code, the controls, and the views of one run (timeline, tables, ledger,
+ * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
+ * are provided here from the tab's database handle; playback ticks come from a timer here.
+ */
+import { useMachine } from '@xstate/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { fromCallback, fromPromise } from 'xstate';
 import { DbStatus } from '@/components/db/DbStatus';
-import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
-import { LEARNER_TYPINGS } from './learner-typings';
+import { useDatabase } from '@/components/db/PgliteProvider';
+import type { EditorMarker } from '@/components/editor/CodeEditor';
+import type { RunAnswer } from '@/components/db/worker-client';
+import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions';
+import { CodePanel, type CodeMode } from './CodePanel';
+import { labMachine, SPEED_DELAY_MS, type ExploreInput, type RunInput } from './lab-machine';
+import type { LabScenario } from './lab-scenario';
+import { LabControls } from './LabControls';
 import { QueryPanel } from './QueryPanel';
-import { STARTER_SNIPPETS } from './starter-snippets';
+import { RunProblems, problemMarkers } from './RunProblems';
+import { useLearnerCode } from './use-learner-code';
+import { DbInspector } from './view/DbInspector';
+import { EventLog } from './view/EventLog';
+import { ExplorerPanel } from './view/ExplorerPanel';
+import { Ledger } from './view/Ledger';
+import { Timeline } from './view/Timeline';
+import { VerdictPanel } from './view/VerdictPanel';
 
-const EXTRA_LIBS = { 'file:///node_modules/@types/effectively-once/index.d.ts': LEARNER_TYPINGS };
+/** The hook tests use to act on the lab without typing into Monaco (it drops fast keystrokes). */
+interface LabTestHook {
+  /** Put `text` into "Your code" exactly as a paste would, saving it. */
+  setCode(text: string): void;
+  getCode(): string;
+  /** Perform a registered action by name; false when it is disabled. */
+  perform(name: string): boolean;
+  actions(): string[];
+}
 
-export function LabWorkbench({ scenarioId }: { scenarioId: string }) {
-  const starter = STARTER_SNIPPETS[scenarioId] ?? '';
-  const [code, setCode] = useState(starter);
-  // Bumped when the page replaces the editor's text (Monaco owns it while the learner types).
-  const [revision, setRevision] = useState(0);
-  const edited = code !== starter;
-
-  function restore() {
-    setCode(starter);
-    setRevision((r) => r + 1);
+declare global {
+  interface Window {
+    __eoLab?: LabTestHook;
   }
+}
+
+/** Whether a key press belongs to something else: the editor, a form field, a focused button. */
+function keyBelongsElsewhere(event: KeyboardEvent): boolean {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return true;
+  const target = event.target as HTMLElement | null;
+  if (!target || target === document.body) return false;
+  if (target.closest('[data-testid="code-editor"], .monaco-editor, input, textarea, select, [contenteditable="true"]')) return true;
+  // Space and Enter on a button press that button.
+  if (event.key === ' ' && target.closest('button, a, summary, [role="button"]')) return true;
+  return false;
+}
+
+export function LabWorkbench({ scenario }: { scenario: LabScenario }) {
+  const db = useDatabase();
+  const dbRef = useRef(db);
+  dbRef.current = db;
+
+  const starter = scenario.variants.starter.code;
+  const learner = useLearnerCode(scenario.id, starter);
+  const [mode, setMode] = useState<CodeMode>('yours');
+  const modeRef = useRef(mode);
+  modeRef.current = mode;
+  const [modeRevision, setModeRevision] = useState(0);
+  const text = mode === 'yours' ? learner.text : scenario.variants[mode].code;
+  const textRef = useRef(text);
+  textRef.current = text;
+
+  const machine = useMemo(
+    () =>
+      labMachine.provide({
+        actors: {
+          // The machine knows code, seed, faults and choices; the scenario is this page's.
+          runLab: fromPromise<RunAnswer, RunInput>(({ input }) => dbRef.current.run({ scenario: scenario.id, variant: variantName(modeRef.current), ...input })),
+          explore: fromCallback<{ type: 'CANCEL' }, ExploreInput>(({ input, sendBack, receive }) => {
+            const job = dbRef.current.explore(
+              { scenario: scenario.id, code: input.code, runs: input.runs },
+              (p) => sendBack({ type: 'EXPLORE_PROGRESS', ...p }),
+            );
+            let live = true;
+            job.result.then(
+              (result) => live && sendBack({ type: 'EXPLORE_DONE', result }),
+              (error: unknown) => live && sendBack({ type: 'EXPLORE_FAILED', message: error instanceof Error ? error.message : String(error) }),
+            );
+            receive((event) => {
+              if (event.type === 'CANCEL') job.cancel();
+            });
+            return () => {
+              live = false;
+            };
+          }),
+        },
+      }),
+    [scenario.id],
+  );
+  const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
+  const { context } = state;
+
+  // The database comes and goes (a stuck run restarts it): tell the machine.
+  useEffect(() => {
+    if (db.status === 'ready') send({ type: 'DB_READY' });
+    else send({ type: 'DB_DOWN' });
+  }, [db.status, send]);
+
+  // Playback: one TICK per event at the chosen speed.
+  const playing = state.matches({ running: 'playing' });
+  useEffect(() => {
+    if (!playing) return;
+    const timer = setTimeout(() => send({ type: 'TICK' }), SPEED_DELAY_MS[context.speed]);
+    return () => clearTimeout(timer);
+  }, [playing, context.visibleUpTo, context.speed, send]);
+
+  // The code that produced the run on screen, so markers only sit on the code they belong to.
+  const [ranCode, setRanCode] = useState<string | null>(null);
+  const ctx: ActionContext = useMemo(
+    () => ({
+      state,
+      send: (event) => {
+        if ('code' in event && typeof event.code === 'string') setRanCode(event.code);
+        send(event);
+      },
+      code: () => textRef.current,
+      scenario,
+    }),
+    [state, send, scenario],
+  );
+  const ctxRef = useRef(ctx);
+  ctxRef.current = ctx;
+
+  const playback = PLAYBACK_ACTIONS;
+  const faults = useMemo(() => faultActions(scenario), [scenario]);
+  const allActions = useMemo(() => actionsFor(scenario), [scenario]);
+
+  // Keyboard shortcuts, outside the editor.
+  useEffect(() => {
+    function onKeyDown(event: KeyboardEvent) {
+      if (keyBelongsElsewhere(event)) return;
+      const action = actionForKey(allActions, event.key, ctxRef.current);
+      if (!action) return;
+      event.preventDefault();
+      action.perform(ctxRef.current);
+    }
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [allActions]);
+
+  const onEdit = useCallback(
+    (next: string) => {
+      if (modeRef.current === 'yours') learner.edit(next);
+    },
+    [learner],
+  );
+
+  const chooseMode = useCallback((next: CodeMode) => {
+    if (next === modeRef.current) return;
+    modeRef.current = next;
+    setMode(next);
+    setModeRevision((r) => r + 1);
+  }, []);
+
+  // Test hook: the same path as a paste into "Your code".
+  useEffect(() => {
+    window.__eoLab = {
+      setCode(next) {
+        if (modeRef.current !== 'yours') chooseMode('yours');
+        learner.replace(next);
+      },
+      getCode: () => textRef.current,
+      perform(name) {
+        const action = allActions.find((a) => a.name === name);
+        if (!action || !action.enabled(ctxRef.current)) return false;
+        action.perform(ctxRef.current);
+        return true;
+      },
+      actions: () => allActions.map((a) => a.name),
+    };
+    return () => {
+      delete window.__eoLab;
+    };
+  }, [learner, chooseMode, allActions]);
+
+  const run = context.run;
+  const result = run?.result ?? null;
+  const markers: EditorMarker[] = useMemo(
+    () => (result && ranCode === text ? problemMarkers(result, context.unhandled) : []),
+    [result, ranCode, text, context.unhandled],
+  );
+
+  const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
+  const loading = state.matches({ running: 'loading' });
+  const status = statusText(state.value, db.status, db.restarts, context, loading);
 
   return (
-    <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
-      <section
-        aria-labelledby="handler-heading"
-        className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
-      >
-        <div className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
-          <div>
-            <h2 id="handler-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
-              Your handler
-            </h2>
-            <p className="mt-0.5 font-mono text-xs text-slate-500 dark:text-slate-400">handler.ts</p>
-          </div>
-          <div className="flex items-center gap-2">
-            {edited && (
-              <>
-                <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 dark:bg-amber-400/15 dark:text-amber-300">
-                  Edited
-                </span>
-                <button
-                  type="button"
-                  onClick={restore}
-                  className="rounded-md px-2 py-1 text-xs font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white"
-                >
-                  Restore the starter code
-                </button>
-              </>
-            )}
-          </div>
-        </div>
-        <LazyCodeEditor
-          label="Handler code editor"
-          ariaLabel="Handler code, TypeScript"
-          path={`file:///${scenarioId}/handler.ts`}
-          value={code}
-          revision={revision}
-          onChange={setCode}
-          extraLibs={EXTRA_LIBS}
+    <div className="space-y-6">
+      <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
+        <CodePanel
+          scenario={scenario}
+          mode={mode}
+          onMode={chooseMode}
+          text={text}
+          revision={learner.revision + modeRevision}
+          onEdit={onEdit}
+          edited={learner.text !== starter}
+          onResetToStarter={() => {
+            const previous = learner.text;
+            learner.replace(starter);
+            return previous;
+          }}
+          onUndo={(previous) => learner.replace(previous)}
+          markers={markers}
         />
-        <p className="border-t border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
-          Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
-          (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
-        </p>
-      </section>
-      <div className="flex min-w-0 flex-col gap-6">
-        <DbStatus />
-        <QueryPanel />
+        <div className="flex min-w-0 flex-col gap-6">
+          <section
+            aria-labelledby="brief-heading"
+            className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+          >
+            <h2 id="brief-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+              The situation
+            </h2>
+            <div data-testid="scenario-brief" className="mt-2 space-y-2 text-sm leading-6 text-slate-700 dark:text-slate-300">
+              {scenario.brief.map((p, i) => (
+                <p key={i}>{p}</p>
+              ))}
+            </div>
+            <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm leading-6 text-amber-900 dark:bg-amber-400/10 dark:text-amber-200">
+              <strong className="font-semibold">The demonstration (seed {scenario.demo.seed}):</strong> {scenario.demo.story}
+            </p>
+          </section>
+          <DbStatus />
+        </div>
       </div>
+
+      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} />
+      <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} revealed={context.revealed} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
+
+      {run && run.result.trace.length > 0 ? (
+        <>
+          <Timeline run={run} actors={scenario.actors} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
+          <div className="grid items-start gap-6 lg:grid-cols-2">
+            <DbInspector run={run} tables={scenario.tables} selected={context.selected} />
+            <Ledger run={run} selected={context.selected} />
+          </div>
+        </>
+      ) : (
+        <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
+          {loading ? 'Running the schedule in the worker…' : 'Press Run to play the demonstration schedule against your code.'}
+        </p>
+      )}
+      <VerdictPanel result={result} revealed={context.revealed} running={loading || playing} onSelectStep={onSelect} />
+      {run && run.result.trace.length > 0 && (
+        <EventLog run={run} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
+      )}
+      <ExplorerPanel
+        state={context.explorer}
+        onReplay={(counterexample) => ctx.send({ type: 'REPLAY', counterexample, code: textRef.current })}
+        onCancel={() => send({ type: 'CANCEL_EXPLORE' })}
+      />
+
+      <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
+        <summary className="cursor-pointer px-4 py-3 text-sm font-semibold text-slate-800 dark:text-slate-100">
+          Query the database yourself
+        </summary>
+        <div className="border-t border-slate-200 p-4 dark:border-slate-800">
+          <QueryPanel />
+        </div>
+      </details>
     </div>
   );
+}
+
+function variantName(mode: CodeMode): string {
+  return mode === 'yours' ? 'your code' : mode;
+}
+
+function statusText(
+  value: unknown,
+  dbStatus: string,
+  restarts: number,
+  context: { run: { result: { trace: unknown[] } } | null; visibleUpTo: number; explorer: { status: string } },
+  loading: boolean,
+): string {
+  if (dbStatus === 'booting') return restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
+  if (dbStatus === 'error') return 'The database failed to start.';
+  if (loading) return 'Running…';
+  const s = JSON.stringify(value);
+  const total = context.run ? context.run.result.trace.length : 0;
+  if (s.includes('playing')) return `Playing event ${context.visibleUpTo + 1} of ${total}`;
+  if (s.includes('paused')) return `Paused at event ${context.visibleUpTo + 1} of ${total}`;
+  if (s.includes('finished')) return 'Finished';
+  if (s.includes('exploring')) return 'Exploring…';
+  return 'Ready';
 }

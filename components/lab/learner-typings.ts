@@ -1,7 +1,8 @@
 /**
  * Declarations of the `'effectively-once'` module for the editor's TypeScript service, so the
  * starter code resolves its imports and gets completions. They mirror simulations/learner-api.ts
- * (lib/op-key.ts, lib/consumer.ts, lib/db.ts, simulations/types.ts).
+ * (lib/op-key.ts, lib/consumer.ts, lib/outbox.ts, lib/db.ts, simulations/types.ts); the lab's
+ * e2e test checks every scenario's starter and solution shows no type error with them.
  */
 export const LEARNER_TYPINGS = `declare module 'effectively-once' {
   /** The rows a statement returned. */
@@ -30,6 +31,32 @@ export const LEARNER_TYPINGS = `declare module 'effectively-once' {
   export function complete(db: Queryable, key: string, result: unknown): Promise<void>;
   /** What the consumer tells the queue. */
   export type Disposition = 'ack' | 'retry-later';
+  /** A queue message asking for an order's receipt. */
+  export interface OrderMessage { orderId: number }
+  /** Options of \`handleMessage\`. */
+  export interface HandleOptions {
+    /** Sends the receipt; receives the operation's key to pass on as the provider's idempotency key. */
+    sendReceipt(orderId: number, options: { idempotencyKey: string }): Promise<unknown>;
+    /** How long a claim protects the work before another worker may take it over. */
+    leaseSeconds?: number;
+  }
+  /** Send one receipt per order, however often the message arrives (lib/consumer.ts). */
+  export function handleMessage(db: Queryable, msg: OrderMessage, options: HandleOptions): Promise<Disposition>;
+
+  /** A new order for placeOrder. */
+  export interface NewOrder { customerId: string; totalCents: number }
+  /** An unpublished outbox row. */
+  export interface OutboxRow { id: number; topic: string; payload: unknown }
+  export interface RelayOptions { batchSize?: number }
+  /** Insert the order and its \`order-placed\` message in one transaction; returns the order id. */
+  export function placeOrder(db: Db, order: NewOrder): Promise<number>;
+  /** Publish up to batchSize unpublished rows and mark them published, in one transaction. */
+  export function relayOnce(
+    db: Db,
+    publish: (topic: string, payload: unknown, row: OutboxRow) => Promise<void>,
+    options?: RelayOptions,
+  ): Promise<OutboxRow[]>;
+
   /** Run fn inside BEGIN … COMMIT on one client; ROLLBACK on error. */
   export function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T>;
 
@@ -41,6 +68,10 @@ export const LEARNER_TYPINGS = `declare module 'effectively-once' {
   export interface ChargeResult { chargeId: string; amountCents: number; replayed: boolean }
   /** A message as a worker receives it. */
   export interface Delivery<T = unknown> { messageId: string; attempt: number; body: T }
+  /** The body of a receipt message: send order \`orderId\`'s receipt to \`customer\`. */
+  export interface ReceiptMessage { orderId: number; customer: string }
+  /** An order at checkout. */
+  export interface CheckoutOrder { id: number; customerId: string; totalCents: number }
   /** Everything a process may reach. Every call is a step of the simulation. */
   export interface Env {
     readonly process: string;

@@ -17,7 +17,7 @@ after(async () => {
 test('the lab page HTML already holds the code as a static <pre>', { timeout: 30_000 }, async () => {
   const html = await (await fetch(urlOf(LAB))).text();
   assert.match(html, /data-testid="code-fallback"/, 'the fallback is in the static HTML');
-  assert.match(html, /opKey\(&#x27;receipt-email&#x27;|opKey\('receipt-email'/, 'the fallback holds the handler');
+  assert.match(html, /await env\.email\.send\(/, 'the fallback holds the starter handler');
 
   // Without any script the code is visible: nothing waits for Monaco to be readable.
   const { context, page } = await openPage(browser, { javaScriptEnabled: false });
@@ -25,7 +25,9 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: 30
     await page.goto(urlOf(LAB));
     const fallback = page.getByTestId('code-fallback');
     assert.ok(await fallback.isVisible(), 'fallback visible without JavaScript');
-    assert.match(await fallback.innerText(), /const key = opKey\('receipt-email', \{ orderId: msg\.orderId \}\);/);
+    assert.match(await fallback.innerText(), /await env\.email\.send\(\{ to: msg\.customer, orderId: msg\.orderId \}\);/);
+    // The brief and the demonstration story are in the static HTML too.
+    assert.match(await page.getByTestId('scenario-brief').innerText(), /acknowledge/);
     assert.equal(await page.getByTestId('scenario-title').innerText(), scenario.title);
     await screenshot(page, 'lab-no-js');
   } finally {
@@ -45,7 +47,7 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
     assert.equal(await editor.getAttribute('aria-label'), 'Handler code editor');
     // Before Monaco has mounted the code is on screen as the static fallback.
     if ((await editor.getAttribute('data-editor-ready')) !== 'true') {
-      assert.match(await page.getByTestId('code-fallback').innerText(), /opKey/);
+      assert.match(await page.getByTestId('code-fallback').innerText(), /handleMessage/);
     }
 
     const started = Date.now();
@@ -53,15 +55,15 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
     t.diagnostic(`Monaco mounted ${Date.now() - started} ms after DOMContentLoaded`);
     const monaco = editor.locator('.monaco-editor');
     assert.equal(await monaco.count(), 1, 'one Monaco editor in the container');
-    await monaco.locator('.view-lines').getByText('opKey', { exact: false }).first().waitFor({ timeout: 10_000 });
-    assert.match(await monaco.locator('.view-lines').innerText(), /opKey/);
+    await monaco.locator('.view-lines').getByText('handleMessage', { exact: false }).first().waitFor({ timeout: 10_000 });
+    assert.match(await monaco.locator('.view-lines').innerText(), /handleMessage/);
     assert.equal(await page.getByTestId('code-fallback').count(), 0, 'the fallback is gone');
 
     // Edits are kept in state: typing marks the code edited, and restoring brings the starter back.
     await monaco.locator('.view-lines').click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type("const check: number = 'text';");
-    await page.getByText('Edited', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Reset to starter' }).waitFor();
     // Monaco paints its view lines asynchronously (with non-breaking spaces): wait for the paint.
     const viewHas = (text, present) =>
       page.waitForFunction(
@@ -75,16 +77,22 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
     await viewHas("const check: number = 'text';", true);
     // The TypeScript worker (served locally) checks the code: the type error gets a red squiggle.
     await editor.locator('.squiggly-error').first().waitFor({ timeout: 20_000 });
-    await page.getByRole('button', { name: 'Restore the starter code' }).click();
-    await page.getByText('Edited', { exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Reset to starter' }).click();
+    await page.getByRole('button', { name: 'Reset to starter' }).waitFor({ state: 'detached' });
     await viewHas('const check', false);
-    await viewHas("opKey('receipt-email'", true);
-    // The starter code itself type-checks: 'effectively-once' resolves and Claim narrows on owned.
-    await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid="code-editor"] .squiggly-error').length === 0,
-      undefined,
-      { timeout: 20_000 },
-    );
+    await viewHas('env.email.send(', true);
+    // Every variant of every scenario type-checks against the learner typings: no red squiggles.
+    const noSquiggles = () =>
+      page.waitForFunction(
+        () => document.querySelectorAll('[data-testid="code-editor"] .squiggly-error').length === 0,
+        undefined,
+        { timeout: 20_000 },
+      );
+    await noSquiggles();
+    await page.getByRole('button', { name: 'Solution', exact: true }).click();
+    await viewHas('handleReceipt', true);
+    await page.waitForTimeout(1500);
+    await noSquiggles();
 
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
@@ -97,6 +105,7 @@ for (const colorScheme of ['light', 'dark']) {
     const { context, page, errors } = await openPage(browser, { colorScheme });
     try {
       await page.goto(urlOf(LAB));
+      await page.getByText('Query the database yourself').click();
       const sql = page.getByLabel('SQL', { exact: true });
       assert.equal(await sql.inputValue(), 'SELECT * FROM operations');
       await waitForDbReady(page, 30_000);

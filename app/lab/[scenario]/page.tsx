@@ -1,7 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { toLabScenario } from '@/components/lab/lab-scenario';
 import { LabWorkbench } from '@/components/lab/LabWorkbench';
+import { scenarioById } from '@/simulations/scenarios';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 
 export const dynamicParams = false;
@@ -60,7 +62,8 @@ export default async function LabPage({ params }: LabPageProps) {
         </p>
       </header>
 
-      <LabWorkbench scenarioId={scenario.id} />
+      {/* Built on the server: the client gets plain data, never the engine. */}
+      <LabWorkbench scenario={toLabScenario(scenarioById(scenario.id))} />
 
       <nav aria-label="Lessons" className="flex flex-wrap justify-between gap-4 border-t border-slate-200 pt-6 text-sm dark:border-slate-800">
         {previous ? (

@@ -1,0 +1,245 @@
+/**
+ * The page's end of the database worker (./pglite.worker.ts): requests with ids, answers matched
+ * back to promises, and the watchdog. While a run or an exploration is outstanding the worker
+ * sends something (a heartbeat, progress, the answer) at least every ~250 ms; when it has been
+ * silent for `stuckAfterMs` the learner's code is stuck in a loop that never yields. The client
+ * then terminates the worker, rejects the job with a `StuckError`, and starts a fresh worker
+ * (PGlite boots again). The page's main thread never waits on the worker, so it stays responsive.
+ */
+import type { LabRun } from '@/simulations/lab-run';
+import type { ExploreResult } from '@/simulations/run';
+import {
+  SqlError,
+  type BootTimings,
+  type ExploreRequest,
+  type QueryResult,
+  type RunRequest,
+  type UnhandledRejection,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
+
+export type DbStatus = 'booting' | 'ready' | 'error';
+
+/** How the worker stands, as the page shows it. */
+export interface BootState {
+  status: DbStatus;
+  version?: string;
+  bootMs?: number;
+  timings?: BootTimings;
+  error?: string;
+  /** How many times the worker was restarted after a stuck run. */
+  restarts: number;
+}
+
+/** A run's answer. */
+export interface RunAnswer {
+  run: LabRun;
+  unhandled: UnhandledRejection[];
+  strippedData: boolean;
+}
+
+/** An exploration's progress. */
+export interface ExploreProgress {
+  done: number;
+  total: number;
+  schedulesPerSecond: number | null;
+}
+
+/** The learner's code kept the worker busy without yielding; the worker was replaced. */
+export class StuckError extends Error {
+  constructor(readonly silentMs: number) {
+    super(
+      `Your code ran for ${Math.round(silentMs / 1000)} s without yielding — an infinite loop? The run was stopped. Your code is kept.`,
+    );
+    this.name = 'StuckError';
+  }
+}
+
+type Job =
+  | { kind: 'query'; resolve(r: QueryResult): void; reject(e: Error): void }
+  | { kind: 'run'; resolve(r: RunAnswer): void; reject(e: Error): void }
+  | { kind: 'explore'; resolve(r: ExploreResult): void; reject(e: Error): void; onProgress?(p: ExploreProgress): void };
+
+export interface WorkerClientOptions {
+  /** Silence, while a run or exploration is outstanding, that counts as stuck. */
+  stuckAfterMs?: number;
+  /** Starts a worker; the default is the bundled ./pglite.worker.ts. */
+  createWorker?: () => Worker;
+}
+
+const defaultWorker = () => new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module', name: 'pglite' });
+
+export class WorkerClient {
+  private worker: Worker | null = null;
+  private jobs = new Map<number, Job>();
+  private nextId = 1;
+  private lastHeard = 0;
+  private watchdog: ReturnType<typeof setInterval> | null = null;
+  private listeners = new Set<() => void>();
+  private state: BootState = { status: 'booting', restarts: 0 };
+  private readonly stuckAfterMs: number;
+  private readonly createWorker: () => Worker;
+  private disposed = false;
+
+  constructor(options: WorkerClientOptions = {}) {
+    this.stuckAfterMs = options.stuckAfterMs ?? 2_000;
+    this.createWorker = options.createWorker ?? defaultWorker;
+    this.start();
+  }
+
+  /** The current boot state (a new object whenever it changes). */
+  getState = (): BootState => this.state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private setState(next: Omit<BootState, 'restarts'>): void {
+    this.state = { ...next, restarts: this.state.restarts };
+    for (const l of this.listeners) l();
+  }
+
+  private start(): void {
+    const worker = this.createWorker();
+    this.worker = worker;
+    this.setState({ status: 'booting' });
+    worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) => {
+      if (worker !== this.worker) return;
+      this.lastHeard = performance.now();
+      this.onMessage(event.data);
+    });
+    worker.addEventListener('error', (event: ErrorEvent) => {
+      if (worker !== this.worker) return;
+      const message = `The database worker failed${event.message ? `: ${event.message}` : '.'}`;
+      this.setState({ status: 'error', error: message });
+      this.failAll(new SqlError({ message }));
+    });
+  }
+
+  private onMessage(message: WorkerResponse): void {
+    switch (message.type) {
+      case 'ready':
+        this.setState({ status: 'ready', version: message.version, bootMs: message.bootMs, timings: message.timings });
+        return;
+      case 'heartbeat':
+        return;
+      case 'result': {
+        const job = this.take(message.id);
+        const { type: _type, id: _id, ...result } = message;
+        if (job?.kind === 'query') job.resolve(result);
+        return;
+      }
+      case 'run-result': {
+        const job = this.take(message.id);
+        if (job?.kind === 'run') job.resolve({ run: message.run, unhandled: message.unhandled, strippedData: !!message.strippedData });
+        return;
+      }
+      case 'explore-progress': {
+        const job = this.jobs.get(message.id);
+        if (job?.kind === 'explore') job.onProgress?.({ done: message.done, total: message.total, schedulesPerSecond: message.schedulesPerSecond });
+        return;
+      }
+      case 'explore-result': {
+        const job = this.take(message.id);
+        if (job?.kind === 'explore') job.resolve(message.result);
+        return;
+      }
+      case 'error': {
+        if (message.id === undefined) {
+          this.setState({ status: 'error', error: message.message });
+          return;
+        }
+        const job = this.take(message.id);
+        const { type: _type, id: _id, ...info } = message;
+        job?.reject(new SqlError(info));
+        return;
+      }
+    }
+  }
+
+  private take(id: number): Job | undefined {
+    const job = this.jobs.get(id);
+    this.jobs.delete(id);
+    this.updateWatchdog();
+    return job;
+  }
+
+  private failAll(error: Error): void {
+    const jobs = [...this.jobs.values()];
+    this.jobs.clear();
+    this.updateWatchdog();
+    for (const job of jobs) job.reject(error);
+  }
+
+  private send(request: WorkerRequest, job: Job): void {
+    const worker = this.worker;
+    if (!worker || this.disposed) {
+      job.reject(new SqlError({ message: 'The database worker is not running.' }));
+      return;
+    }
+    this.jobs.set(request.id, job);
+    if (job.kind !== 'query') this.lastHeard = performance.now();
+    this.updateWatchdog();
+    worker.postMessage(request);
+  }
+
+  /** Watch while a run or exploration is outstanding and the database is up. */
+  private updateWatchdog(): void {
+    const watching = [...this.jobs.values()].some((j) => j.kind !== 'query');
+    if (watching && this.watchdog === null) {
+      this.watchdog = setInterval(() => this.check(), 200);
+    } else if (!watching && this.watchdog !== null) {
+      clearInterval(this.watchdog);
+      this.watchdog = null;
+    }
+  }
+
+  private check(): void {
+    // During a boot the worker is legitimately busy (compiling WebAssembly): jobs wait for it.
+    if (this.state.status !== 'ready') {
+      this.lastHeard = performance.now();
+      return;
+    }
+    const silent = performance.now() - this.lastHeard;
+    if (silent < this.stuckAfterMs) return;
+    this.restart(new StuckError(silent));
+  }
+
+  /** Terminate the worker, reject everything outstanding with `reason`, boot a fresh one. */
+  restart(reason: Error): void {
+    this.worker?.terminate();
+    this.worker = null;
+    this.state = { ...this.state, restarts: this.state.restarts + 1 };
+    this.failAll(reason);
+    if (!this.disposed) this.start();
+  }
+
+  query(sql: string): Promise<QueryResult> {
+    return new Promise((resolve, reject) => this.send({ type: 'query', id: this.nextId++, sql }, { kind: 'query', resolve, reject }));
+  }
+
+  run(request: Omit<RunRequest, 'type' | 'id'>): Promise<RunAnswer> {
+    return new Promise((resolve, reject) => this.send({ type: 'run', id: this.nextId++, ...request }, { kind: 'run', resolve, reject }));
+  }
+
+  /** Explore; `cancel()` stops after the current schedule (the promise still resolves, with fewer runs). */
+  explore(
+    request: Omit<ExploreRequest, 'type' | 'id'>,
+    onProgress?: (p: ExploreProgress) => void,
+  ): { result: Promise<ExploreResult>; cancel(): void } {
+    const id = this.nextId++;
+    const result = new Promise<ExploreResult>((resolve, reject) =>
+      this.send({ type: 'explore', id, ...request }, { kind: 'explore', resolve, reject, onProgress }),
+    );
+    return { result, cancel: () => this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest) };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.worker?.terminate();
+    this.worker = null;
+    this.failAll(new SqlError({ message: 'The database worker was stopped.' }));
+  }
+}

@@ -1,0 +1,147 @@
+'use client';
+/**
+ * The code column: "Starter | Solution | Your code" one click apart, the editor, and "Reset to
+ * starter" with an Undo that brings the previous text back for ~10 s.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { EditorMarker } from '@/components/editor/CodeEditor';
+import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
+import type { LabScenario } from './lab-scenario';
+import { LEARNER_TYPINGS } from './learner-typings';
+
+const EXTRA_LIBS = { 'file:///node_modules/@types/effectively-once/index.d.ts': LEARNER_TYPINGS };
+
+export type CodeMode = 'starter' | 'solution' | 'yours';
+
+const MODES: { mode: CodeMode; label: string }[] = [
+  { mode: 'starter', label: 'Starter' },
+  { mode: 'solution', label: 'Solution' },
+  { mode: 'yours', label: 'Your code' },
+];
+
+const UNDO_MS = 10_000;
+
+export interface CodePanelProps {
+  scenario: LabScenario;
+  mode: CodeMode;
+  onMode(mode: CodeMode): void;
+  /** The text the editor shows. */
+  text: string;
+  revision: number;
+  /** The learner typed in "Your code". */
+  onEdit(text: string): void;
+  /** Whether the learner's code differs from the starter. */
+  edited: boolean;
+  /** Put the starter into "Your code"; returns the text it replaced. */
+  onResetToStarter(): string;
+  /** Put `text` back into "Your code". */
+  onUndo(text: string): void;
+  markers: readonly EditorMarker[];
+}
+
+export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edited, onResetToStarter, onUndo, markers }: CodePanelProps) {
+  const [undo, setUndo] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current) clearTimeout(timer.current);
+  }, []);
+
+  function reset() {
+    const previous = onResetToStarter();
+    setUndo(previous);
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => setUndo(null), UNDO_MS);
+  }
+
+  function undoReset() {
+    if (undo === null) return;
+    onUndo(undo);
+    setUndo(null);
+    if (timer.current) clearTimeout(timer.current);
+  }
+
+  const variant = mode === 'yours' ? null : scenario.variants[mode];
+
+  return (
+    <section
+      aria-labelledby="handler-heading"
+      className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
+        <div>
+          <h2 id="handler-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+            The code
+          </h2>
+          <p className="mt-0.5 font-mono text-xs text-slate-500 dark:text-slate-400">
+            export async function {scenario.entry}(…)
+          </p>
+        </div>
+        <div role="group" aria-label="Which code" className="inline-flex rounded-lg bg-slate-100 p-0.5 dark:bg-slate-800">
+          {MODES.map(({ mode: m, label }) => (
+            <button
+              key={m}
+              type="button"
+              aria-pressed={mode === m}
+              onClick={() => onMode(m)}
+              className={`rounded-md px-3 py-1 text-xs font-semibold focus-visible:outline-2 focus-visible:outline-teal-600 ${
+                mode === m
+                  ? 'bg-white text-slate-900 shadow-sm dark:bg-slate-950 dark:text-white'
+                  : 'text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white'
+              }`}
+            >
+              {label}
+              {m === 'yours' && edited && <span className="ml-1 text-amber-700 dark:text-amber-300">•<span className="sr-only"> (edited)</span></span>}
+            </button>
+          ))}
+        </div>
+      </div>
+      {variant ? (
+        <p className="border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs leading-5 text-slate-600 dark:border-slate-800 dark:bg-slate-950/50 dark:text-slate-300">
+          <strong className="font-semibold text-slate-800 dark:text-slate-100">{variant.label} (read-only).</strong> {variant.explanation}
+        </p>
+      ) : (
+        <div className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-950/50 dark:text-slate-300">
+          <p>Your edits are saved in this browser.</p>
+          <div className="flex items-center gap-2" aria-live="polite">
+            {undo !== null && (
+              <span className="flex items-center gap-2" data-testid="undo-notice">
+                Restored the starter code.
+                <button
+                  type="button"
+                  onClick={undoReset}
+                  className="rounded-md bg-slate-800 px-2 py-0.5 font-semibold text-white hover:bg-slate-700 focus-visible:outline-2 focus-visible:outline-teal-600 dark:bg-slate-200 dark:text-slate-900"
+                >
+                  Undo
+                </button>
+              </span>
+            )}
+            {edited && undo === null && (
+              <button
+                type="button"
+                onClick={reset}
+                className="rounded-md px-2 py-0.5 font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-white focus-visible:outline-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
+              >
+                Reset to starter
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+      <LazyCodeEditor
+        label="Handler code editor"
+        ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
+        path={`file:///${scenario.id}/handler.ts`}
+        value={text}
+        revision={revision}
+        onChange={onEdit}
+        extraLibs={EXTRA_LIBS}
+        readOnly={mode !== 'yours'}
+        markers={markers}
+      />
+      <p className="border-t border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
+        (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,183 @@
+'use client';
+/**
+ * The controls bar: the playback actions as buttons, speed and seed, the scrubber, the fault
+ * buttons and the fault plan, and the keyboard help. Every button performs a registered action.
+ */
+import { useId } from 'react';
+import { describeFault } from '@/simulations/faults';
+import type { ActionContext, LabAction } from './actions';
+import type { Speed } from './lab-machine';
+
+const KBD = 'rounded border border-slate-300 bg-slate-50 px-1 font-sans dark:border-slate-600 dark:bg-slate-800';
+
+const SPEEDS: { value: Speed; label: string }[] = [
+  { value: '1x', label: '1×' },
+  { value: '4x', label: '4×' },
+  { value: 'instant', label: 'Instant' },
+];
+
+const button =
+  'inline-flex items-center rounded-lg px-3 py-1.5 text-sm font-semibold shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:opacity-50';
+const primary = `${button} bg-teal-700 text-white hover:bg-teal-800 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400`;
+const secondary = `${button} bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-700 dark:hover:bg-slate-800`;
+const danger = `${button} bg-white text-red-800 ring-1 ring-red-300 hover:bg-red-50 dark:bg-slate-900 dark:text-red-300 dark:ring-red-800 dark:hover:bg-red-950/40`;
+
+function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabAction; ctx: ActionContext; variant?: 'primary' | 'secondary' | 'danger' }) {
+  const cls = variant === 'primary' ? primary : variant === 'danger' ? danger : secondary;
+  return (
+    <button
+      type="button"
+      data-action={action.name}
+      disabled={!action.enabled(ctx)}
+      onClick={() => action.perform(ctx)}
+      aria-keyshortcuts={action.keyLabel ? action.keys.map((k) => (k === ' ' ? 'Space' : k)).join(' ') : undefined}
+      className={cls}
+    >
+      {action.label}
+    </button>
+  );
+}
+
+export interface LabControlsProps {
+  ctx: ActionContext;
+  playback: readonly LabAction[];
+  faults: readonly LabAction[];
+  status: string;
+}
+
+export function LabControls({ ctx, playback, faults, status }: LabControlsProps) {
+  const speedId = useId();
+  const seedId = useId();
+  const scrubId = useId();
+  const { context } = ctx.state;
+  const run = context.run;
+  const last = run ? run.result.trace.length - 1 : -1;
+  const scrubMax = ctx.state.matches('finished') ? last : context.visibleUpTo;
+  const canScrub = !!run && last >= 0 && !ctx.state.matches({ running: 'loading' });
+  const busy = ctx.state.matches({ running: 'loading' }) || ctx.state.matches('exploring') || ctx.state.matches('booting');
+  const plan = [...context.demoFaults, ...context.injected];
+  const runFaults = run?.result.faults;
+
+  return (
+    <section
+      aria-labelledby="controls-heading"
+      className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      <h2 id="controls-heading" className="sr-only">
+        Run controls
+      </h2>
+      <div className="flex flex-wrap items-end gap-3">
+        <div role="toolbar" aria-label="Playback" className="flex flex-wrap items-center gap-2">
+          {playback.map((a) => (
+            <ActionButton key={a.name} action={a} ctx={ctx} variant={a.name === 'run' ? 'primary' : 'secondary'} />
+          ))}
+        </div>
+        <div className="flex items-end gap-3">
+          <div>
+            <label htmlFor={speedId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
+              Speed
+            </label>
+            <select
+              id={speedId}
+              value={context.speed}
+              onChange={(e) => ctx.send({ type: 'SET_SPEED', speed: e.target.value as Speed })}
+              className="mt-1 rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+            >
+              {SPEEDS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor={seedId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
+              Seed
+            </label>
+            <input
+              id={seedId}
+              type="number"
+              min={0}
+              step={1}
+              value={context.seed}
+              onChange={(e) => {
+                const seed = Number(e.target.value);
+                if (Number.isInteger(seed) && seed >= 0) ctx.send({ type: 'SET_SEED', seed });
+              }}
+              className="mt-1 w-24 rounded-lg border border-slate-300 bg-white px-2 py-1.5 font-mono text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+            />
+          </div>
+        </div>
+        <p role="status" aria-live="polite" data-testid="lab-status" className="ml-auto text-sm text-slate-600 dark:text-slate-300">
+          {busy && <span aria-hidden="true" className="mr-2 inline-block size-2 animate-pulse rounded-full bg-amber-400" />}
+          {status}
+        </p>
+      </div>
+
+      <div className="flex items-center gap-3">
+        <label htmlFor={scrubId} className="shrink-0 text-xs font-medium text-slate-700 dark:text-slate-300">
+          Event
+        </label>
+        <input
+          id={scrubId}
+          type="range"
+          min={0}
+          max={Math.max(0, scrubMax)}
+          value={Math.max(0, context.selected)}
+          disabled={!canScrub}
+          onChange={(e) => ctx.send({ type: 'SEEK', index: Number(e.target.value) })}
+          aria-valuetext={run && context.selected >= 0 ? `event ${context.selected} of ${last}: ${run.result.trace[context.selected]?.text ?? ''}` : 'no run yet'}
+          className="w-full accent-teal-700 disabled:opacity-40 dark:accent-teal-400"
+        />
+        <span className="w-20 shrink-0 text-right font-mono text-xs text-slate-600 dark:text-slate-300" aria-hidden="true">
+          {run && context.selected >= 0 ? `${context.selected} / ${last}` : '– / –'}
+        </span>
+      </div>
+
+      <div className="grid gap-4 border-t border-slate-200 pt-4 md:grid-cols-2 dark:border-slate-800">
+        <div>
+          <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Inject a fault at the event shown</h3>
+          <div role="toolbar" aria-label="Faults" className="mt-2 flex flex-wrap gap-2">
+            {faults.map((a) => (
+              <ActionButton key={a.name} action={a} ctx={ctx} variant="danger" />
+            ))}
+          </div>
+          <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+            Pause (or step) to the moment you want, then inject: the same schedule runs again with the fault added and
+            playback continues from there.
+          </p>
+        </div>
+        <div>
+          <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Fault plan</h3>
+          <ul data-testid="fault-plan" className="mt-2 space-y-1 text-sm text-slate-700 dark:text-slate-200">
+            {(runFaults ?? plan).length === 0 && <li className="text-slate-500 italic dark:text-slate-400">No faults</li>}
+            {(runFaults ?? plan).map((f, i) => (
+              <li key={i} className="flex gap-2">
+                <span aria-hidden="true" className="text-red-600 dark:text-red-400">⚡</span>
+                {describeFault(f)}
+              </li>
+            ))}
+          </ul>
+          {context.injected.length > 0 && (
+            <button type="button" onClick={() => ctx.send({ type: 'CLEAR_FAULTS' })} className={`${secondary} mt-2 py-1 text-xs`}>
+              Clear injected faults
+            </button>
+          )}
+        </div>
+      </div>
+
+      <details className="border-t border-slate-200 pt-3 text-sm dark:border-slate-800" open>
+        <summary className="cursor-pointer text-xs font-semibold text-slate-600 dark:text-slate-300">Keyboard</summary>
+        <ul data-testid="keyboard-help" className="mt-2 flex flex-wrap gap-x-5 gap-y-1 text-xs text-slate-600 dark:text-slate-300">
+          <li><kbd className={KBD}>Space</kbd> run / pause</li>
+          <li><kbd className={KBD}>→</kbd> step</li>
+          <li><kbd className={KBD}>←</kbd> back</li>
+          <li><kbd className={KBD}>End</kbd> skip to end</li>
+          <li><kbd className={KBD}>R</kbd> reset</li>
+          <li><kbd className={KBD}>E</kbd> explore</li>
+          <li>when the focus is not in the editor</li>
+        </ul>
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,113 @@
+'use client';
+/**
+ * What went wrong with the learner's code, in words: a stuck loop the watchdog stopped, code that
+ * would not load (syntax error, missing export), errors thrown while handling a message, promises
+ * rejected with nobody listening. The same problems become markers on the learner's lines.
+ */
+import type { UnhandledRejection } from '@/components/db/protocol';
+import type { EditorMarker } from '@/components/editor/CodeEditor';
+import type { RunResult } from '@/simulations/run';
+import type { Notice } from './lab-machine';
+
+/** Markers for the editor: one per distinct problem with a line. */
+export function problemMarkers(result: RunResult, unhandled: readonly UnhandledRejection[]): EditorMarker[] {
+  const out: EditorMarker[] = [];
+  const seen = new Set<string>();
+  const add = (m: EditorMarker) => {
+    const key = `${m.line}:${m.message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(m);
+  };
+  if (result.error?.line) add({ line: result.error.line, column: result.error.column ? result.error.column : undefined, message: result.error.message });
+  for (const e of result.codeErrors) if (e.line) add({ line: e.line, column: e.column, message: `${e.message} (thrown in ${e.process})` });
+  for (const u of unhandled) if (u.line) add({ line: u.line, message: `Unhandled rejection: ${u.message}`, severity: 'warning' });
+  return out;
+}
+
+const at = (line?: number) => (line ? ` (line ${line})` : '');
+
+export interface RunProblemsProps {
+  notice: Notice | null;
+  result: RunResult | null;
+  unhandled: readonly UnhandledRejection[];
+  revealed: boolean;
+  onDismiss(): void;
+}
+
+export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblemsProps) {
+  const codeErrors = dedupe(result?.codeErrors ?? []);
+  const loadError = result?.verdict === 'error' ? result.error : undefined;
+  if (!notice && !loadError && codeErrors.length === 0 && unhandled.length === 0) return null;
+  return (
+    <div role="alert" data-testid="run-problems" className="space-y-3">
+      {notice && (
+        <div className="flex items-start justify-between gap-3 rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
+          <div>
+            <p className="font-semibold" data-testid="notice-text">
+              {notice.text}
+            </p>
+            {notice.kind === 'stuck' && (
+              <p className="mt-1 text-xs">
+                Learner code runs in a worker with the database; a loop that never awaits anything blocks both, so the
+                worker was replaced and the database is starting again. Look for a <code className="font-mono">while</code> or{' '}
+                <code className="font-mono">for</code> loop without an <code className="font-mono">await</code> inside.
+              </p>
+            )}
+          </div>
+          <button type="button" onClick={onDismiss} className="rounded-md px-2 py-0.5 text-xs font-semibold ring-1 ring-red-300 hover:bg-white dark:ring-red-700 dark:hover:bg-red-900/40">
+            Dismiss
+          </button>
+        </div>
+      )}
+      {loadError && (
+        <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
+          <p className="font-semibold">Your code could not run{at(loadError.line)}.</p>
+          <p className="mt-1 font-mono text-xs break-words" data-testid="load-error">
+            {loadError.message}
+            {loadError.line ? ` — line ${loadError.line}${loadError.column ? `, column ${loadError.column}` : ''}` : ''}
+          </p>
+        </div>
+      )}
+      {codeErrors.length > 0 && (
+        <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
+          <p className="font-semibold">Your handler threw while handling a message; the message stayed unacknowledged.</p>
+          <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="code-errors">
+            {codeErrors.map((e, i) => (
+              <li key={i} className="break-words">
+                {e.process}: {e.message}
+                {e.line ? ` — line ${e.line}` : ''}
+                {e.count > 1 ? ` (${e.count}×)` : ''}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {unhandled.length > 0 && (
+        <div className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-400/10 dark:text-amber-100">
+          <p className="font-semibold">A promise was rejected and nobody awaited it. The run went on without it.</p>
+          <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="unhandled-rejections">
+            {dedupe(unhandled.map((u) => ({ process: '', ...u }))).map((u, i) => (
+              <li key={i} className="break-words">
+                {u.message}
+                {u.line ? ` — line ${u.line}` : ''}
+                {u.count > 1 ? ` (${u.count}×)` : ''}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function dedupe<T extends { process: string; message: string; line?: number }>(list: readonly T[]): (T & { count: number })[] {
+  const byKey = new Map<string, T & { count: number }>();
+  for (const e of list) {
+    const key = `${e.process}|${e.message}|${e.line}`;
+    const hit = byKey.get(key);
+    if (hit) hit.count++;
+    else byKey.set(key, { ...e, count: 1 });
+  }
+  return [...byKey.values()];
+}

@@ -1,0 +1,173 @@
+/**
+ * The lab's controls as registered actions (Excalidraw's pattern): one object per command, with
+ * its name, label, keys, when it is enabled and what it does. The buttons, the keyboard handler
+ * and the tests all go through these, so a shortcut can never do something the button would not.
+ */
+import type { SnapshotFrom } from 'xstate';
+import type { CallKind, Fault } from '@/simulations/types';
+import type { LabEvent, labMachine } from './lab-machine';
+import { callKindOf, hasQueue, providerOf, workersOf, type LabScenario } from './lab-scenario';
+
+/** How many schedules "Explore" runs. */
+export const EXPLORE_RUNS = 200;
+
+/** What an action sees and touches. */
+export interface ActionContext {
+  state: SnapshotFrom<typeof labMachine>;
+  send(event: LabEvent): void;
+  /** The code the editor shows now (the selected variant, or the learner's own). */
+  code(): string;
+  scenario: LabScenario;
+}
+
+export interface LabAction {
+  name: string;
+  /** The button's accessible name. */
+  label: string;
+  /** `KeyboardEvent.key` values that trigger it when focus is outside the editor. */
+  keys: string[];
+  /** What the keyboard help says about the keys. */
+  keyLabel?: string;
+  enabled(ctx: ActionContext): boolean;
+  perform(ctx: ActionContext): void;
+}
+
+const is = (ctx: ActionContext, ...states: string[]) => states.some((s) => ctx.state.matches(s as never));
+
+/** Whether a run is on screen at an event a fault can be injected at. */
+function atEvent(ctx: ActionContext): boolean {
+  const run = ctx.state.context.run;
+  return !!run && run.result.trace.length > 0 && ctx.state.context.selected >= 0 && is(ctx, 'running.playing', 'paused', 'finished');
+}
+
+/** The trace event being looked at (the one an injected fault lands on). */
+function currentStep(ctx: ActionContext): number {
+  const { run, selected } = ctx.state.context;
+  return run?.result.trace[Math.max(0, selected)]?.step ?? 0;
+}
+
+/** The fault that loses the response of the next `call` after the event being looked at. */
+export function nextLostResponse(ctx: ActionContext, call: CallKind): Fault {
+  const { run, selected } = ctx.state.context;
+  const provider = providerOf(call);
+  const sofar = (run?.result.trace ?? []).filter((e, i) => i <= selected && e.type === 'call' && e.target === provider).length;
+  return { kind: 'lose-response', call, nth: sofar + 1 };
+}
+
+export const runAction: LabAction = {
+  name: 'run',
+  label: 'Run',
+  keys: [' '],
+  keyLabel: 'Space',
+  enabled: (ctx) => is(ctx, 'ready', 'paused', 'finished'),
+  perform: (ctx) => ctx.send({ type: 'RUN', code: ctx.code() }),
+};
+
+export const pauseAction: LabAction = {
+  name: 'pause',
+  label: 'Pause',
+  keys: [' '],
+  keyLabel: 'Space',
+  enabled: (ctx) => is(ctx, 'running.playing'),
+  perform: (ctx) => ctx.send({ type: 'PAUSE' }),
+};
+
+export const stepAction: LabAction = {
+  name: 'step',
+  label: 'Step',
+  keys: ['ArrowRight'],
+  keyLabel: '→',
+  enabled: (ctx) => {
+    const { run, selected } = ctx.state.context;
+    if (!run || run.result.trace.length === 0) return false;
+    return is(ctx, 'running.playing', 'paused') || (is(ctx, 'finished') && selected < run.result.trace.length - 1);
+  },
+  perform: (ctx) => ctx.send({ type: 'STEP' }),
+};
+
+export const backAction: LabAction = {
+  name: 'back',
+  label: 'Back',
+  keys: ['ArrowLeft'],
+  keyLabel: '←',
+  enabled: (ctx) => !!ctx.state.context.run && ctx.state.context.selected > 0 && is(ctx, 'running.playing', 'paused', 'finished'),
+  perform: (ctx) => ctx.send({ type: 'BACK' }),
+};
+
+export const skipAction: LabAction = {
+  name: 'skip',
+  label: 'Skip to end',
+  keys: ['End'],
+  keyLabel: 'End',
+  enabled: (ctx) => is(ctx, 'running.playing', 'paused'),
+  perform: (ctx) => ctx.send({ type: 'SKIP' }),
+};
+
+export const resetAction: LabAction = {
+  name: 'reset',
+  label: 'Reset',
+  keys: ['r', 'R'],
+  keyLabel: 'R',
+  enabled: (ctx) => !!ctx.state.context.run && is(ctx, 'running', 'paused', 'finished'),
+  perform: (ctx) => ctx.send({ type: 'RESET' }),
+};
+
+export const exploreAction: LabAction = {
+  name: 'explore',
+  label: 'Explore',
+  keys: ['e', 'E'],
+  keyLabel: 'E',
+  enabled: (ctx) => is(ctx, 'ready', 'paused', 'finished'),
+  perform: (ctx) => ctx.send({ type: 'EXPLORE', code: ctx.code(), runs: EXPLORE_RUNS }),
+};
+
+/** "Crash worker-1 now": kill the worker at the step being looked at, rerun the same schedule. */
+export function crashAction(worker: string): LabAction {
+  return {
+    name: `inject-crash-${worker}`,
+    label: `Crash ${worker} now`,
+    keys: [],
+    enabled: atEvent,
+    perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'crash', process: worker, atStep: currentStep(ctx) } }),
+  };
+}
+
+export function loseResponseAction(call: CallKind): LabAction {
+  return {
+    name: 'lose-next-response',
+    label: 'Lose the next response',
+    keys: [],
+    enabled: atEvent,
+    perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: nextLostResponse(ctx, call) }),
+  };
+}
+
+export const redeliverAction: LabAction = {
+  name: 'redeliver-now',
+  label: 'Redeliver now',
+  keys: [],
+  enabled: atEvent,
+  perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message: 'm1' } }),
+};
+
+/** The playback and explore controls, in toolbar order. */
+export const PLAYBACK_ACTIONS: readonly LabAction[] = [runAction, pauseAction, backAction, stepAction, skipAction, resetAction, exploreAction];
+
+/** The fault buttons a scenario offers. */
+export function faultActions(scenario: LabScenario): LabAction[] {
+  const out = workersOf(scenario).map(crashAction);
+  const call = callKindOf(scenario);
+  if (call) out.push(loseResponseAction(call));
+  if (hasQueue(scenario)) out.push(redeliverAction);
+  return out;
+}
+
+/** Every action of a scenario, by name (for tests and the keyboard handler). */
+export function actionsFor(scenario: LabScenario): LabAction[] {
+  return [...PLAYBACK_ACTIONS, ...faultActions(scenario)];
+}
+
+/** The first enabled action bound to `key`. */
+export function actionForKey(actions: readonly LabAction[], key: string, ctx: ActionContext): LabAction | undefined {
+  return actions.find((a) => a.keys.includes(key) && a.enabled(ctx));
+}

@@ -1,0 +1,374 @@
+/**
+ * The lab's controller: `booting → ready → running ⇄ paused → finished`, and `exploring`.
+ *
+ * `running.loading` asks the worker for a whole LabRun (the engine runs it to the end in one go);
+ * `running.playing` then reveals its trace one event per TICK. TICKs come from a timer in the
+ * component layer at the chosen speed, so the machine itself never reads the host's clock. The
+ * worker calls are named actors (`runLab`, `explore`) that the workbench provides with
+ * `.provide()`; tests can swap them the same way.
+ *
+ * During playback the event shown (`selected`) is the last event revealed (`visibleUpTo`); once
+ * finished, everything is revealed and `selected` moves freely (scrubbing).
+ */
+import { assign, fromCallback, fromPromise, sendTo, setup, type ActorRefFrom } from 'xstate';
+import type { RunAnswer } from '@/components/db/worker-client';
+import type { Counterexample, ExploreResult } from '@/simulations/run';
+import type { Fault } from '@/simulations/types';
+import type { UnhandledRejection } from '@/components/db/protocol';
+import type { LabRun } from '@/simulations/lab-run';
+import type { ExplorerState } from './view/ExplorerPanel';
+
+/** Playback speed: ~400 ms per event, ~100 ms per event, or straight to the end. */
+export type Speed = '1x' | '4x' | 'instant';
+
+export const SPEED_DELAY_MS: Record<Speed, number> = { '1x': 400, '4x': 100, instant: 0 };
+
+export type { ExplorerState };
+
+/** A message above the controls: why a run stopped, or what went wrong. */
+export interface Notice {
+  kind: 'stuck' | 'failed';
+  text: string;
+}
+
+/** What a run request carries to the worker. */
+export interface RunInput {
+  code: string;
+  seed: number;
+  faults: Fault[];
+  choices?: number[];
+}
+
+export interface ExploreInput {
+  code: string;
+  runs: number;
+}
+
+export interface LabContext {
+  /** The scenario's demonstration faults: every Run starts from them. */
+  demoFaults: Fault[];
+  seed: number;
+  speed: Speed;
+  /** Faults injected by hand, added to the demonstration plan. */
+  injected: Fault[];
+  run: LabRun | null;
+  unhandled: UnhandledRejection[];
+  /** The last trace event revealed by playback; -1 before the first. */
+  visibleUpTo: number;
+  /** The event whose world is shown. */
+  selected: number;
+  /** Whether the verdict is shown. */
+  revealed: boolean;
+  /** Where playback continues after an injection reran the schedule. */
+  resumeAt: number | null;
+  pending: RunInput | null;
+  explorer: ExplorerState;
+  notice: Notice | null;
+}
+
+export type LabEvent =
+  | { type: 'DB_READY' }
+  | { type: 'DB_DOWN' }
+  | { type: 'RUN'; code: string }
+  | { type: 'PAUSE' }
+  | { type: 'TICK' }
+  | { type: 'STEP' }
+  | { type: 'BACK' }
+  | { type: 'SEEK'; index: number }
+  | { type: 'SKIP' }
+  | { type: 'RESET' }
+  | { type: 'SET_SEED'; seed: number }
+  | { type: 'SET_SPEED'; speed: Speed }
+  | { type: 'INJECT'; fault: Fault; code: string }
+  | { type: 'CLEAR_FAULTS' }
+  | { type: 'EXPLORE'; code: string; runs: number }
+  | { type: 'CANCEL_EXPLORE' }
+  | { type: 'EXPLORE_PROGRESS'; done: number; total: number; schedulesPerSecond: number | null }
+  | { type: 'EXPLORE_DONE'; result: ExploreResult }
+  | { type: 'EXPLORE_FAILED'; message: string }
+  | { type: 'REPLAY'; counterexample: Counterexample; code: string }
+  | { type: 'DISMISS_NOTICE' };
+
+export interface LabInput {
+  seed: number;
+  demoFaults: Fault[];
+}
+
+const lastIndex = (run: LabRun | null) => (run ? run.result.trace.length - 1 : -1);
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const labMachine = setup({
+  types: {
+    context: {} as LabContext,
+    events: {} as LabEvent,
+    input: {} as LabInput,
+  },
+  actors: {
+    runLab: fromPromise<RunAnswer, RunInput>(async () => {
+      throw new Error('runLab is provided by the workbench');
+    }),
+    explore: fromCallback<{ type: 'CANCEL' }, ExploreInput>(({ sendBack }) => {
+      sendBack({ type: 'EXPLORE_FAILED', message: 'explore is provided by the workbench' });
+    }),
+  },
+  guards: {
+    atEnd: ({ context }) => context.visibleUpTo >= lastIndex(context.run),
+    nextIsEnd: ({ context }) => context.visibleUpTo + 1 >= lastIndex(context.run),
+    instant: ({ context }) => context.speed === 'instant',
+    hasRun: ({ context }) => context.run !== null,
+    canInject: ({ context }) => context.run !== null && context.run.result.trace.length > 0,
+  },
+  actions: {
+    revealAll: assign(({ context }) => ({
+      visibleUpTo: lastIndex(context.run),
+      selected: lastIndex(context.run),
+      revealed: true,
+    })),
+    advance: assign(({ context }) => ({ visibleUpTo: context.visibleUpTo + 1, selected: context.visibleUpTo + 1 })),
+    planInjection: assign(({ context, event }) => {
+      if (event.type !== 'INJECT' || !context.run) return {};
+      const result = context.run.result;
+      return {
+        injected: [...context.injected, event.fault],
+        pending: { code: event.code, seed: result.seed, faults: [...result.faults, event.fault], choices: result.choices },
+        resumeAt: Math.max(0, context.selected),
+        revealed: false,
+        notice: null,
+      };
+    }),
+    clearRun: assign({ run: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pending: null }),
+  },
+}).createMachine({
+  id: 'lab',
+  context: ({ input }) => ({
+    demoFaults: input.demoFaults,
+    seed: input.seed,
+    speed: '1x',
+    injected: [],
+    run: null,
+    unhandled: [],
+    visibleUpTo: -1,
+    selected: -1,
+    revealed: false,
+    resumeAt: null,
+    pending: null,
+    explorer: { status: 'idle' },
+    notice: null,
+  }),
+  initial: 'booting',
+  on: {
+    DB_DOWN: { target: '.booting' },
+    SET_SEED: { actions: assign({ seed: ({ event }) => event.seed }) },
+    SET_SPEED: { actions: assign({ speed: ({ event }) => event.speed }) },
+    CLEAR_FAULTS: { actions: assign({ injected: [] }) },
+    DISMISS_NOTICE: { actions: assign({ notice: null }) },
+  },
+  states: {
+    booting: {
+      on: { DB_READY: [{ guard: 'hasRun', target: 'finished' }, { target: 'ready' }] },
+    },
+    ready: {
+      on: {
+        RUN: {
+          target: 'running',
+          actions: [
+            'clearRun',
+            assign({
+              notice: null,
+              pending: ({ context, event }) => ({ code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] }),
+            }),
+          ],
+        },
+        EXPLORE: 'exploring',
+        REPLAY: {
+          target: 'running',
+          actions: [
+            'clearRun',
+            assign(({ event }) => ({
+              notice: null,
+              seed: event.counterexample.seed,
+              injected: [],
+              pending: {
+                code: event.code,
+                seed: event.counterexample.seed,
+                faults: event.counterexample.faults,
+                choices: event.counterexample.choices,
+              },
+            })),
+          ],
+        },
+      },
+    },
+    running: {
+      initial: 'loading',
+      on: {
+        RESET: { target: 'ready', actions: ['clearRun', assign({ notice: null })] },
+      },
+      states: {
+        loading: {
+          invoke: {
+            src: 'runLab',
+            input: ({ context }) => context.pending!,
+            onDone: [
+              {
+                // Nothing to play: the code did not load (syntax error, missing export).
+                guard: ({ event }) => event.output.run.result.trace.length === 0,
+                target: '#lab.finished',
+                actions: assign(({ event }) => ({
+                  run: event.output.run,
+                  unhandled: event.output.unhandled,
+                  visibleUpTo: -1,
+                  selected: -1,
+                  revealed: true,
+                  pending: null,
+                })),
+              },
+              {
+                target: 'playing',
+                actions: assign(({ context, event }) => {
+                  const last = event.output.run.result.trace.length - 1;
+                  const at = Math.min(context.resumeAt ?? 0, last);
+                  return { run: event.output.run, unhandled: event.output.unhandled, visibleUpTo: at, selected: at, resumeAt: null, pending: null };
+                }),
+              },
+            ],
+            onError: {
+              target: '#lab.ready',
+              actions: assign(({ event }) => {
+                const error = event.error as Error;
+                return {
+                  run: null,
+                  visibleUpTo: -1,
+                  selected: -1,
+                  revealed: false,
+                  pending: null,
+                  resumeAt: null,
+                  notice: { kind: error?.name === 'StuckError' ? 'stuck' : 'failed', text: errorMessage(error) } satisfies Notice,
+                };
+              }),
+            },
+          },
+        },
+        playing: {
+          always: { guard: 'atEnd', target: '#lab.finished', actions: 'revealAll' },
+          on: {
+            TICK: [
+              { guard: 'instant', target: '#lab.finished', actions: 'revealAll' },
+              { guard: 'nextIsEnd', target: '#lab.finished', actions: 'revealAll' },
+              { actions: 'advance' },
+            ],
+            PAUSE: '#lab.paused',
+            STEP: [{ guard: 'nextIsEnd', target: '#lab.finished', actions: 'revealAll' }, { target: '#lab.paused', actions: 'advance' }],
+            BACK: {
+              target: '#lab.paused',
+              actions: assign(({ context }) => {
+                const at = Math.max(0, context.visibleUpTo - 1);
+                return { visibleUpTo: at, selected: at };
+              }),
+            },
+            SEEK: {
+              target: '#lab.paused',
+              actions: assign(({ event }) => ({ visibleUpTo: event.index, selected: event.index })),
+            },
+            SKIP: { target: '#lab.finished', actions: 'revealAll' },
+            INJECT: { guard: 'canInject', target: 'loading', actions: 'planInjection' },
+          },
+        },
+      },
+    },
+    paused: {
+      on: {
+        RUN: 'running.playing',
+        STEP: [{ guard: 'nextIsEnd', target: 'finished', actions: 'revealAll' }, { actions: 'advance' }],
+        BACK: {
+          actions: assign(({ context }) => {
+            const at = Math.max(0, context.visibleUpTo - 1);
+            return { visibleUpTo: at, selected: at };
+          }),
+        },
+        SEEK: { actions: assign(({ event }) => ({ visibleUpTo: event.index, selected: event.index })) },
+        SKIP: { target: 'finished', actions: 'revealAll' },
+        RESET: { target: 'ready', actions: ['clearRun', assign({ notice: null })] },
+        INJECT: { guard: 'canInject', target: 'running.loading', actions: 'planInjection' },
+        EXPLORE: 'exploring',
+      },
+    },
+    finished: {
+      on: {
+        // Run again from the start, with whatever code, seed and faults are current.
+        RUN: {
+          target: 'running',
+          actions: [
+            'clearRun',
+            assign({
+              notice: null,
+              pending: ({ context, event }) => ({ code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] }),
+            }),
+          ],
+        },
+        STEP: { actions: assign(({ context }) => ({ selected: Math.min(lastIndex(context.run), context.selected + 1) })) },
+        BACK: { actions: assign(({ context }) => ({ selected: Math.max(0, context.selected - 1) })) },
+        SEEK: { actions: assign(({ event }) => ({ selected: event.index })) },
+        RESET: { target: 'ready', actions: ['clearRun', assign({ notice: null })] },
+        INJECT: { guard: 'canInject', target: 'running.loading', actions: 'planInjection' },
+        EXPLORE: 'exploring',
+        REPLAY: {
+          target: 'running',
+          actions: [
+            'clearRun',
+            assign(({ event }) => ({
+              notice: null,
+              seed: event.counterexample.seed,
+              injected: [],
+              pending: {
+                code: event.code,
+                seed: event.counterexample.seed,
+                faults: event.counterexample.faults,
+                choices: event.counterexample.choices,
+              },
+            })),
+          ],
+        },
+      },
+    },
+    exploring: {
+      entry: assign(({ event }) => ({
+        notice: null,
+        explorer: { status: 'running', done: 0, total: event.type === 'EXPLORE' ? event.runs : 0, schedulesPerSecond: null } satisfies ExplorerState,
+      })),
+      invoke: {
+        id: 'explorer',
+        src: 'explore',
+        input: ({ event }) => {
+          if (event.type !== 'EXPLORE') throw new Error('exploring is entered by EXPLORE');
+          return { code: event.code, runs: event.runs };
+        },
+      },
+      on: {
+        EXPLORE_PROGRESS: {
+          actions: assign(({ event }) => ({
+            explorer: { status: 'running', done: event.done, total: event.total, schedulesPerSecond: event.schedulesPerSecond } satisfies ExplorerState,
+          })),
+        },
+        EXPLORE_DONE: [
+          { guard: 'hasRun', target: 'finished', actions: assign(({ event }) => ({ explorer: { status: 'done', result: event.result } satisfies ExplorerState })) },
+          { target: 'ready', actions: assign(({ event }) => ({ explorer: { status: 'done', result: event.result } satisfies ExplorerState })) },
+        ],
+        EXPLORE_FAILED: [
+          {
+            guard: 'hasRun',
+            target: 'finished',
+            actions: assign(({ event }) => ({ explorer: { status: 'error', message: event.message } satisfies ExplorerState })),
+          },
+          { target: 'ready', actions: assign(({ event }) => ({ explorer: { status: 'error', message: event.message } satisfies ExplorerState })) },
+        ],
+        CANCEL_EXPLORE: { actions: sendTo('explorer', { type: 'CANCEL' }) },
+      },
+    },
+  },
+});
+
+export type LabActorRef = ActorRefFrom<typeof labMachine>;

@@ -1,0 +1,68 @@
+/**
+ * A scenario as the lab's client components receive it: plain, serializable data. The Scenario
+ * objects of simulations/ hold functions and pull in the engine and sucrase, so only the server
+ * page (at build time) and the database worker import them; the page hands this to the client.
+ */
+import type { Scenario } from '@/simulations/scenario';
+import type { CallKind, Fault } from '@/simulations/types';
+
+export interface LabVariant {
+  label: string;
+  code: string;
+  explanation: string;
+}
+
+export interface LabScenario {
+  id: string;
+  title: string;
+  entry: string;
+  brief: string[];
+  variants: { starter: LabVariant; solution: LabVariant };
+  demo: { seed: number; faults: Fault[]; story: string };
+  faultMenu: Fault[];
+  maxFaults: number;
+  invariants: { id: string; title: string }[];
+  tables: string[];
+  actors: string[];
+}
+
+const variant = ({ label, code, explanation }: LabVariant): LabVariant => ({ label, code, explanation });
+
+/** The plain data of `scenario` (call on the server). */
+export function toLabScenario(scenario: Scenario): LabScenario {
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    entry: scenario.entry,
+    brief: [...scenario.brief],
+    variants: { starter: variant(scenario.variants.starter), solution: variant(scenario.variants.solution) },
+    demo: { seed: scenario.demo.seed, faults: structuredClone(scenario.demo.faults), story: scenario.demo.story },
+    faultMenu: structuredClone(scenario.faultMenu),
+    maxFaults: scenario.maxFaults,
+    invariants: scenario.invariants.map(({ id, title }) => ({ id, title })),
+    tables: [...scenario.tables],
+    actors: [...scenario.actors],
+  };
+}
+
+/** Worker processes: the actors a learner can crash by hand. */
+export function workersOf(scenario: Pick<LabScenario, 'actors'>): string[] {
+  return scenario.actors.filter((a) => /^(worker|relay|checkout)(-\d+)?$/.test(a));
+}
+
+/** The provider call whose response "Lose the next response" loses, from the providers among the actors. */
+export function callKindOf(scenario: Pick<LabScenario, 'actors'>): CallKind | null {
+  if (scenario.actors.includes('email')) return 'email.send';
+  if (scenario.actors.includes('payments')) return 'payments.charge';
+  return null;
+}
+
+/** The provider actor a call kind goes to, as trace events name it. */
+export function providerOf(call: CallKind): string {
+  return call.split('.')[0]!;
+}
+
+/** Whether the scenario has a queue message to redeliver. */
+export function hasQueue(scenario: Pick<LabScenario, 'actors'>): boolean {
+  return scenario.actors.includes('queue');
+}

@@ -1,0 +1,298 @@
+/**
+ * The learner's path through the lab, in real Chromium against the built site: run the starter and
+ * watch the duplicate, switch to the solution and watch it hold, explore 200 schedules; abuse the
+ * sandbox (an infinite loop, a throw, a syntax error, an SQL error, an unhandled rejection, the
+ * host's clock and network); keep edits across a reload; undo a reset; drive it by keyboard;
+ * inject a fault by hand; check accessibility with axe-core in light and dark.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
+
+// PGlite boots slowly in headless Chromium on this machine (5–11 s): wait generously for readiness.
+const READY_MS = 60_000;
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** Open a lab and wait until Run is enabled (the database booted, the machine is ready). */
+async function openLab(scenario, options = {}) {
+  const opened = await openPage(browser, options);
+  await opened.page.goto(urlOf(`/lab/${scenario}/`));
+  await waitRunnable(opened.page);
+  return opened;
+}
+
+async function waitRunnable(page, timeout = READY_MS) {
+  await page.waitForFunction(() => {
+    const b = document.querySelector('[data-action="run"]');
+    return b && !b.disabled;
+  }, undefined, { timeout });
+}
+
+const verdict = (page) => page.getByRole('status', { name: 'Verdict' });
+const button = (page, name) => page.getByRole('button', { name, exact: true });
+
+async function waitVerdict(page, pattern, timeout = 30_000) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
+    pattern.source,
+    { timeout },
+  );
+  return verdict(page).innerText();
+}
+
+async function setCode(page, text) {
+  await page.waitForFunction(() => !!window.__eoLab);
+  await page.evaluate((t) => window.__eoLab.setCode(t), text);
+}
+
+const getCode = (page) => page.evaluate(() => window.__eoLab.getCode());
+
+async function runInstantly(page) {
+  await page.getByLabel('Speed').selectOption('instant');
+  await button(page, 'Run').click();
+}
+
+for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
+  test(`lab ${scenario}: the starter sends 2 receipts, the solution holds, 200 explored schedules hold`, { timeout: 240_000 }, async (t) => {
+    const { context, page, errors } = await openLab(scenario);
+    try {
+      const seed = await page.getByLabel('Seed').inputValue();
+      await button(page, 'Starter').click();
+      await runInstantly(page);
+      const broken = await waitVerdict(page, /Violated/);
+      assert.match(broken, /2 receipts/, `the verdict names the duplicate: ${broken}`);
+      assert.match(broken, new RegExp(`seed ${seed}`));
+      // The views of the run are on screen.
+      await page.getByRole('list', { name: 'Event log' }).waitFor();
+      if (scenario === 'receipt-redelivery') await screenshot(page, 'lab-run-starter-light');
+
+      await button(page, 'Solution').click();
+      assert.equal(await page.getByLabel('Seed').inputValue(), seed, 'same seed');
+      await button(page, 'Run').click();
+      const held = await waitVerdict(page, /Held/);
+      assert.match(held, /Held: every invariant kept/);
+
+      const started = Date.now();
+      await button(page, 'Explore').click();
+      const explorer = page.getByRole('region', { name: 'Explorer' });
+      await explorer.getByText(/0 of 200 schedules violated/).waitFor({ timeout: 180_000 });
+      t.diagnostic(`explored 200 schedules in ${Date.now() - started} ms`);
+      if (scenario === 'receipt-redelivery') await screenshot(page, 'lab-explored-solution-light');
+      assert.deepEqual(errors, [], 'no page or console errors');
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+test('lab: exploring the starter finds a counterexample and replays it in the timeline', { timeout: 240_000 }, async () => {
+  const { context, page, errors } = await openLab('concurrent-redelivery');
+  try {
+    await button(page, 'Starter').click();
+    await button(page, 'Explore').click();
+    const replay = page.getByRole('button', { name: 'Replay the smallest counterexample' });
+    await replay.waitFor({ timeout: 180_000 });
+    await page.getByLabel('Speed').selectOption('instant');
+    await replay.click();
+    const text = await waitVerdict(page, /Violated/);
+    assert.match(text, /receipts/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lab sandbox: a stuck loop is stopped, errors point at their line, the page stays responsive', { timeout: 300_000 }, async (t) => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    // 1. An infinite loop: the watchdog stops it within ~2 s and the code is kept.
+    const loop = `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  while (true) {}
+}
+`;
+    await setCode(page, loop);
+    const started = Date.now();
+    await button(page, 'Run').click();
+    await page.getByText(/ran for 2 s without yielding — an infinite loop\? The run was stopped\. Your code is kept\./).waitFor({ timeout: 5_000 });
+    t.diagnostic(`stuck message after ${Date.now() - started} ms`);
+    // Responsive: a control still works while the database restarts.
+    await button(page, 'Solution').click();
+    assert.equal(await button(page, 'Solution').getAttribute('aria-pressed'), 'true');
+    await page.getByRole('button', { name: /^Your code/ }).click();
+    assert.equal(await getCode(page), loop, 'the code is kept');
+    await page.getByText('Restarting the in-browser database…').first().waitFor({ timeout: 10_000 });
+    await screenshot(page, 'lab-stuck-light');
+    await waitRunnable(page);
+
+    // 2. A throw: the message names the error and its line; a marker sits on the line.
+    await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  throw new Error('boom');
+}
+`);
+    await runInstantly(page);
+    const thrown = page.getByTestId('code-errors');
+    await thrown.waitFor({ timeout: 20_000 });
+    assert.match(await thrown.innerText(), /Error: boom — line 4/);
+    await page.locator('[data-testid="code-editor"] .squiggly-error').first().waitFor({ timeout: 20_000 });
+
+    // 3. A syntax error: the code does not load; the message has the line.
+    await setCode(page, `export async function handleMessage(msg, env) {
+  const x = ;
+  return 'ack';
+}
+`);
+    await button(page, 'Run').click();
+    const load = page.getByTestId('load-error');
+    await load.waitFor({ timeout: 20_000 });
+    assert.match(await load.innerText(), /line 2/);
+    await waitVerdict(page, /Error: the code could not run/);
+
+    // 4. An SQL error inside the handler: PostgreSQL's message names the table.
+    await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  await env.db.query('SELECT * FROM nope');
+  return 'ack';
+}
+`);
+    await button(page, 'Run').click();
+    await page.getByTestId('code-errors').getByText(/relation "nope" does not exist/).first().waitFor({ timeout: 20_000 });
+
+    // 5. An unhandled rejection: reported (with its line), and the run still completes.
+    await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  Promise.reject(new Error('late'));
+  await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  return 'ack';
+}
+`);
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Violated|Held/);
+    const unhandled = page.getByTestId('unhandled-rejections');
+    await unhandled.waitFor({ timeout: 10_000 });
+    assert.match(await unhandled.innerText(), /Error: late/);
+    t.diagnostic(`unhandled rejection reported as: ${await unhandled.innerText()}`);
+
+    // 6. The host's clock and network are not reachable from learner code.
+    await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const probes = [() => Date.now(), () => Math.random(), () => setTimeout(() => {}, 1), () => fetch('/'), () => new Date(), () => indexedDB.open('x')];
+  const out = [];
+  for (const p of probes) {
+    try { p(); out.push('reachable'); } catch (e) { out.push(String(e.message)); }
+  }
+  throw new Error('probes: ' + out.join(' | '));
+}
+`);
+    await button(page, 'Run').click();
+    const probes = page.getByTestId('code-errors');
+    await probes.getByText(/probes:/).first().waitFor({ timeout: 20_000 });
+    const probeText = await probes.innerText();
+    t.diagnostic(probeText.split('\n')[0]);
+    assert.doesNotMatch(probeText, /reachable/, `every probe refused: ${probeText}`);
+    assert.match(probeText, /Date\.now\(\) is not available in the simulation/);
+    await screenshot(page, 'lab-errors-light');
+
+    // PGlite still answers after the lock-down.
+    await page.getByText('Query the database yourself').click();
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByTestId('query-result').waitFor();
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
+test('lab: edits survive a reload; reset to starter can be undone', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    const starter = await getCode(page);
+    const mine = `${starter}\n// my note: claim before sending\n`;
+    await setCode(page, mine);
+    await page.reload();
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: 10_000 });
+    const shown = (await page.locator('[data-testid="code-editor"] .view-lines').innerText()).replace(/\s+/g, ' ');
+    assert.match(shown, /my note/);
+
+    await button(page, 'Reset to starter').click();
+    assert.equal(await getCode(page), starter);
+    await page.getByTestId('undo-notice').waitFor();
+    await button(page, 'Undo').click();
+    assert.equal(await getCode(page), mine);
+    await page.reload();
+    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: 30_000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be injected mid-run', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    await page.getByRole('heading', { level: 1 }).click();
+    await page.keyboard.press('Space');
+    const status = page.getByTestId('lab-status');
+    await page.waitForFunction(() => /Playing event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => /Paused at event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
+    const before = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((n) => new RegExp(`Paused at event ${n}\\b`).test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), before + 1);
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction((n) => new RegExp(`Paused at event ${n}\\b`).test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), before);
+
+    // Inject: crash worker-2 at the event shown; the plan lists it and playback goes on.
+    await button(page, 'Crash worker-2 now').click();
+    await page.getByTestId('fault-plan').getByText(/crash worker-2 at step \d+/).waitFor({ timeout: 20_000 });
+    await page.getByLabel('Speed').selectOption('instant');
+    await waitVerdict(page, /Violated|Held/);
+    await button(page, 'Clear injected faults').click();
+    await page.keyboard.press('r');
+    await page.getByText('Press Run to play the demonstration schedule').waitFor();
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`lab accessibility after a run: no serious or critical axe violations (${colorScheme})`, { timeout: 120_000 }, async () => {
+    const { context, page } = await openLab('receipt-redelivery', { colorScheme });
+    try {
+      await button(page, 'Starter').click();
+      await runInstantly(page);
+      await waitVerdict(page, /Violated/);
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+      await page.addScriptTag({ path: AXE });
+      const results = await page.evaluate(async () => {
+        const r = await axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
+      });
+      const bad = results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad, [], JSON.stringify(bad, null, 2));
+      await screenshot(page, `lab-run-${colorScheme}`);
+    } finally {
+      await context.close();
+    }
+  });
+}
