@@ -30,7 +30,7 @@ function nth(v: unknown, where: string, field = 'nth'): number | undefined {
 }
 
 function name(v: unknown, where: string, field: string): string {
-  if (typeof v !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(v)) throw new FaultPlanError(`${where}: ${field} must be a name like "worker-1"`);
+  if (typeof v !== 'string' || !/^[a-z][a-z0-9_-]{0,39}$/.test(v)) throw new FaultPlanError(`${where}: ${field} must be a name like "worker-1" or "evt_1"`);
   return v;
 }
 

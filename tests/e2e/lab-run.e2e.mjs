@@ -97,6 +97,31 @@ for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
   });
 }
 
+// The sending side in the same lab: the outbox table and the published messages are on screen.
+const OUTBOX_LABS = [
+  ['dual-write', /Every committed order is published/],
+  ['relay-crash', /2 receipts/],
+  ['relay-concurrency', /published 2×/],
+  ['webhook-dedupe', /2 receipts/],
+];
+for (const [scenario, brokenText] of OUTBOX_LABS) {
+  test(`lab ${scenario}: the starter breaks its invariant, the solution holds on the same seed`, { timeout: 180_000 }, async () => {
+    const { context, page, errors } = await openLab(scenario);
+    try {
+      await button(page, 'Starter').click();
+      await runInstantly(page);
+      assert.match(await waitVerdict(page, /Violated/), brokenText);
+      await button(page, 'Solution').click();
+      await button(page, 'Run').click();
+      assert.match(await waitVerdict(page, /Held/), /Held: every invariant kept/);
+      if (scenario === 'relay-crash') await screenshot(page, 'lab-relay-crash-solution-light');
+      assert.deepEqual(errors, [], 'no page or console errors');
+    } finally {
+      await context.close();
+    }
+  });
+}
+
 test('lab: exploring the starter finds a counterexample and replays it in the timeline', { timeout: 240_000 }, async () => {
   const { context, page, errors } = await openLab('concurrent-redelivery');
   try {
