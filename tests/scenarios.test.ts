@@ -71,3 +71,17 @@ describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) =>
     expect(replay.steps).toBe(cx.steps);
   });
 });
+
+test('dual-write: publishing first announces an order that never committed (phantom)', async () => {
+  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const publishFirst = `import type { Env } from 'effectively-once';
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  const { rows: [next] } = await env.db.query<{ id: number }>("SELECT nextval('orders_id_seq')::int AS id");
+  await env.queue.publish('order-placed', { orderId: next.id });
+  await env.db.query('INSERT INTO orders (id, customer_id, total_cents) VALUES ($1, $2, $3)', [next.id, order.customerId, order.totalCents]);
+  return next.id;
+}`;
+  const r = await runScenario(db, { scenario, code: publishFirst, variant: 'publish-first', seed: 1, faults: [{ kind: 'crash', process: 'shop', after: 'queue.publish' }] });
+  expect(r.invariants.find((i) => i.id === 'no-phantom')?.held, replayHint(r)).toBe(false);
+  expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
+});
