@@ -139,6 +139,11 @@ export const labMachine = setup({
         notice: null,
       };
     }),
+    planReplay: assign(({ event }) => {
+      if (event.type !== 'REPLAY') return {};
+      const cx = event.counterexample;
+      return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
+    }),
     clearRun: assign({ run: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pending: null }),
   },
 }).createMachine({
@@ -187,17 +192,7 @@ export const labMachine = setup({
           target: 'running',
           actions: [
             'clearRun',
-            assign(({ event }) => ({
-              notice: null,
-              seed: event.counterexample.seed,
-              injected: [],
-              pending: {
-                code: event.code,
-                seed: event.counterexample.seed,
-                faults: event.counterexample.faults,
-                choices: event.counterexample.choices,
-              },
-            })),
+            'planReplay',
           ],
         },
       },
@@ -319,17 +314,7 @@ export const labMachine = setup({
           target: 'running',
           actions: [
             'clearRun',
-            assign(({ event }) => ({
-              notice: null,
-              seed: event.counterexample.seed,
-              injected: [],
-              pending: {
-                code: event.code,
-                seed: event.counterexample.seed,
-                faults: event.counterexample.faults,
-                choices: event.counterexample.choices,
-              },
-            })),
+            'planReplay',
           ],
         },
       },
