@@ -704,8 +704,11 @@ export class Engine {
               const actor = this.messages.get(delivery?.messageId);
               if (!actor) throw new Error(`ack of unknown message ${String(delivery?.messageId)}`);
               const before = actor.getSnapshot().value;
-              actor.send({ type: 'ACK' });
-              this.emit({ actor: pid, type: 'ack', target: 'queue', text: before === 'acked' ? `${pid} → queue: ack ${delivery.messageId} (already acked)` : `${pid} → queue: ack ${delivery.messageId}` });
+              // A settled message's actor is final: the ack changes nothing, and says so.
+              const settled = before === 'acked' || before === 'deadLettered';
+              if (!settled) actor.send({ type: 'ACK' });
+              const note = before === 'acked' ? ' (already acked)' : before === 'deadLettered' ? ' (too late: already dead-lettered)' : '';
+              this.emit({ actor: pid, type: 'ack', target: 'queue', text: `${pid} → queue: ack ${delivery.messageId}${note}` });
               proc.machine?.send({ type: 'IDLE' });
             },
           }) as Promise<void>,
