@@ -49,6 +49,4 @@ export default tseslint.config(
   { files: ['lib/**/*.ts'], rules: { ...layer(['simulations', 'components', 'app']), ...determinism } },
   { files: ['simulations/**/*.ts'], rules: { ...layer(['components', 'app']), ...determinism } },
   { files: ['components/**/*.{ts,tsx}'], rules: layer(['app']) },
-  // Entry points that measure the host (schedules per second) may read its clock; nothing imports them.
-  { files: ['simulations/cli.ts', 'simulations/bench.ts'], rules: { 'no-restricted-properties': 'off' } },
 );

@@ -10,7 +10,7 @@ import { SCENARIO_CATALOG } from '../simulations/catalog';
 vi.setConfig({ testTimeout: 240_000 });
 
 function sim(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'simulations/cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

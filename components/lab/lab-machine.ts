@@ -139,6 +139,10 @@ export const labMachine = setup({
         notice: null,
       };
     }),
+    planRun: assign(({ context, event }) => {
+      if (event.type !== 'RUN') return {};
+      return { notice: null, pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] } };
+    }),
     planReplay: assign(({ event }) => {
       if (event.type !== 'REPLAY') return {};
       const cx = event.counterexample;
@@ -179,13 +183,7 @@ export const labMachine = setup({
       on: {
         RUN: {
           target: 'running',
-          actions: [
-            'clearRun',
-            assign({
-              notice: null,
-              pending: ({ context, event }) => ({ code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] }),
-            }),
-          ],
+          actions: ['clearRun', 'planRun'],
         },
         EXPLORE: 'exploring',
         REPLAY: {
@@ -296,13 +294,7 @@ export const labMachine = setup({
         // Run again from the start, with whatever code, seed and faults are current.
         RUN: {
           target: 'running',
-          actions: [
-            'clearRun',
-            assign({
-              notice: null,
-              pending: ({ context, event }) => ({ code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] }),
-            }),
-          ],
+          actions: ['clearRun', 'planRun'],
         },
         STEP: { actions: assign(({ context }) => ({ selected: Math.min(lastIndex(context.run), context.selected + 1) })) },
         BACK: { actions: assign(({ context }) => ({ selected: Math.max(0, context.selected - 1) })) },

@@ -4,12 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { describeFault, parseFaultPlan } from './faults';
-import { explore, runScenario, type RunResult } from './run';
-import type { Scenario } from './scenario';
-import { SCENARIOS, scenarioById } from './scenarios/index';
-import { PgliteSimDatabase, type SimDatabase } from './sim-database';
-import type { Fault } from './types';
+import { describeFault, parseFaultPlan } from '../simulations/faults';
+import { explore, runScenario, type RunResult } from '../simulations/run';
+import type { Scenario } from '../simulations/scenario';
+import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
+import type { Fault } from '../simulations/types';
 
 const USAGE = `Effectively Once — simulator
 
@@ -125,7 +125,7 @@ async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<voi
   if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite());
   if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--db takes a postgres:// URL');
   // Node-only and heavy: loaded only when asked for.
-  const { PostgresSimDatabase } = await import('./pg-sim-database');
+  const { PostgresSimDatabase } = await import('../simulations/pg-sim-database');
   try {
     return await PostgresSimDatabase.open(url);
   } catch (err) {

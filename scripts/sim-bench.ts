@@ -7,9 +7,9 @@
  *    reports engine time ÷ SQL time: the scheduler's overhead. Prints figures; asserts nothing.
  */
 import { PGlite } from '@electric-sql/pglite';
-import { drawFaults, runScenario } from './run';
-import { scenarioById } from './scenarios/index';
-import { PgliteSimDatabase } from './sim-database';
+import { drawFaults, runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { PgliteSimDatabase } from '../simulations/sim-database';
 
 interface Recorded {
   kind: 'query' | 'exec';
