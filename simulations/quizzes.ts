@@ -1,0 +1,251 @@
+/**
+ * "Check yourself" questions as pure data: the lesson's two general questions and at least one per
+ * scenario. Each has exactly one correct choice, an explanation that says why, and usually a
+ * `see` state — scenario, variant, seed, fault plan — that the lab opens to show the answer
+ * happening. tests/quizzes.test.ts runs every `see` state in the real engine and checks that its
+ * verdict is the one `expect` names, so a question can never point at a run that contradicts it.
+ * No engine code here: the course map and the quiz embeds import it without loading PGlite.
+ */
+import type { Fault } from './types';
+
+/** A lab state that shows a question's answer happening. */
+export interface SeeIt {
+  scenario: string;
+  variant: 'starter' | 'solution';
+  seed: number;
+  faults: Fault[];
+  /** Trace index to select when the run is loaded (where the invariant broke, for a violation). */
+  step?: number;
+  /** What the run's verdict is. */
+  expect: 'violated' | 'held';
+  /** The invariant that breaks (for 'violated') or the one worth looking at (for 'held'). */
+  invariant?: string;
+}
+
+/** One multiple-choice question. */
+export interface Question {
+  id: string;
+  /** The scenario it belongs to; absent for the lesson's general questions. */
+  scenario?: string;
+  prompt: string;
+  choices: { id: string; text: string }[];
+  /** The id of the one correct choice. */
+  correct: string;
+  /** Why the correct choice is right and the others are not. */
+  explanation: string;
+  see?: SeeIt;
+}
+
+// The demonstration fault plans, spelled out: a `see` state is a complete, replayable run.
+const crashBeforeAck: Fault = { kind: 'crash', process: 'worker-1', before: 'queue.ack' };
+const duplicateM1: Fault = { kind: 'duplicate-delivery', message: 'm1' };
+const crashAfterClaim: Fault = { kind: 'crash', process: 'worker-1', after: 'db', nth: 1 };
+const crashAfterSend: Fault = { kind: 'crash', process: 'worker-1', after: 'email.send' };
+const lostChargeResponse: Fault = { kind: 'lose-response', call: 'payments.charge', nth: 1 };
+const duplicateWebhook: Fault = { kind: 'duplicate-delivery', message: 'evt_1' };
+const shopCrashAfterInsert: Fault = { kind: 'crash', process: 'shop', after: 'db', nth: 1 };
+const relayCrashAfterPublish: Fault = { kind: 'crash', process: 'relay-1', after: 'queue.publish' };
+
+/** Every question: the lesson's two first, then the scenarios' in lesson order. */
+export const QUESTIONS: readonly Question[] = [
+  {
+    id: 'lesson-receipt-key',
+    prompt:
+      'A worker sends a receipt e-mail for every order message. When the e-mail call times out it tries again, and when the worker crashes the queue hands the message to another worker. Which dedupe key keeps the customer from getting two receipts?',
+    choices: [
+      { id: 'uuid-per-attempt', text: 'A new UUID generated for each send attempt' },
+      { id: 'message-and-attempt', text: 'The queue message id together with the delivery attempt number' },
+      { id: 'op-key', text: "A key derived from the operation itself: opKey('receipt-email', { orderId })" },
+      { id: 'timestamp', text: 'The time the worker started handling the message, to the second' },
+    ],
+    correct: 'op-key',
+    explanation:
+      'A retry and a redelivery are the same logical operation: the receipt for this one order. Only a key computed from what the operation is — the kind of e-mail and the order id — comes out the same on every attempt and on every worker. A UUID minted per attempt, an attempt number or a timestamp all change between attempts, so each repeat looks like new work. Claim the key in the operations table, and hand the same key to the e-mail provider so that even a crash right after sending is covered.',
+    see: { scenario: 'crash-after-send', variant: 'solution', seed: 1, faults: [crashAfterSend], expect: 'held', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'lesson-pdf-timeout',
+    prompt:
+      'Your job posts an HTML page to a metered HTML-to-PDF API (one credit per successful call). The call times out after the request was sent, so you cannot tell whether the PDF was made. What should the retry do?',
+    choices: [
+      { id: 'resend', text: 'Send the same request again: a conversion creates nothing, so the repeat only costs another credit' },
+      { id: 'key', text: 'Attach a fresh idempotency key and resend, or the provider will create the PDF twice' },
+      { id: 'never', text: 'Never retry: the first request may have worked, and a second one would be a duplicate side effect' },
+      { id: 'dedupe-table', text: 'Record the call in an operations table first and skip the retry if the row exists' },
+    ],
+    correct: 'resend',
+    explanation:
+      'A transformation turns an input into an output and stores nothing that a second call could duplicate: the same HTML gives the same PDF. Replaying it cannot make the world wrong; it can only bill again. There is no key to send and none is needed, and skipping the retry would leave you with no PDF at all. Keys and dedupe are for operations that create or change something — a charge, an e-mail, a counter. What you manage for a transformation is its credit cost, for example by resending only the items that failed.',
+  },
+  {
+    id: 'receipt-redelivery-what-happens',
+    scenario: 'receipt-redelivery',
+    prompt:
+      'worker-1 sends the receipt for order 1042 and crashes before it acknowledges the message. What happens next with the starter code?',
+    choices: [
+      { id: 'dropped', text: 'Nothing: the queue already handed the message out, so it forgets it' },
+      { id: 'redelivered', text: 'After the visibility timeout the queue delivers the message again, and the starter sends a second receipt' },
+      { id: 'queue-acks', text: 'The queue sees that the e-mail went out and acknowledges the message itself' },
+      { id: 'provider-refuses', text: 'The message comes back, but the e-mail provider notices the repeat and refuses to send it' },
+    ],
+    correct: 'redelivered',
+    explanation:
+      'A queue may only forget a message once it is acknowledged, and the worker died before it could. So the message comes back — that is at-least-once delivery working as designed. The starter keeps no record of what it already did, and it sends without an idempotency key, so neither our database nor the provider can tell the repeat from new work: order 1042 gets two receipts.',
+    see: { scenario: 'receipt-redelivery', variant: 'starter', seed: 1, faults: [crashBeforeAck], step: 9, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'concurrent-redelivery-atomic-claim',
+    scenario: 'concurrent-redelivery',
+    prompt:
+      'Two workers receive the same message at the same moment. Each runs SELECT on the operations table, finds no row, and sends. Which change lets exactly one of them send?',
+    choices: [
+      { id: 'check-twice', text: 'Check a second time after a short sleep before sending' },
+      { id: 'insert-on-conflict', text: 'Claim with one INSERT … ON CONFLICT on the key; only the worker whose insert returns a row sends' },
+      { id: 'select-in-tx', text: 'Put the SELECT inside BEGIN … COMMIT' },
+      { id: 'table-per-worker', text: 'Give each worker its own operations table' },
+    ],
+    correct: 'insert-on-conflict',
+    explanation:
+      'Check-then-act is two steps, and the other worker can act in between; checking again only narrows the gap. A primary key on the operation key makes "is it taken?" and "take it" a single atomic statement: one INSERT wins, the other matches the conflict and returns no row, so that worker backs off. A plain SELECT in a transaction locks nothing (there is no row yet to lock), and separate tables would let both workers win.',
+    see: { scenario: 'concurrent-redelivery', variant: 'starter', seed: 3, faults: [duplicateM1], step: 7, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'lease-expiry-stuck-key',
+    scenario: 'lease-expiry',
+    prompt:
+      "The starter claims order 1042's key with no expiry, then the worker dies before sending anything. What becomes of the receipt?",
+    choices: [
+      { id: 'taken-over', text: 'The next worker to get the redelivered message takes the key over and sends it' },
+      { id: 'never-sent', text: "It is never sent: the key says 'running' forever, every redelivery backs off, and the message is finally dead-lettered" },
+      { id: 'sent-twice', text: 'Two receipts go out, one from each worker' },
+      { id: 'rolled-back', text: "The claim is undone when the worker's connection drops, so the next worker starts fresh" },
+    ],
+    correct: 'never-sent',
+    explanation:
+      "The claim was its own committed statement, so the dropped connection does not undo it. The ON CONFLICT clause only takes a key over when its lease has run out, and a lease of 'infinity' never does: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A finite lease is what lets a live worker take over from a dead one.",
+    see: { scenario: 'lease-expiry', variant: 'starter', seed: 1, faults: [crashAfterClaim], expect: 'violated', invariant: 'every-order-receipted' },
+  },
+  {
+    id: 'crash-after-send-provider-key',
+    scenario: 'crash-after-send',
+    prompt:
+      'The claim-and-complete consumer crashes after the provider sent the e-mail and before complete() ran. The lease runs out and worker-2 claims the key. What prevents a second e-mail?',
+    choices: [
+      { id: 'longer-lease', text: 'A longer lease' },
+      { id: 'complete-first', text: 'Calling complete() before sending the e-mail' },
+      { id: 'provider-key', text: 'Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another' },
+      { id: 'ack-first', text: 'Acknowledging the message before sending' },
+    ],
+    correct: 'provider-key',
+    explanation:
+      "The e-mail was sent in someone else's system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation's key closes the gap — the second send is answered with the first e-mail's id.",
+    see: { scenario: 'crash-after-send', variant: 'solution', seed: 1, faults: [crashAfterSend], expect: 'held', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'random-key-on-retry-two-charges',
+    scenario: 'random-key-on-retry',
+    prompt:
+      "Checkout calls the payment provider with idempotencyKey: env.random.uuid(), generated inside its retry loop. The first charge's response is lost and checkout retries. What happens to the customer's card?",
+    choices: [
+      { id: 'one-charge', text: 'One charge: the provider recognises the retry' },
+      { id: 'two-charges', text: 'Two charges: every attempt carries a new key, so the provider sees two unrelated requests' },
+      { id: 'refused', text: 'The retry is refused with an idempotency error because the order already has a key' },
+      { id: 'no-charge', text: 'No charge: the provider cancels the first charge once the caller times out' },
+    ],
+    correct: 'two-charges',
+    explanation:
+      'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
+    see: { scenario: 'random-key-on-retry', variant: 'starter', seed: 1, faults: [lostChargeResponse], step: 4, expect: 'violated', invariant: 'no-double-charge' },
+  },
+  {
+    id: 'random-key-on-retry-derived-key',
+    scenario: 'random-key-on-retry',
+    prompt: "With opKey('charge', { orderId }) as the key, the first response is lost and checkout retries. What does the provider do with the retry?",
+    choices: [
+      { id: 'original', text: 'It returns the original charge and charges nothing new' },
+      { id: 'second', text: 'It charges again, because the first request timed out' },
+      { id: 'error', text: 'It refuses the retry as a duplicate, and checkout reports a failure' },
+    ],
+    correct: 'original',
+    explanation:
+      'The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal only comes when a key is reused with different parameters — a sign that two different operations share a key.',
+    see: { scenario: 'random-key-on-retry', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
+  },
+  {
+    id: 'webhook-dedupe-event-id',
+    scenario: 'webhook-dedupe',
+    prompt: 'The payment provider delivers event evt_1 to two of our webhook handlers at once. What should the handlers dedupe on?',
+    choices: [
+      { id: 'event-id', text: "The event's id, claimed in the operations table before doing anything" },
+      { id: 'body-hash', text: 'A hash of the whole request, delivery timestamp header included' },
+      { id: 'handler-name', text: 'The name of the handler process' },
+      { id: 'nothing', text: 'Nothing: a provider delivers each webhook exactly once' },
+    ],
+    correct: 'event-id',
+    explanation:
+      "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
+    see: { scenario: 'webhook-dedupe', variant: 'starter', seed: 2, faults: [duplicateWebhook], step: 5, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'dual-write-outbox',
+    scenario: 'dual-write',
+    prompt:
+      'The shop inserts the order, then publishes "order-placed" to the queue, and crashes between the two. Which change makes sure the message cannot be lost?',
+    choices: [
+      { id: 'publish-first', text: 'Publish first, then insert the order' },
+      { id: 'retry-loop', text: 'Retry the publish in a loop until it succeeds' },
+      { id: 'outbox', text: 'Insert the order and an outbox row in one transaction; a relay publishes committed outbox rows' },
+      { id: 'one-tx', text: 'Put the INSERT and the publish inside the same BEGIN … COMMIT' },
+    ],
+    correct: 'outbox',
+    explanation:
+      'Publishing first swaps a lost message for a phantom one: the order is announced and never saved. A retry loop dies with the process that runs it. A database transaction cannot include the queue, which is a different system. The outbox turns the message into a row of the same database, committed together with the order: either both exist or neither does, and the relay publishes what committed.',
+    see: { scenario: 'dual-write', variant: 'starter', seed: 1, faults: [shopCrashAfterInsert], expect: 'violated', invariant: 'nothing-lost' },
+  },
+  {
+    id: 'relay-crash-consumer',
+    scenario: 'relay-crash',
+    prompt:
+      'The relay publishes an outbox row, then crashes before its COMMIT marks the row published; after a restart it publishes the row again. Where should that duplicate be dealt with?',
+    choices: [
+      { id: 'fix-relay', text: 'In the relay: it must be changed to publish exactly once' },
+      { id: 'consumer', text: 'In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op' },
+      { id: 'nowhere', text: 'Nowhere: the queue drops a message it has already seen' },
+      { id: 'publish-after-commit', text: 'By publishing after the COMMIT that marks the row' },
+    ],
+    correct: 'consumer',
+    explanation:
+      'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Each half guarantees what it can, and together they are effectively once.',
+    see: { scenario: 'relay-crash', variant: 'starter', seed: 1, faults: [relayCrashAfterPublish], step: 23, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'relay-concurrency-skip-locked',
+    scenario: 'relay-concurrency',
+    prompt: 'Two healthy relays poll the same outbox table. What keeps them from both publishing the same rows?',
+    choices: [
+      { id: 'skip-locked', text: 'SELECT … FOR UPDATE SKIP LOCKED in the transaction that publishes and marks the rows' },
+      { id: 'order-by', text: 'ORDER BY id, so both relays see the rows in the same order' },
+      { id: 'limit', text: 'A smaller LIMIT on the SELECT' },
+      { id: 'timers', text: 'Starting the relays at different times' },
+    ],
+    correct: 'skip-locked',
+    explanation:
+      'Without a lock, both relays read the same unpublished rows before either marks them, and both publish them. FOR UPDATE locks the rows a relay picked until its COMMIT, and SKIP LOCKED makes the other relay pass over them instead of waiting, so they split the work. Ordering, limits and timing only change which rows collide, not whether they can.',
+    see: { scenario: 'relay-concurrency', variant: 'starter', seed: 2, faults: [], step: 6, expect: 'violated', invariant: 'each-row-once' },
+  },
+];
+
+/** The question `id`, or undefined. */
+export function questionById(id: string): Question | undefined {
+  return QUESTIONS.find((q) => q.id === id);
+}
+
+/** The questions of scenario `scenarioId`, in order. */
+export function questionsFor(scenarioId: string): Question[] {
+  return QUESTIONS.filter((q) => q.scenario === scenarioId);
+}
+
+/** The lesson's general questions (not tied to one scenario). */
+export function generalQuestions(): Question[] {
+  return QUESTIONS.filter((q) => q.scenario === undefined);
+}

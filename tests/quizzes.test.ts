@@ -1,0 +1,114 @@
+/**
+ * The "check yourself" questions and the "predict, then run" questions, checked against the real
+ * engine on PGlite: every question is well formed with exactly one correct answer, every "see it
+ * happen" state names a real scenario and really gives the verdict it promises (the named invariant
+ * breaks where it says), and every prediction's outcome is computed from real runs — the starter's
+ * and the solution's differ, so a prediction can never be right by a hard-coded answer.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SCENARIO_CATALOG } from '../simulations/catalog';
+import { PREDICTIONS, predictionFor, type RunFacts } from '../simulations/predictions';
+import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/quizzes';
+import { runScenario } from '../simulations/run';
+import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import type { PgliteSimDatabase } from '../simulations/sim-database';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+let db: PgliteSimDatabase;
+beforeAll(async () => {
+  sim = await openSimDb();
+  db = sim.db;
+});
+afterAll(() => sim.close());
+
+const scenarioIds = new Set(SCENARIOS.map((s) => s.id));
+
+test('question ids are unique and the lookups find them', () => {
+  const ids = QUESTIONS.map((q) => q.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const q of QUESTIONS) expect(questionById(q.id)).toBe(q);
+  expect(questionById('no-such-question')).toBeUndefined();
+});
+
+test("the lesson's two general questions are there", () => {
+  expect(generalQuestions().map((q) => q.id)).toEqual(['lesson-receipt-key', 'lesson-pdf-timeout']);
+});
+
+test('every scenario of the catalog has at least one question', () => {
+  const missing = SCENARIO_CATALOG.filter((s) => questionsFor(s.id).length === 0).map((s) => s.id);
+  expect(missing).toEqual([]);
+});
+
+describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) => {
+  test('is well formed: ≥2 choices with unique ids, exactly one correct answer, an explanation', () => {
+    expect(q.prompt.trim().length).toBeGreaterThan(10);
+    expect(q.choices.length).toBeGreaterThanOrEqual(2);
+    const choiceIds = q.choices.map((c) => c.id);
+    expect(new Set(choiceIds).size).toBe(choiceIds.length);
+    expect(choiceIds.filter((id) => id === q.correct)).toHaveLength(1);
+    for (const c of q.choices) expect(c.text.trim()).not.toBe('');
+    expect(new Set(q.choices.map((c) => c.text)).size).toBe(q.choices.length);
+    expect(q.explanation.trim().length).toBeGreaterThan(40);
+    if (q.scenario !== undefined) expect(scenarioIds.has(q.scenario), `scenario ${q.scenario}`).toBe(true);
+  });
+
+  if (q.see) {
+    const see = q.see;
+    test(`"see it happen" (${see.scenario}, ${see.variant}, seed ${see.seed}) gives the verdict ${see.expect}`, async () => {
+      expect(scenarioIds.has(see.scenario), `scenario ${see.scenario}`).toBe(true);
+      const scenario = scenarioById(see.scenario);
+      const r = await runScenario(db, { scenario, code: scenario.variants[see.variant].code, variant: see.variant, seed: see.seed, faults: see.faults });
+      expect(r.verdict, replayHint(r)).toBe(see.expect);
+      if (see.invariant) {
+        const inv = r.invariants.find((i) => i.id === see.invariant);
+        expect(inv, `invariant ${see.invariant} exists in ${see.scenario}`).toBeDefined();
+        expect(inv!.held, `${see.invariant}: ${inv!.detail}; ${replayHint(r)}`).toBe(see.expect === 'held');
+        // The selected step is where the invariant broke, so the lab opens on the evidence.
+        if (see.step !== undefined && see.expect === 'violated') expect(inv!.step, replayHint(r)).toBe(see.step);
+      }
+      if (see.step !== undefined) {
+        expect(see.step).toBeGreaterThanOrEqual(0);
+        expect(see.step).toBeLessThan(r.trace.length);
+      }
+    });
+  }
+});
+
+describe('predict, then run', () => {
+  test('every prediction names a scenario; scenarios have at most one', () => {
+    for (const p of PREDICTIONS) expect(scenarioIds.has(p.scenario), p.scenario).toBe(true);
+    expect(new Set(PREDICTIONS.map((p) => p.scenario)).size).toBe(PREDICTIONS.length);
+  });
+
+  describe.each(PREDICTIONS.map((p) => [p.scenario, p] as const))('%s', (id, p) => {
+    test('is computed from real runs: the starter and the solution give different, valid outcomes', async () => {
+      const scenario = scenarioById(id);
+      const outcomes: Record<string, string> = {};
+      for (const variant of ['starter', 'solution'] as const) {
+        const r = await runScenario(db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
+        expect(r.verdict === 'held' || r.verdict === 'violated', replayHint(r)).toBe(true);
+        const facts: RunFacts = { verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger };
+        const outcome = p.measure(facts);
+        expect(p.options.map((o) => o.id), `${variant}: outcome ${outcome}`).toContain(outcome);
+        expect(p.describe(facts).length).toBeGreaterThan(5);
+        outcomes[variant] = outcome;
+      }
+      expect(outcomes.starter, 'the demonstration must surprise someone: starter and solution differ').not.toBe(outcomes.solution);
+    });
+  });
+
+  test('known figures of the demonstrations, read from the ledger', async () => {
+    const figures: Record<string, string> = {};
+    for (const id of ['receipt-redelivery', 'random-key-on-retry', 'relay-concurrency']) {
+      const scenario = scenarioById(id);
+      const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+      figures[id] = predictionFor(id)!.describe({ verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger });
+    }
+    expect(figures).toEqual({
+      'receipt-redelivery': 'order 1042 got 2 receipts',
+      'random-key-on-retry': 'order 1042 was charged 2 times',
+      'relay-concurrency': '2 orders were published more than once (6 messages in all)',
+    });
+  });
+});
