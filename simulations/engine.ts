@@ -620,7 +620,7 @@ export class Engine {
           const lostResponse = faults.some((f) => f.kind === 'lose-response');
           const slow = faults.find((f) => f.kind === 'slow-response') as { ms: number } | undefined;
           const timeoutMs = this.providers.timeoutMs;
-          const provider = kind === 'email.send' ? 'email' : 'payments';
+          const provider = kind.slice(0, kind.indexOf('.'));
           if (lostRequest) {
             this.emit({ actor: pid, type: 'call', target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` });
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
@@ -730,6 +730,13 @@ export class Engine {
       },
       payments: {
         charge: (request, options) => call('payments.charge', request, options, `charge order ${request?.orderId} ${formatCents(request?.amountCents)}`),
+      },
+      transform: {
+        call: (request) => call('transform.call', request, undefined, `${request?.kind} of ${JSON.stringify(String(request?.input ?? '').slice(0, 24))}`),
+        batch: (items) => call('transform.batch', items, undefined, `batch of ${Array.isArray(items) ? items.length : '?'} items`),
+      },
+      lookup: {
+        check: (request) => call('lookup.check', request, undefined, `check ${request?.value}`),
       },
       clock: { now },
       sleep: (ms: number) =>

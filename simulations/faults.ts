@@ -5,8 +5,8 @@
  */
 import type { CallKind, Fault, StepKind } from './types';
 
-const STEP_KINDS: readonly StepKind[] = ['db', 'queue.receive', 'queue.ack', 'queue.publish', 'email.send', 'payments.charge', 'sleep'];
-const CALL_KINDS: readonly CallKind[] = ['email.send', 'payments.charge'];
+const CALL_KINDS: readonly CallKind[] = ['email.send', 'payments.charge', 'transform.call', 'transform.batch', 'lookup.check'];
+const STEP_KINDS: readonly StepKind[] = ['db', 'queue.receive', 'queue.ack', 'queue.publish', ...CALL_KINDS, 'sleep'];
 
 /** Most faults one plan may hold. */
 export const MAX_FAULTS = 32;

@@ -17,6 +17,10 @@ export type {
   EmailRequest,
   EmailResult,
   Env,
+  LookupRequest,
+  LookupResult,
+  TransformRequest,
+  TransformResult,
   ReceiptMessage,
   CheckoutOrder,
 } from './types';

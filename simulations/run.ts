@@ -10,6 +10,7 @@
 import { Engine, type RunOptions, type RunOutcome } from './engine';
 import { LearnerCodeError, loadLearnerModule } from './compile';
 import { Prng } from './prng';
+import { emptyLedger } from './providers';
 import type { CodeError, Scenario } from './scenario';
 import type { SimDatabase } from './sim-database';
 import type { Fault, InvariantResult, TraceEvent } from './types';
@@ -86,7 +87,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
       error: { message: e.message, line: e.line, column: e.column, phase: e.phase },
       codeErrors: [],
       trace: [],
-      ledger: { emails: [], charges: [], replays: [], refusals: [], published: [] },
+      ledger: emptyLedger(),
     };
   }
   await db.reset();
@@ -123,6 +124,7 @@ export function effectsOf(outcome: RunOutcome): Record<string, number> {
   for (const r of outcome.ledger.replays) bump(`replays:${r.kind}`);
   for (const r of outcome.ledger.refusals) bump(`refusals:${r.kind}`);
   for (const p of outcome.ledger.published) bump(`published:${p.topic}`);
+  for (const c of outcome.ledger.credits) bump(`credits:${c.kind}`);
   effects['redeliveries'] = outcome.trace.filter((e) => e.type === 'redeliver').length;
   effects['crashes'] = outcome.trace.filter((e) => e.type === 'crash').length;
   return effects;

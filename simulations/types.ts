@@ -60,6 +60,44 @@ export interface ChargeResult {
   replayed: boolean;
 }
 
+/**
+ * One item for the metered transformation API (like APIVerve's POST endpoints): HMAC-SHA256 of
+ * `input` under `secret`, or an HTML page rendered to a PDF. A transformation creates nothing;
+ * every item that succeeds bills one credit.
+ */
+export interface TransformRequest {
+  kind: 'hmac' | 'html-to-pdf';
+  input: string;
+  /** The HMAC secret (for kind 'hmac'). */
+  secret?: string;
+}
+
+/** What the transformation API answers for one item. */
+export type TransformResult =
+  | { ok: true; output: string; creditsLeft: number }
+  | {
+      ok: false;
+      /** 429: the rate window is full. 402: out of credits. Neither item was billed. */
+      code: 429 | 402;
+      error: string;
+      /** When trying again can succeed; null when no more credits are coming. */
+      retryAfterMs: number | null;
+    };
+
+/** A validation lookup (billed one credit). Its answer may move over time. */
+export interface LookupRequest {
+  kind: 'email-deliverability';
+  value: string;
+}
+
+/** What the lookup answered, and when. */
+export interface LookupResult {
+  value: string;
+  verdict: 'deliverable' | 'risky' | 'undeliverable';
+  /** Simulated ms since the run started, when the provider looked. */
+  checkedAtMs: number;
+}
+
 /** Everything a process (the learner's code included) may reach. Every call is a step. */
 export interface Env {
   /** This process's name, e.g. `worker-1`. */
@@ -80,6 +118,20 @@ export interface Env {
   readonly payments: {
     charge(request: ChargeRequest, options?: CallOptions): Promise<ChargeResult>;
   };
+  /** The metered transformation API: no idempotency key, one credit per successful item. */
+  readonly transform: {
+    /** Transform one item. */
+    call(request: TransformRequest): Promise<TransformResult>;
+    /**
+     * Transform several items in one request. Results come back in the order sent, one per item;
+     * items the provider did not reach before its deadline get no result (the array is shorter).
+     */
+    batch(items: TransformRequest[]): Promise<TransformResult[]>;
+  };
+  /** A metered validation lookup: one credit per call. */
+  readonly lookup: {
+    check(request: LookupRequest): Promise<LookupResult>;
+  };
   readonly clock: { now(): number };
   /** Wait `ms` simulated milliseconds. */
   sleep(ms: number): Promise<void>;
@@ -94,7 +146,7 @@ export interface Env {
 }
 
 /** The provider calls faults can name. */
-export type CallKind = 'email.send' | 'payments.charge';
+export type CallKind = 'email.send' | 'payments.charge' | 'transform.call' | 'transform.batch' | 'lookup.check';
 
 /** The step kinds faults can name. */
 export type StepKind = 'db' | 'queue.receive' | 'queue.ack' | 'queue.publish' | CallKind | 'sleep';

@@ -66,6 +66,15 @@ export const LEARNER_TYPINGS = `declare module 'effectively-once' {
   export interface EmailResult { emailId: string; replayed: boolean }
   export interface ChargeRequest { orderId: number; amountCents: number; customer: string }
   export interface ChargeResult { chargeId: string; amountCents: number; replayed: boolean }
+  /** One item for the metered transformation API; every successful item bills one credit. */
+  export interface TransformRequest { kind: 'hmac' | 'html-to-pdf'; input: string; secret?: string }
+  /** One item's answer: the output, or 429 (rate window) / 402 (credits), neither billed. */
+  export type TransformResult =
+    | { ok: true; output: string; creditsLeft: number }
+    | { ok: false; code: 429 | 402; error: string; retryAfterMs: number | null };
+  /** A validation lookup (one credit). Its answer may move over time. */
+  export interface LookupRequest { kind: 'email-deliverability'; value: string }
+  export interface LookupResult { value: string; verdict: 'deliverable' | 'risky' | 'undeliverable'; checkedAtMs: number }
   /** A message as a worker receives it. */
   export interface Delivery<T = unknown> { messageId: string; attempt: number; body: T }
   /** The body of a receipt message: send order \`orderId\`'s receipt to \`customer\`. */
@@ -83,6 +92,13 @@ export const LEARNER_TYPINGS = `declare module 'effectively-once' {
     };
     readonly email: { send(request: EmailRequest, options?: CallOptions): Promise<EmailResult> };
     readonly payments: { charge(request: ChargeRequest, options?: CallOptions): Promise<ChargeResult> };
+    /** The metered transformation API: no key; results of a batch come back in order, possibly fewer than sent. */
+    readonly transform: {
+      call(request: TransformRequest): Promise<TransformResult>;
+      batch(items: TransformRequest[]): Promise<TransformResult[]>;
+    };
+    /** A metered validation lookup: one credit per call. */
+    readonly lookup: { check(request: LookupRequest): Promise<LookupResult> };
     readonly clock: { now(): number };
     sleep(ms: number): Promise<void>;
     readonly random: { uuid(): string; int(n: number): number };

@@ -43,6 +43,8 @@ export function ledgerAt(ledger: Ledger, i: number): Ledger {
     replays: upTo(ledger.replays),
     refusals: upTo(ledger.refusals),
     published: upTo(ledger.published),
+    credits: upTo(ledger.credits),
+    itemRefusals: upTo(ledger.itemRefusals),
   };
 }
 
