@@ -5,12 +5,13 @@
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  */
 import { useMachine } from '@xstate/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { fromCallback, fromPromise } from 'xstate';
 import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunAnswer } from '@/components/db/worker-client';
+import type { Fault } from '@/simulations/types';
 import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions';
 import { CodePanel, type CodeMode } from './CodePanel';
 import { labMachine, SPEED_DELAY_MS, type ExploreInput, type RunInput } from './lab-machine';
@@ -53,7 +54,26 @@ function keyBelongsElsewhere(event: KeyboardEvent): boolean {
   return false;
 }
 
-export function LabWorkbench({ scenario }: { scenario: LabScenario }) {
+/** A run whose verdict the learner has just been shown (playback reached the end). */
+export interface RunFinished {
+  scenario: string;
+  mode: 'starter' | 'solution' | 'yours';
+  seed: number;
+  faults: Fault[];
+  verdict: 'held' | 'violated';
+  invariants: { id: string; held: boolean; detail: string }[];
+  ledger: unknown;
+}
+
+export interface LabWorkbenchProps {
+  scenario: LabScenario;
+  /** Called once per run, when its verdict is revealed (not for code that could not load). */
+  onRunFinished?: (r: RunFinished) => void;
+  /** Shown just above the controls (the course's "predict, then run"). */
+  beforeControls?: ReactNode;
+}
+
+export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWorkbenchProps) {
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
@@ -188,6 +208,25 @@ export function LabWorkbench({ scenario }: { scenario: LabScenario }) {
     [result, ranCode, text, context.unhandled],
   );
 
+  // Report each run once, when its verdict lands on screen.
+  const onRunFinishedRef = useRef(onRunFinished);
+  onRunFinishedRef.current = onRunFinished;
+  const reported = useRef<unknown>(null);
+  useEffect(() => {
+    if (!result || !context.revealed || reported.current === result) return;
+    reported.current = result;
+    if (result.verdict === 'error') return;
+    onRunFinishedRef.current?.({
+      scenario: scenario.id,
+      mode: result.variant === 'starter' || result.variant === 'solution' ? result.variant : 'yours',
+      seed: result.seed,
+      faults: result.faults,
+      verdict: result.verdict,
+      invariants: result.invariants.map(({ id, held, detail }) => ({ id, held, detail })),
+      ledger: result.ledger,
+    });
+  }, [result, context.revealed, scenario.id]);
+
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });
   const status = statusText(state.value, db.status, db.restarts, context, loading);
@@ -232,6 +271,7 @@ export function LabWorkbench({ scenario }: { scenario: LabScenario }) {
         </div>
       </div>
 
+      {beforeControls}
       <LabControls ctx={ctx} playback={playback} faults={faults} status={status} />
       <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} revealed={context.revealed} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
 
