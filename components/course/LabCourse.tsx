@@ -1,0 +1,99 @@
+'use client';
+/**
+ * The lab with the course around it: "predict, then run" above the controls, the lesson's progress
+ * (visited, predicted, passed — "Your code" held on the demonstration plan) recorded from each
+ * finished run, and the scenario's "check yourself" questions below the lab.
+ */
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
+import type { LabScenario } from '@/components/lab/lab-scenario';
+import { canonical } from '@/lib/op-key';
+import { predictionFor, type RunFacts } from '@/simulations/predictions';
+import type { Ledger } from '@/simulations/providers';
+import { questionsFor } from '@/simulations/quizzes';
+import { PredictPanel } from './PredictPanel';
+import { markPassed, markVisited, revealPrediction, useProgress } from './progress';
+import { QuizList } from './QuizList';
+import { ReplaySort } from './ReplaySort';
+
+/** Whether a run used exactly the scenario's demonstration seed and fault plan. */
+export function isDemoRun(r: Pick<RunFinished, 'seed' | 'faults'>, demo: LabScenario['demo']): boolean {
+  return r.seed === demo.seed && canonical(r.faults) === canonical(demo.faults);
+}
+
+export function LabCourse({ scenario }: { scenario: LabScenario }) {
+  const prediction = predictionFor(scenario.id);
+  const progress = useProgress();
+  const mine = progress.scenarios[scenario.id];
+  const predictedRef = useRef(mine?.predicted);
+  predictedRef.current = mine?.predicted;
+  const [announcement, setAnnouncement] = useState('');
+
+  useEffect(() => markVisited(scenario.id), [scenario.id]);
+
+  const onRunFinished = useCallback(
+    (r: RunFinished) => {
+      if (!isDemoRun(r, scenario.demo)) return;
+      if (r.mode === 'yours' && r.verdict === 'held') markPassed(scenario.id);
+      const predicted = predictedRef.current;
+      if (prediction && predicted && predicted.actual === undefined) {
+        const facts: RunFacts = { verdict: r.verdict, invariants: r.invariants, ledger: r.ledger as Ledger };
+        const actual = prediction.measure(facts);
+        const text = prediction.describe(facts);
+        revealPrediction(scenario.id, actual, text);
+        const label = (id: string) => prediction.options.find((o) => o.id === id)?.label ?? id;
+        setAnnouncement(`You predicted ${label(predicted.choice)}. The run: ${text}.`);
+      }
+    },
+    [scenario.id, scenario.demo, prediction],
+  );
+
+  const questions = questionsFor(scenario.id);
+
+  return (
+    <div className="space-y-10">
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} /> : null} />
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+
+      <section
+        aria-label="Your progress in this lesson"
+        data-testid="lesson-progress"
+        className="flex flex-wrap gap-2 text-xs font-medium"
+      >
+        <Chip on={!!mine?.visited}>Visited</Chip>
+        {prediction && <Chip on={mine?.predicted?.actual !== undefined}>Predicted</Chip>}
+        <Chip on={!!mine?.passed} testId="passed-chip">
+          {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
+        </Chip>
+        {questions.length > 0 && (
+          <Chip on={questions.every((q) => progress.quizzes[q.id]?.correct)}>
+            Questions {questions.filter((q) => progress.quizzes[q.id]?.correct).length}/{questions.length}
+          </Chip>
+        )}
+      </section>
+
+      {scenario.id === 'replay-safety' && <ReplaySort />}
+      <QuizList questions={questions} />
+    </div>
+  );
+}
+
+function Chip({ on, children, testId }: { on: boolean; children: ReactNode; testId?: string }) {
+  return (
+    <span
+      data-testid={testId}
+      data-done={on}
+      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-1 ring-1 ${
+        on
+          ? 'bg-emerald-50 text-emerald-900 ring-emerald-600/30 dark:bg-emerald-500/10 dark:text-emerald-100 dark:ring-emerald-400/30'
+          : 'bg-white text-slate-600 ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700'
+      }`}
+    >
+      <span aria-hidden="true">{on ? '✓' : '○'}</span>
+      <span className="sr-only">{on ? 'Done: ' : 'Not yet: '}</span>
+      {children}
+    </span>
+  );
+}

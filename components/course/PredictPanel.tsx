@@ -1,0 +1,127 @@
+'use client';
+/**
+ * "Predict, then run": before the first run of the demonstration the learner commits to an
+ * outcome; the first demonstration run after that reveals what really happened, computed from the
+ * run's ledger and invariants (simulations/predictions.ts), next to the prediction.
+ */
+import { useId, useState } from 'react';
+import type { Prediction } from '@/simulations/predictions';
+import { clearPrediction, recordPrediction, useProgress } from './progress';
+
+export function PredictPanel({ prediction }: { prediction: Prediction }) {
+  const saved = useProgress().scenarios[prediction.scenario]?.predicted;
+  const [choice, setChoice] = useState<string | null>(null);
+  const name = `predict-${useId()}`;
+  const label = (id: string | undefined) => prediction.options.find((o) => o.id === id)?.label ?? id;
+
+  const frame = 'rounded-xl border px-4 py-3 text-sm leading-6 shadow-sm';
+
+  if (saved?.actual !== undefined) {
+    const right = saved.actual === saved.choice;
+    return (
+      <section
+        aria-labelledby={`${name}-h`}
+        data-testid="prediction"
+        data-state="revealed"
+        className={`${frame} ${right ? 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-50' : 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-400/40 dark:bg-amber-400/10 dark:text-amber-50'}`}
+      >
+        <h2 id={`${name}-h`} className="font-semibold">
+          {right ? 'Your prediction was right' : 'The run surprised your prediction'}
+        </h2>
+        <p className="mt-1">{prediction.prompt}</p>
+        <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">
+          <dt className="font-medium">You predicted</dt>
+          <dd data-testid="prediction-choice">{label(saved.choice)}</dd>
+          <dt className="font-medium">The run</dt>
+          <dd data-testid="prediction-actual">
+            <strong>{label(saved.actual)}</strong>
+            {saved.actualText && <span> — {saved.actualText}</span>}
+          </dd>
+        </dl>
+        <button
+          type="button"
+          onClick={() => clearPrediction(prediction.scenario)}
+          className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
+        >
+          Predict again
+        </button>
+      </section>
+    );
+  }
+
+  if (saved) {
+    return (
+      <section
+        aria-labelledby={`${name}-h`}
+        data-testid="prediction"
+        data-state="waiting"
+        className={`${frame} border-teal-200 bg-teal-50 text-teal-950 dark:border-teal-400/30 dark:bg-teal-400/10 dark:text-teal-50`}
+      >
+        <h2 id={`${name}-h`} className="font-semibold">
+          Your prediction: {label(saved.choice)}
+        </h2>
+        <p className="mt-1">
+          {prediction.prompt} Now press <strong>Run</strong> with the demonstration plan; the answer appears here when the verdict does.
+        </p>
+        <button
+          type="button"
+          onClick={() => clearPrediction(prediction.scenario)}
+          className="mt-1 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
+        >
+          Change my prediction
+        </button>
+      </section>
+    );
+  }
+
+  return (
+    <section
+      aria-labelledby={`${name}-h`}
+      data-testid="prediction"
+      data-state="asking"
+      className={`${frame} border-slate-200 bg-white text-slate-800 dark:border-slate-800 dark:bg-slate-900 dark:text-slate-200`}
+    >
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (choice !== null) recordPrediction(prediction.scenario, choice);
+        }}
+      >
+        <fieldset>
+          <legend id={`${name}-h`} className="font-semibold text-slate-900 dark:text-slate-100">
+            Predict, then run: {prediction.prompt}
+          </legend>
+          <div className="mt-2 flex flex-wrap gap-2">
+            {prediction.options.map((o) => (
+              <label
+                key={o.id}
+                className={`flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-1.5 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-teal-600 ${
+                  choice === o.id
+                    ? 'border-teal-500 bg-teal-50 dark:border-teal-400 dark:bg-teal-400/10'
+                    : 'border-slate-200 hover:border-slate-300 dark:border-slate-700 dark:hover:border-slate-600'
+                }`}
+              >
+                <input
+                  type="radio"
+                  name={name}
+                  value={o.id}
+                  checked={choice === o.id}
+                  onChange={() => setChoice(o.id)}
+                  className="size-4 accent-teal-700 focus-visible:outline-none dark:accent-teal-400"
+                />
+                {o.label}
+              </label>
+            ))}
+            <button
+              type="submit"
+              disabled={choice === null}
+              className="rounded-lg bg-teal-700 px-3 py-1.5 font-semibold text-white hover:bg-teal-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-600 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400 dark:disabled:bg-slate-700 dark:disabled:text-slate-300"
+            >
+              Lock in my prediction
+            </button>
+          </div>
+        </fieldset>
+      </form>
+    </section>
+  );
+}

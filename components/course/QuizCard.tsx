@@ -1,0 +1,177 @@
+'use client';
+/**
+ * One "check yourself" question: a native radio group (arrow keys move, Space selects), a Check
+ * button, feedback with the explanation in a live region, and a "See it happen" link that opens
+ * the lab in the state that shows the answer. The last answer is saved in the learner's progress
+ * and shown again on the next visit.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import type { JSX } from 'react';
+import type { Question } from '@/simulations/quizzes';
+import { recordQuiz, useProgress } from './progress';
+import { seeItHref } from './see-it';
+
+export interface QuizAnswer {
+  questionId: string;
+  choiceId: string;
+  correct: boolean;
+}
+
+export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswer) => void }): JSX.Element {
+  const { question, onAnswered } = props;
+  const saved = useProgress().quizzes[question.id];
+  const [choice, setChoice] = useState<string | null>(null);
+  // The choice that was checked, when the feedback is showing.
+  const [checked, setChecked] = useState<string | null>(null);
+  const restored = useRef(false);
+  const uid = useId();
+  const name = `quiz-${uid}`;
+
+  // A saved answer comes back once, after hydration.
+  useEffect(() => {
+    if (restored.current || !saved) return;
+    restored.current = true;
+    if (question.choices.some((c) => c.id === saved.choice)) {
+      setChoice(saved.choice);
+      setChecked(saved.choice);
+    }
+  }, [saved, question.choices]);
+
+  const correct = checked !== null && checked === question.correct;
+  const answerText = question.choices.find((c) => c.id === question.correct)?.text;
+
+  function check() {
+    if (choice === null) return;
+    restored.current = true;
+    const isCorrect = choice === question.correct;
+    setChecked(choice);
+    recordQuiz(question.id, choice, isCorrect);
+    onAnswered?.({ questionId: question.id, choiceId: choice, correct: isCorrect });
+  }
+
+  function tryAgain() {
+    setChecked(null);
+    setChoice(null);
+    // Back to the first option, so the keyboard path continues where the answers are.
+    requestAnimationFrame(() => document.querySelector<HTMLInputElement>(`input[name="${CSS.escape(name)}"]`)?.focus());
+  }
+
+  let href: string | null = null;
+  if (question.see) {
+    try {
+      href = seeItHref(question.see);
+    } catch {
+      href = null;
+    }
+  }
+
+  return (
+    <form
+      data-testid="quiz-card"
+      data-question={question.id}
+      data-state={checked === null ? 'open' : correct ? 'correct' : 'wrong'}
+      onSubmit={(event) => {
+        event.preventDefault();
+        check();
+      }}
+      className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900"
+    >
+      <fieldset disabled={checked !== null}>
+        <legend className="text-base leading-7 font-medium text-slate-900 dark:text-slate-100">{question.prompt}</legend>
+        <div className="mt-3 space-y-2">
+          {question.choices.map((c) => {
+            const id = `${name}-${c.id}`;
+            const isAnswer = checked !== null && c.id === question.correct;
+            const isWrongPick = checked !== null && c.id === checked && !correct;
+            return (
+              <label
+                key={c.id}
+                htmlFor={id}
+                className={`flex cursor-pointer items-start gap-3 rounded-lg border px-3 py-2.5 text-sm leading-6 transition has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-teal-600 ${
+                  isAnswer
+                    ? 'border-emerald-400 bg-emerald-50 text-emerald-950 dark:border-emerald-500/60 dark:bg-emerald-500/10 dark:text-emerald-50'
+                    : isWrongPick
+                      ? 'border-red-300 bg-red-50 text-red-950 dark:border-red-500/50 dark:bg-red-500/10 dark:text-red-50'
+                      : choice === c.id
+                        ? 'border-teal-500 bg-teal-50 text-slate-900 dark:border-teal-400 dark:bg-teal-400/10 dark:text-slate-100'
+                        : 'border-slate-200 text-slate-700 hover:border-slate-300 dark:border-slate-700 dark:text-slate-200 dark:hover:border-slate-600'
+                } ${checked !== null ? 'cursor-default' : ''}`}
+              >
+                <input
+                  id={id}
+                  type="radio"
+                  name={name}
+                  value={c.id}
+                  checked={choice === c.id}
+                  onChange={() => setChoice(c.id)}
+                  className="mt-1 size-4 shrink-0 accent-teal-700 focus-visible:outline-none dark:accent-teal-400"
+                />
+                <span className="min-w-0 flex-1">
+                  {c.text}
+                  {isAnswer && <span className="ml-2 text-xs font-semibold text-emerald-800 dark:text-emerald-300">✓ Correct answer</span>}
+                  {isWrongPick && <span className="ml-2 text-xs font-semibold text-red-800 dark:text-red-300">✗ Your answer</span>}
+                </span>
+              </label>
+            );
+          })}
+        </div>
+      </fieldset>
+
+      <div className="mt-4 flex flex-wrap items-center gap-3">
+        {checked === null ? (
+          <button
+            type="submit"
+            disabled={choice === null}
+            className="rounded-lg bg-teal-700 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-teal-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-600 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400 dark:disabled:bg-slate-700 dark:disabled:text-slate-300"
+          >
+            Check
+          </button>
+        ) : (
+          <button
+            type="button"
+            onClick={tryAgain}
+            className="rounded-lg px-3 py-2 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
+          >
+            {correct ? 'Answer again' : 'Try again'}
+          </button>
+        )}
+        {checked === null && choice === null && <span className="text-xs text-slate-500 dark:text-slate-400">Pick an answer, then check it.</span>}
+      </div>
+
+      <div role="status" aria-live="polite" data-testid="quiz-feedback">
+        {checked !== null && (
+          <div
+            className={`mt-4 rounded-lg px-4 py-3 text-sm leading-6 ${
+              correct
+                ? 'bg-emerald-50 text-emerald-950 dark:bg-emerald-500/10 dark:text-emerald-50'
+                : 'bg-amber-50 text-amber-950 dark:bg-amber-400/10 dark:text-amber-50'
+            }`}
+          >
+            <p className="font-semibold">{correct ? 'Correct.' : `Not quite. The answer: ${answerText}`}</p>
+            <p className="mt-1">{question.explanation}</p>
+            {href && question.see && (
+              <p className="mt-2">
+                <a
+                  href={href}
+                  data-testid="see-it-link"
+                  className="inline-flex items-center gap-1 rounded font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
+                >
+                  See it happen
+                  <span className="sr-only">
+                    : the {question.see.variant} of this lab with seed {question.see.seed}, {question.see.expect === 'violated' ? 'where it breaks' : 'where it holds'}
+                  </span>
+                  <span aria-hidden="true">→</span>
+                </a>
+                <span className="ml-2 text-xs opacity-80">
+                  {question.see.variant === 'starter' ? 'Starter' : 'Solution'}, seed {question.see.seed}
+                  {question.see.faults.length > 0 && `, ${question.see.faults.length} ${question.see.faults.length === 1 ? 'fault' : 'faults'}`}
+                  {question.see.expect === 'violated' ? ' — breaks' : ' — holds'}
+                </span>
+              </p>
+            )}
+          </div>
+        )}
+      </div>
+    </form>
+  );
+}

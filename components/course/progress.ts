@@ -1,0 +1,149 @@
+'use client';
+/**
+ * The learner's progress, kept in this browser (localStorage `eo:progress`) and shared by every
+ * tab: lessons visited, predictions made and revealed, passed (the learner's own code — "Your
+ * code" — held on the scenario's demonstration plan), quiz answers and the sorting exercise.
+ * Nothing leaves the browser. Components read it with `useProgress()`; the server render and the
+ * first client render see empty progress, so hydration always matches.
+ */
+import { useSyncExternalStore } from 'react';
+
+export const PROGRESS_KEY = 'eo:progress';
+
+export interface ScenarioProgress {
+  visited?: boolean;
+  /** The learner's prediction (an option id), and once a demonstration run revealed it, the outcome. */
+  predicted?: { choice: string; actual?: string; actualText?: string };
+  /** "Your code" held on the demonstration plan. */
+  passed?: boolean;
+}
+
+export interface Progress {
+  version: 1;
+  scenarios: Record<string, ScenarioProgress>;
+  /** The last answer checked, per question id. */
+  quizzes: Record<string, { choice: string; correct: boolean }>;
+  /** The replay-safety sorting exercise: the bins chosen, and how many were right at the last check. */
+  sorting?: { choices: Record<string, string>; correct: number; total: number };
+}
+
+const EMPTY: Progress = Object.freeze({ version: 1, scenarios: {}, quizzes: {} }) as Progress;
+
+function parse(raw: string | null): Progress {
+  if (!raw) return EMPTY;
+  try {
+    const value = JSON.parse(raw) as Partial<Progress>;
+    if (!value || typeof value !== 'object' || value.version !== 1) return EMPTY;
+    return {
+      version: 1,
+      scenarios: value.scenarios && typeof value.scenarios === 'object' ? value.scenarios : {},
+      quizzes: value.quizzes && typeof value.quizzes === 'object' ? value.quizzes : {},
+      ...(value.sorting ? { sorting: value.sorting } : {}),
+    };
+  } catch {
+    return EMPTY;
+  }
+}
+
+function readRaw(): string | null {
+  try {
+    return window.localStorage.getItem(PROGRESS_KEY);
+  } catch {
+    return null;
+  }
+}
+
+// useSyncExternalStore needs the same object while nothing changed: cache by the raw string.
+let cachedRaw: string | null = null;
+let cached: Progress = EMPTY;
+// Storage disabled or full: progress still lives for this page.
+let memory: string | null = null;
+
+function snapshot(): Progress {
+  const raw = readRaw() ?? memory;
+  if (raw !== cachedRaw) {
+    cachedRaw = raw;
+    cached = parse(raw);
+  }
+  return cached;
+}
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === null || event.key === PROGRESS_KEY) listener();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('storage', onStorage);
+  };
+}
+
+/** Change the progress and tell every reader in this tab (other tabs hear the storage event). */
+export function updateProgress(change: (p: Progress) => Progress): void {
+  const next = change(snapshot());
+  const raw = JSON.stringify(next);
+  memory = raw;
+  try {
+    window.localStorage.setItem(PROGRESS_KEY, raw);
+  } catch {
+    /* storage full or disabled: kept in memory for this page */
+  }
+  for (const l of listeners) l();
+}
+
+/** The current progress (empty on the server and during hydration). */
+export function useProgress(): Progress {
+  return useSyncExternalStore(subscribe, snapshot, () => EMPTY);
+}
+
+function patchScenario(id: string, patch: (s: ScenarioProgress) => ScenarioProgress): void {
+  updateProgress((p) => ({ ...p, scenarios: { ...p.scenarios, [id]: patch(p.scenarios[id] ?? {}) } }));
+}
+
+export function markVisited(id: string): void {
+  if (snapshot().scenarios[id]?.visited) return;
+  patchScenario(id, (s) => ({ ...s, visited: true }));
+}
+
+export function recordPrediction(id: string, choice: string): void {
+  patchScenario(id, (s) => ({ ...s, predicted: { choice } }));
+}
+
+export function revealPrediction(id: string, actual: string, actualText: string): void {
+  patchScenario(id, (s) => (s.predicted ? { ...s, predicted: { ...s.predicted, actual, actualText } } : s));
+}
+
+export function clearPrediction(id: string): void {
+  patchScenario(id, ({ predicted: _dropped, ...rest }) => rest);
+}
+
+export function markPassed(id: string): void {
+  if (snapshot().scenarios[id]?.passed) return;
+  patchScenario(id, (s) => ({ ...s, passed: true }));
+}
+
+export function recordQuiz(questionId: string, choice: string, correct: boolean): void {
+  updateProgress((p) => ({ ...p, quizzes: { ...p.quizzes, [questionId]: { choice, correct } } }));
+}
+
+export function recordSorting(choices: Record<string, string>, correct: number, total: number): void {
+  updateProgress((p) => ({ ...p, sorting: { choices, correct, total } }));
+}
+
+/** How far a lesson is: `done` once the learner's own code held. */
+export type LessonState = 'done' | 'started' | 'new';
+
+export function lessonState(p: Progress, id: string): LessonState {
+  const s = p.scenarios[id];
+  if (s?.passed) return 'done';
+  return s?.visited || s?.predicted ? 'started' : 'new';
+}
+
+/** The first lesson, in order, that is not done; null when all are. */
+export function nextLesson<T extends { id: string }>(p: Progress, lessons: readonly T[]): T | null {
+  return lessons.find((l) => lessonState(p, l.id) !== 'done') ?? null;
+}
