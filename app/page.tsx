@@ -1,5 +1,7 @@
 import Link from 'next/link';
 import { DbStatus } from '@/components/db/DbStatus';
+import { CheckSummary, LessonList, NextStep } from '@/components/course/CourseMap';
+import { ReplaySort } from '@/components/course/ReplaySort';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 
 export default function CourseMap() {
@@ -30,68 +32,43 @@ export default function CourseMap() {
         <DbStatus className="lg:mt-9" />
       </section>
 
+      <NextStep lessons={SCENARIO_CATALOG} />
+
       <section aria-labelledby="lessons-heading">
         <h2 id="lessons-heading" className="text-lg font-semibold text-slate-900 dark:text-white">
           Lessons
         </h2>
-        <ol className="mt-4 space-y-3" data-testid="lesson-list">
-          {SCENARIO_CATALOG.map((scenario, index) => {
-            const first = index === 0;
-            return (
-              <li key={scenario.id}>
-                <Link
-                  href={`/lab/${scenario.id}/`}
-                  data-testid="lesson-link"
-                  aria-describedby={`lesson-${scenario.id}-summary`}
-                  className={`group flex gap-4 rounded-xl border bg-white p-5 shadow-sm transition hover:-translate-y-px hover:shadow-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:bg-slate-900 ${
-                    first
-                      ? 'border-teal-300 ring-1 ring-teal-300/60 dark:border-teal-700 dark:ring-teal-700/50'
-                      : 'border-slate-200 hover:border-slate-300 dark:border-slate-800 dark:hover:border-slate-700'
-                  }`}
-                >
-                  <span
-                    aria-hidden="true"
-                    className={`grid size-9 shrink-0 place-items-center rounded-full font-mono text-sm font-semibold ${
-                      first
-                        ? 'bg-teal-600 text-white dark:bg-teal-500 dark:text-slate-950'
-                        : 'bg-slate-100 text-slate-600 dark:bg-slate-800 dark:text-slate-300'
-                    }`}
-                  >
-                    {index + 1}
-                  </span>
-                  <span className="min-w-0 flex-1">
-                    <span className="flex flex-wrap items-center gap-2">
-                      <span className="sr-only">Lesson {index + 1}: </span>
-                      <span data-testid="lesson-title" className="font-semibold text-slate-900 dark:text-white">
-                        {scenario.title}
-                      </span>
-                      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-600 dark:bg-slate-800 dark:text-slate-300">
-                        {scenario.concept}
-                      </span>
-                      {first && (
-                        <span className="rounded-full bg-teal-600 px-2 py-0.5 text-xs font-semibold text-white dark:bg-teal-500 dark:text-slate-950">
-                          Start here
-                        </span>
-                      )}
-                    </span>
-                    <span
-                      id={`lesson-${scenario.id}-summary`}
-                      className="mt-1.5 block text-sm leading-6 text-slate-600 dark:text-slate-400"
-                    >
-                      {scenario.summary}
-                    </span>
-                  </span>
-                  <span
-                    aria-hidden="true"
-                    className="self-center text-slate-400 transition group-hover:translate-x-0.5 group-hover:text-teal-600 dark:text-slate-500 dark:group-hover:text-teal-400"
-                  >
-                    →
-                  </span>
-                </Link>
-              </li>
-            );
-          })}
-        </ol>
+        <LessonList lessons={SCENARIO_CATALOG} />
+      </section>
+
+      <section aria-labelledby="more-heading" className="space-y-4">
+        <h2 id="more-heading" className="text-lg font-semibold text-slate-900 dark:text-white">
+          Check and try
+        </h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Link
+            href="/check/"
+            data-testid="check-link"
+            className="group rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-slate-300 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-slate-700"
+          >
+            <span className="font-semibold text-slate-900 group-hover:text-teal-800 dark:text-white dark:group-hover:text-teal-300">Check yourself →</span>
+            <span className="mt-1 block text-sm leading-6 text-slate-600 dark:text-slate-400">
+              The lesson’s two questions: which dedupe key stops a second receipt, and how to retry a conversion that timed out.{' '}
+              <CheckSummary />.
+            </span>
+          </Link>
+          <Link
+            href="/try/"
+            data-testid="try-link"
+            className="group rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-slate-300 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-slate-700"
+          >
+            <span className="font-semibold text-slate-900 group-hover:text-teal-800 dark:text-white dark:group-hover:text-teal-300">Try it: signatures and keys →</span>
+            <span className="mt-1 block text-sm leading-6 text-slate-600 dark:text-slate-400">
+              HMAC-SHA256 and SHA-256 in your browser: the same input signs the same way every time, and an operation key is just a digest.
+            </span>
+          </Link>
+        </div>
+        <ReplaySort />
       </section>
     </div>
   );

@@ -1,0 +1,150 @@
+'use client';
+/**
+ * The course map's lessons in lesson order, with the learner's progress from this browser: which
+ * lessons are done ("Your code" held on the demonstration), predicted, and how many questions are
+ * answered, plus one clear next step. Rendered on the server with no progress ("Start here" on the
+ * first lesson); the saved progress appears once the page has hydrated.
+ */
+import Link from 'next/link';
+import type { ScenarioEntry } from '@/simulations/catalog';
+import { generalQuestions, questionsFor } from '@/simulations/quizzes';
+import { lessonState, nextLesson, useProgress, type LessonState } from './progress';
+
+const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
+
+export function NextStep({ lessons }: { lessons: readonly ScenarioEntry[] }) {
+  const progress = useProgress();
+  const next = nextLesson(progress, lessons);
+  const fresh = lessons.every((l) => lessonState(progress, l.id) === 'new');
+  const generalLeft = generalQuestions().filter((q) => !progress.quizzes[q.id]?.correct).length;
+  const done = lessons.filter((l) => lessonState(progress, l.id) === 'done').length;
+
+  const [label, href, title] = next
+    ? [fresh ? 'Start here' : 'Next step', `/lab/${next.id}/`, next.title]
+    : generalLeft > 0
+      ? ['Next step', '/check/', 'Check yourself: the lesson’s two questions']
+      : ['All done', '/try/', 'Try the signature and key panel'];
+
+  return (
+    <section aria-label="Your next step" data-testid="next-step" className="rounded-xl border border-teal-300 bg-teal-50 p-4 dark:border-teal-700 dark:bg-teal-950/40">
+      <p className="text-xs font-semibold tracking-wide text-teal-800 uppercase dark:text-teal-300">{label}</p>
+      <Link
+        href={href}
+        data-testid="next-step-link"
+        className="mt-1 inline-flex items-center gap-2 rounded text-lg font-semibold text-slate-900 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-white"
+      >
+        {title}
+        <span aria-hidden="true">→</span>
+      </Link>
+      <p className="mt-1 text-sm text-teal-900 dark:text-teal-200" data-testid="progress-summary">
+        {done} of {lessons.length} lessons done · progress is saved in this browser only
+      </p>
+    </section>
+  );
+}
+
+export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
+  const progress = useProgress();
+  const next = nextLesson(progress, lessons);
+  const fresh = lessons.every((l) => lessonState(progress, l.id) === 'new');
+
+  return (
+    <ol className="mt-4 space-y-3" data-testid="lesson-list">
+      {lessons.map((scenario, index) => {
+        const state = lessonState(progress, scenario.id);
+        const isNext = next?.id === scenario.id;
+        const questions = questionsFor(scenario.id);
+        const right = questions.filter((q) => progress.quizzes[q.id]?.correct).length;
+        const predicted = progress.scenarios[scenario.id]?.predicted?.actual !== undefined;
+        return (
+          <li key={scenario.id}>
+            <Link
+              href={`/lab/${scenario.id}/`}
+              data-testid="lesson-link"
+              data-state={state}
+              aria-describedby={`lesson-${scenario.id}-summary`}
+              className={`group flex gap-4 rounded-xl border bg-white p-5 shadow-sm transition hover:-translate-y-px hover:shadow-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:bg-slate-900 ${
+                isNext
+                  ? 'border-teal-300 ring-1 ring-teal-300/60 dark:border-teal-700 dark:ring-teal-700/50'
+                  : 'border-slate-200 hover:border-slate-300 dark:border-slate-800 dark:hover:border-slate-700'
+              }`}
+            >
+              <span
+                aria-hidden="true"
+                className={`grid size-9 shrink-0 place-items-center rounded-full font-mono text-sm font-semibold ${
+                  state === 'done'
+                    ? 'bg-emerald-600 text-white dark:bg-emerald-500 dark:text-slate-950'
+                    : isNext
+                      ? 'bg-teal-600 text-white dark:bg-teal-500 dark:text-slate-950'
+                      : 'bg-slate-100 text-slate-600 dark:bg-slate-800 dark:text-slate-300'
+                }`}
+              >
+                {state === 'done' ? '✓' : index + 1}
+              </span>
+              <span className="min-w-0 flex-1">
+                <span className="flex flex-wrap items-center gap-2">
+                  <span className="sr-only">Lesson {index + 1}: </span>
+                  <span data-testid="lesson-title" className="font-semibold text-slate-900 dark:text-white">
+                    {scenario.title}
+                  </span>
+                  <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+                    {scenario.concept}
+                  </span>
+                  {isNext && (
+                    <span className="rounded-full bg-teal-700 px-2 py-0.5 text-xs font-semibold text-white dark:bg-teal-500 dark:text-slate-950">
+                      {fresh ? 'Start here' : 'Next step'}
+                    </span>
+                  )}
+                  {state !== 'new' && (
+                    <span
+                      data-testid="lesson-state"
+                      className={`rounded-full px-2 py-0.5 text-xs font-semibold ${
+                        state === 'done'
+                          ? 'bg-emerald-100 text-emerald-900 dark:bg-emerald-500/15 dark:text-emerald-200'
+                          : 'bg-amber-100 text-amber-900 dark:bg-amber-400/15 dark:text-amber-200'
+                      }`}
+                    >
+                      {STATE_TEXT[state]}
+                    </span>
+                  )}
+                </span>
+                <span id={`lesson-${scenario.id}-summary`} className="mt-1.5 block text-sm leading-6 text-slate-600 dark:text-slate-400">
+                  {scenario.summary}
+                </span>
+                {state !== 'new' && (
+                  <span className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 dark:text-slate-400" data-testid="lesson-detail">
+                    {predicted && <span>✓ Predicted</span>}
+                    {questions.length > 0 && (
+                      <span>
+                        Questions {right}/{questions.length}
+                      </span>
+                    )}
+                    <span>{state === 'done' ? '✓ Your code held' : 'Your code has not held yet'}</span>
+                  </span>
+                )}
+              </span>
+              <span
+                aria-hidden="true"
+                className="self-center text-slate-400 transition group-hover:translate-x-0.5 group-hover:text-teal-600 dark:text-slate-500 dark:group-hover:text-teal-400"
+              >
+                →
+              </span>
+            </Link>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/** The lesson's two general questions: answered so far, for the map's "Check yourself" card. */
+export function CheckSummary() {
+  const progress = useProgress();
+  const questions = generalQuestions();
+  const right = questions.filter((q) => progress.quizzes[q.id]?.correct).length;
+  return (
+    <span data-testid="check-summary">
+      {right} of {questions.length} answered correctly
+    </span>
+  );
+}
