@@ -19,6 +19,9 @@ import type { LabScenario } from './lab-scenario';
 import { LabControls } from './LabControls';
 import { QueryPanel } from './QueryPanel';
 import { RunProblems, problemMarkers } from './RunProblems';
+import { SharePanel, useShareButton } from './SharePanel';
+import { ShareNotice } from './ShareNotice';
+import { currentLinkState, useSharedLink } from './use-share-link';
 import { useLearnerCode } from './use-learner-code';
 import { DbInspector } from './view/DbInspector';
 import { EventLog } from './view/EventLog';
@@ -134,6 +137,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   // The code that produced the run on screen, so markers only sit on the code they belong to.
   const [ranCode, setRanCode] = useState<string | null>(null);
+  const shareButton = useShareButton();
   const ctx: ActionContext = useMemo(
     () => ({
       state,
@@ -143,8 +147,9 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       },
       code: () => textRef.current,
       scenario,
+      share: () => shareButton.share(currentLinkState(scenario.id, modeRef.current, textRef.current, state.context)),
     }),
-    [state, send, scenario],
+    [state, send, scenario, shareButton.share],
   );
   const ctxRef = useRef(ctx);
   ctxRef.current = ctx;
@@ -179,6 +184,23 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
     setMode(next);
     setModeRevision((r) => r + 1);
   }, []);
+
+  // A share link in the address bar: seed, plan and tab at once; shared code only when asked.
+  const shared = useSharedLink(scenario.id, learner, chooseMode, send);
+  const { pendingStep, stepApplied } = shared;
+  const runAtLink = useRef<unknown>(undefined);
+  useEffect(() => {
+    runAtLink.current = undefined;
+  }, [shared.link]);
+  // The first new run after the link stops at the shared event.
+  useEffect(() => {
+    const current = context.run;
+    if (pendingStep === null) return;
+    if (runAtLink.current === undefined) runAtLink.current = current;
+    if (!current || current === runAtLink.current || current.result.trace.length === 0) return;
+    send({ type: 'SEEK', index: Math.min(pendingStep, current.result.trace.length - 1) });
+    stepApplied();
+  }, [context.run, pendingStep, stepApplied, send]);
 
   // Test hook: the same path as a paste into "Your code".
   useEffect(() => {
@@ -233,6 +255,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   return (
     <div className="space-y-6">
+      <ShareNotice shared={shared} hasRun={!!context.run} />
       <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
         <CodePanel
           scenario={scenario}
@@ -273,6 +296,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
       {beforeControls}
       <LabControls ctx={ctx} playback={playback} faults={faults} status={status} />
+      <SharePanel ctx={ctx} outcome={shareButton.outcome} />
       <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} revealed={context.revealed} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
 
       {run && run.result.trace.length > 0 ? (

@@ -18,6 +18,8 @@ export interface ActionContext {
   /** The code the editor shows now (the selected variant, or the learner's own). */
   code(): string;
   scenario: LabScenario;
+  /** Copy a link to what the lab shows now (provided by the workbench; absent where sharing is not offered). */
+  share?(): void;
 }
 
 export interface LabAction {
@@ -150,6 +152,15 @@ export const redeliverAction: LabAction = {
   perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message: 'm1' } }),
 };
 
+/** "Share": a link to the code, seed, fault plan and selected event on screen. */
+export const shareAction: LabAction = {
+  name: 'share',
+  label: 'Share',
+  keys: [],
+  enabled: (ctx) => !!ctx.share && !is(ctx, 'running.loading'),
+  perform: (ctx) => ctx.share?.(),
+};
+
 /** The playback and explore controls, in toolbar order. */
 export const PLAYBACK_ACTIONS: readonly LabAction[] = [runAction, pauseAction, backAction, stepAction, skipAction, resetAction, exploreAction];
 
@@ -164,7 +175,7 @@ export function faultActions(scenario: LabScenario): LabAction[] {
 
 /** Every action of a scenario, by name (for tests and the keyboard handler). */
 export function actionsFor(scenario: LabScenario): LabAction[] {
-  return [...PLAYBACK_ACTIONS, ...faultActions(scenario)];
+  return [...PLAYBACK_ACTIONS, ...faultActions(scenario), shareAction];
 }
 
 /** The first enabled action bound to `key`. */

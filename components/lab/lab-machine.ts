@@ -81,6 +81,8 @@ export type LabEvent =
   | { type: 'SET_SPEED'; speed: Speed }
   | { type: 'INJECT'; fault: Fault; code: string }
   | { type: 'CLEAR_FAULTS' }
+  /** Replace the plan every Run starts from (a share link's seed and whole fault plan). */
+  | { type: 'SET_PLAN'; seed: number; faults: Fault[] }
   | { type: 'EXPLORE'; code: string; runs: number }
   | { type: 'CANCEL_EXPLORE' }
   | { type: 'EXPLORE_PROGRESS'; done: number; total: number; schedulesPerSecond: number | null }
@@ -173,6 +175,7 @@ export const labMachine = setup({
     SET_SEED: { actions: assign({ seed: ({ event }) => event.seed }) },
     SET_SPEED: { actions: assign({ speed: ({ event }) => event.speed }) },
     CLEAR_FAULTS: { actions: assign({ injected: [] }) },
+    SET_PLAN: { actions: assign(({ event }) => ({ seed: event.seed, demoFaults: event.faults, injected: [] })) },
     DISMISS_NOTICE: { actions: assign({ notice: null }) },
   },
   states: {
