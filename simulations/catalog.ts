@@ -23,6 +23,27 @@ export const SCENARIO_CATALOG: readonly ScenarioEntry[] = [
     concept: 'At-least-once delivery',
   },
   {
+    id: 'replay-safety',
+    title: 'What does a replay cost?',
+    summary:
+      'One shipped order does eight things, then the same event is handled again: the lookup and the PDF cost credits, the field and the upsert cost nothing, and the charge, the e-mail, the counter and the audit line happen twice unless protected.',
+    concept: 'Safe to replay, or not',
+  },
+  {
+    id: 'moving-answers',
+    title: 'The answer that moved',
+    summary:
+      "A lookup is replayed after a crash and the data has moved: the CRM hears two different answers. Storing the first answer under the operation's key and serving the replay from it keeps one.",
+    concept: 'Answers that move',
+  },
+  {
+    id: 'batch-credits',
+    title: 'Resend only what failed',
+    summary:
+      'A batch of transformations comes back with 429s, 402s and items never answered. Resending the whole batch re-bills what already succeeded; resending only those indices bills each item once.',
+    concept: 'Credits and batches',
+  },
+  {
     id: 'concurrent-redelivery',
     title: 'Two workers, one message',
     summary:
@@ -49,6 +70,27 @@ export const SCENARIO_CATALOG: readonly ScenarioEntry[] = [
     summary:
       'A charge times out after the provider acted. A UUID minted inside the retry loop makes the retry look like new work; a key derived from the order does not.',
     concept: 'Operation-derived keys',
+  },
+  {
+    id: 'ambiguous-timeout-charge',
+    title: 'The charge that timed out',
+    summary:
+      'A charge times out after the request left. Without a key the retry charges twice; with one the provider returns the original — for 24 hours. The next-day rerun is caught only by our own operations table.',
+    concept: 'Provider retention',
+  },
+  {
+    id: 'business-date-reminder',
+    title: 'Once a day, not once per attempt',
+    summary:
+      'A reminder may go once per business day. Keyed on the attempt time, a same-day rerun sends it again; keyed on the business date, the rerun sends nothing and tomorrow sends one.',
+    concept: 'What identity means',
+  },
+  {
+    id: 'human-rerun',
+    title: "Yesterday's job, rerun by hand",
+    summary:
+      "An operator reruns yesterday's billing job. Without operation keys every charge and receipt repeats; with them, claimed in our own table, the rerun finds everything done.",
+    concept: 'Manual reruns',
   },
   {
     id: 'webhook-dedupe',

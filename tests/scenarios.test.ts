@@ -16,10 +16,16 @@ const EXPLORED_RUNS = Number(process.env.EXPLORE_RUNS ?? 60);
 /** The invariant each starter must break under its demonstration plan. */
 const STARTER_BREAKS: Record<string, string> = {
   'receipt-redelivery': 'at-most-one-receipt',
+  'replay-safety': 'no-double-charge',
+  'moving-answers': 'one-consistent-answer',
+  'batch-credits': 'no-item-billed-twice',
   'concurrent-redelivery': 'at-most-one-receipt',
   'lease-expiry': 'every-order-receipted',
   'crash-after-send': 'at-most-one-receipt',
   'random-key-on-retry': 'no-double-charge',
+  'ambiguous-timeout-charge': 'no-double-charge',
+  'business-date-reminder': 'one-reminder-per-date',
+  'human-rerun': 'no-double-charge',
   'webhook-dedupe': 'at-most-one-receipt',
   'dual-write': 'nothing-lost',
   'relay-crash': 'at-most-one-receipt',

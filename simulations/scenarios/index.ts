@@ -1,15 +1,24 @@
 /** Every scenario the engine runs, in lesson order (the same order as catalog.ts). */
 import type { Scenario } from '../scenario';
 import { randomKeyOnRetry } from './charges';
+import { ambiguousTimeoutCharge, businessDateReminder, humanRerun } from './keys';
+import { batchCredits, movingAnswers } from './metered';
 import { dualWrite, relayConcurrency, relayCrash, webhookDedupe } from './outbox';
 import { concurrentRedelivery, crashAfterSendScenario, leaseExpiry, receiptRedelivery } from './receipts';
+import { replaySafety } from './replay-safety';
 
 export const SCENARIOS: readonly Scenario[] = [
   receiptRedelivery,
+  replaySafety,
+  movingAnswers,
+  batchCredits,
   concurrentRedelivery,
   leaseExpiry,
   crashAfterSendScenario,
   randomKeyOnRetry,
+  ambiguousTimeoutCharge,
+  businessDateReminder,
+  humanRerun,
   webhookDedupe,
   dualWrite,
   relayCrash,
