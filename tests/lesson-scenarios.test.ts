@@ -1,0 +1,261 @@
+/**
+ * The six scenarios that complete the lesson, beyond both directions (tests/scenarios.test.ts):
+ * the metered provider's semantics (credits, 429, 402, the unanswered tail, answers that move),
+ * the payment provider's retention and key mismatch inside a run, canaries — near-miss variants
+ * that must be caught — determinism, and the replay-safety table as data. A failing run prints its
+ * seed and the command that replays it.
+ */
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers';
+import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
+import { runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import type { PgliteSimDatabase } from '../simulations/sim-database';
+import type { LookupResult, TransformRequest, TransformResult } from '../simulations/types';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+let db: PgliteSimDatabase;
+beforeAll(async () => {
+  sim = await openSimDb();
+  db = sim.db;
+});
+afterAll(() => sim.close());
+
+const NEW_IDS = ['replay-safety', 'moving-answers', 'batch-credits', 'ambiguous-timeout-charge', 'business-date-reminder', 'human-rerun'];
+
+const item = (i: number): TransformRequest => ({ kind: 'hmac', input: `order-${1042 + i}:charge`, secret: 'whsec_demo' });
+
+describe('the metered provider', () => {
+  test('a transformation is real HMAC-SHA256 and bills one credit per success; the same input gives the same output', () => {
+    const p = new Providers({ metered: { credits: 3 } });
+    const a = p.apply('transform.call', item(0), undefined, 0, 0, 'job').response as TransformResult;
+    const b = p.apply('transform.call', item(0), undefined, 10, 1, 'job').response as TransformResult;
+    const expected = bytesToHex(hmac(sha256, utf8ToBytes('whsec_demo'), utf8ToBytes('order-1042:charge')));
+    expect(a).toEqual({ ok: true, output: expected, creditsLeft: 2 });
+    expect(b).toEqual({ ok: true, output: expected, creditsLeft: 1 });
+    expect(p.ledger.credits.map((c) => c.kind)).toEqual(['transform', 'transform']);
+    expect(transformOutput({ kind: 'html-to-pdf', input: '<h1>x</h1>' })).toBe(transformOutput({ kind: 'html-to-pdf', input: '<h1>x</h1>' }));
+    expect(transformOutput({ kind: 'html-to-pdf', input: '<h1>x</h1>' })).not.toBe(transformOutput({ kind: 'html-to-pdf', input: '<h1>y</h1>' }));
+  });
+
+  test('a batch answers in order: successes, then 402 without credits, 429 past the rate window, and no result past the deadline', () => {
+    const p = new Providers({ metered: { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 } });
+    const items = Array.from({ length: 10 }, (_, i) => item(i));
+    const results = p.apply('transform.batch', items, undefined, 1_000, 0, 'job').response as TransformResult[];
+    expect(results).toHaveLength(8);
+    expect(results.slice(0, 5).every((r) => r.ok)).toBe(true);
+    results.slice(0, 5).forEach((r, i) => expect(r.ok && r.output).toBe(transformOutput(items[i]!)));
+    expect(results[5]).toMatchObject({ ok: false, code: 402, retryAfterMs: 59_000 });
+    expect(results[6]).toMatchObject({ ok: false, code: 429, retryAfterMs: 9_000 });
+    expect(results[7]).toMatchObject({ ok: false, code: 429 });
+    expect(p.ledger.credits).toHaveLength(5);
+    expect(p.ledger.itemRefusals.map((r) => r.code)).toEqual([402, 429, 429, 'no-response', 'no-response']);
+    // Refused and unanswered items were not billed; after the renewal the rest go through.
+    const later = p.apply('transform.batch', items.slice(5), undefined, 60_000, 1, 'job').response as TransformResult[];
+    expect(later.every((r) => r.ok)).toBe(true);
+    expect(p.creditsLeft(60_000)).toBe(5);
+  });
+
+  test('402 says when credits come back, or null when none are coming', () => {
+    const p = new Providers({ metered: { credits: 0 } });
+    expect(p.apply('transform.call', item(0), undefined, 0, 0, 'job').response).toMatchObject({ ok: false, code: 402, retryAfterMs: null });
+    expect(p.ledger.credits).toHaveLength(0);
+  });
+
+  test('a lookup bills a credit and its answer moves with simulated time', () => {
+    const p = new Providers({ metered: { credits: 10, answerPeriodMs: 20_000 } });
+    const ask = (t: number) => (p.apply('lookup.check', { kind: 'email-deliverability', value: 'ada@example.com' }, undefined, t, 0, 'w').response as LookupResult).verdict;
+    expect(ask(0)).toBe('deliverable');
+    expect(ask(19_999)).toBe('deliverable');
+    expect(ask(20_000)).toBe('risky');
+    expect(ask(45_000)).toBe('undeliverable');
+    expect(p.ledger.credits).toHaveLength(4);
+    expect(lookupVerdictAt(60_000, 20_000)).toBe('deliverable');
+  });
+
+  test('malformed requests are refused with a message, and nothing is billed', () => {
+    const p = new Providers({});
+    expect(p.apply('transform.batch', [{ kind: 'gzip', input: 'x' }], undefined, 0, 0, 'job').error?.message).toMatch(/hmac.*html-to-pdf/);
+    expect(p.apply('lookup.check', { kind: 'email-deliverability' }, undefined, 0, 0, 'job').error?.message).toMatch(/value/);
+    expect(p.ledger.credits).toHaveLength(0);
+  });
+});
+
+describe('the payment provider inside a run', () => {
+  const scenario = scenarioById('ambiguous-timeout-charge');
+
+  test('a provider key alone is not enough: the rerun after the 24-hour retention charges again (canary)', async () => {
+    const keyOnly = `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const key = opKey('charge', { orderId: order.id });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: key });
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);
+    }
+  }
+}`;
+    const r = await runScenario(db, { scenario, code: keyOnly, variant: 'key-only', seed: 1 });
+    // The same-day retry was answered from the key…
+    expect(r.ledger.replays.map((x) => x.by), replayHint(r)).toEqual(['checkout']);
+    // …but the provider had forgotten it by the next day.
+    const charges = r.ledger.charges.map((c) => [c.by, c.key === r.ledger.charges[0]?.key]);
+    expect(charges, replayHint(r)).toEqual([
+      ['checkout', true],
+      ['rerun', true],
+    ]);
+    expect(r.invariants.find((i) => i.id === 'no-double-charge')?.held, replayHint(r)).toBe(false);
+  });
+
+  test('the solution answers the rerun from its own table: one charge, and the rerun reports it', async () => {
+    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    expect(r.ledger.charges, replayHint(r)).toHaveLength(1);
+    expect(r.trace.some((e) => e.actor === 'rerun' && e.type === 'call'), replayHint(r)).toBe(false);
+    expect(r.verdict, replayHint(r)).toBe('held');
+  });
+
+  test('reusing the key with a different amount is refused with idempotency_error', async () => {
+    const changed = `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const key = opKey('charge', { orderId: order.id });
+  try {
+    return await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: key });
+  } catch {
+    // A "retry" that changed the amount (a coupon applied in between) under the same key.
+    return await env.payments.charge({ orderId: order.id, amountCents: order.totalCents - 500, customer: order.customerId }, { idempotencyKey: key });
+  }
+}`;
+    const r = await runScenario(db, { scenario, code: changed, variant: 'changed-amount', seed: 1 });
+    expect(r.ledger.refusals.map((x) => [x.kind, x.by]), replayHint(r)).toEqual([['payments.charge', 'checkout']]);
+    expect(r.trace.some((e) => e.type === 'reply' && /Keys for idempotent requests/.test(e.text)), replayHint(r)).toBe(true);
+    expect(r.ledger.charges.filter((c) => c.by === 'checkout'), replayHint(r)).toHaveLength(1);
+  });
+});
+
+describe('canaries: near misses the invariants must catch', () => {
+  test('business-date-reminder: a key of the order alone silences the next day', async () => {
+    const scenario = scenarioById('business-date-reminder');
+    const code = scenario.variants.solution.code.replace('{ orderId: msg.orderId, businessDate: msg.businessDate }', '{ orderId: msg.orderId }');
+    expect(code).not.toBe(scenario.variants.solution.code);
+    const r = await runScenario(db, { scenario, code, variant: 'order-only-key', seed: 1 });
+    expect(r.invariants.find((i) => i.id === 'reminder-each-due-date')?.held, replayHint(r)).toBe(false);
+    expect(r.invariants.find((i) => i.id === 'one-reminder-per-date')?.held, replayHint(r)).toBe(true);
+  });
+
+  test('business-date-reminder: the solution sends one on each date, nothing on the same-day rerun', async () => {
+    const scenario = scenarioById('business-date-reminder');
+    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    expect(r.ledger.emails.map((e) => e.template), replayHint(r)).toEqual(['reminder', 'reminder']);
+    expect(r.ledger.emails[1]!.atMs, replayHint(r)).toBeGreaterThanOrEqual(24 * 3_600_000);
+  });
+
+  test('batch-credits: resending only the failed indices but misplacing the results is caught', async () => {
+    const scenario = scenarioById('batch-credits');
+    // Writes result k to index k instead of to the k-th index sent.
+    const code = scenario.variants.solution.code.replace('if (r?.ok) outputs[index] = r.output;', 'if (r?.ok) outputs[k] = r.output;');
+    expect(code).not.toBe(scenario.variants.solution.code);
+    const r = await runScenario(db, { scenario, code, variant: 'misplaced', seed: 1 });
+    expect(r.invariants.find((i) => i.id === 'every-item-transformed')?.held, replayHint(r)).toBe(false);
+  });
+
+  test('batch-credits: the solution spends exactly one credit per item, the starter more than the account ever had', async () => {
+    const scenario = scenarioById('batch-credits');
+    const good = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    expect(good.ledger.credits, replayHint(good)).toHaveLength(10);
+    expect(new Set(good.ledger.itemRefusals.map((x) => x.code)), replayHint(good)).toEqual(new Set([429, 402, 'no-response']));
+    const bad = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    expect(bad.ledger.credits.length, replayHint(bad)).toBe(15);
+  });
+
+  test('moving-answers: without a replay nothing moves, and the starter holds (the fault is what shows it)', async () => {
+    const scenario = scenarioById('moving-answers');
+    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+  });
+
+  test('human-rerun: provider keys alone are forgotten by the next day; only the operations table holds', async () => {
+    const scenario = scenarioById('human-rerun');
+    const keysOnly = `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
+type BillingOrder = CheckoutOrder & { email: string };
+export async function runBillingJob(orders: BillingOrder[], env: Env) {
+  for (const order of orders) {
+    await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: opKey('charge', { orderId: order.id }) });
+    await env.email.send({ to: order.email, orderId: order.id }, { idempotencyKey: opKey('receipt-email', { orderId: order.id }) });
+  }
+}`;
+    const r = await runScenario(db, { scenario, code: keysOnly, variant: 'provider-keys-only', seed: 1 });
+    expect(r.invariants.find((i) => i.id === 'no-double-charge')?.held, replayHint(r)).toBe(false);
+    // The e-mail provider here keeps its keys, so receipts were caught; charges were not.
+    expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(true);
+  });
+
+  test('replay-safety: a starter that protects only the charge still counts twice', async () => {
+    const scenario = scenarioById('replay-safety');
+    const code = scenario.variants.starter.code
+      .replace("import type { Env } from 'effectively-once';", "import { opKey, type Env } from 'effectively-once';")
+      .replace(
+        'customer: event.customerId });',
+        "customer: event.customerId }, { idempotencyKey: opKey('charge', { orderId: event.orderId }) });",
+      );
+    expect(code).not.toBe(scenario.variants.starter.code);
+    const r = await runScenario(db, { scenario, code, variant: 'charge-key-only', seed: 1 });
+    const broken = r.invariants.filter((i) => !i.held).map((i) => i.id);
+    expect(broken, replayHint(r)).toEqual(['at-most-one-email', 'counter-correct', 'no-duplicate-row']);
+    // The safe half cost credits again, nothing more.
+    expect(r.ledger.credits.map((c) => c.kind).sort(), replayHint(r)).toEqual(['lookup', 'lookup', 'transform', 'transform']);
+  });
+});
+
+describe.each(NEW_IDS)('%s is deterministic', (id) => {
+  test('the same seed and plan give the same trace hash; the CLI finds it by id', async () => {
+    const scenario = scenarioById(id);
+    for (const variant of ['starter', 'solution'] as const) {
+      const req = { scenario, code: scenario.variants[variant].code, variant, seed: 7 };
+      const a = await runScenario(db, req);
+      const b = await runScenario(db, req);
+      expect(b.traceHash, replayHint(a)).toBe(a.traceHash);
+      expect(b.invariants, replayHint(a)).toEqual(a.invariants);
+    }
+  });
+});
+
+describe('the replay-safety table as data', () => {
+  test('every operation has a known bin, a label and a one-line cost; ids are unique', () => {
+    const bins = new Set(REPLAY_BINS.map((b) => b.id));
+    expect(REPLAY_OPERATIONS.length).toBe(8);
+    expect(new Set(REPLAY_OPERATIONS.map((o) => o.id)).size).toBe(REPLAY_OPERATIONS.length);
+    for (const op of REPLAY_OPERATIONS) {
+      expect(bins.has(op.bin)).toBe(true);
+      expect(op.label.length).toBeGreaterThan(5);
+      expect(op.replayCost).not.toMatch(/\n/);
+    }
+    expect(Object.fromEntries(REPLAY_OPERATIONS.map((o) => [o.id, o.bin]))).toEqual({
+      lookup: 'safe',
+      transform: 'safe',
+      'set-field': 'safe',
+      upsert: 'safe',
+      charge: 'needs-key',
+      email: 'needs-dedupe',
+      counter: 'needs-dedupe',
+      append: 'needs-dedupe',
+    });
+  });
+
+  test('the scenario agrees with the bins: the starter breaks exactly the invariants of the unsafe operations', async () => {
+    const scenario = scenarioById('replay-safety');
+    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    const broken = new Set(r.invariants.filter((i) => !i.held).map((i) => i.id));
+    const guardedBy: Record<string, string> = { charge: 'no-double-charge', email: 'at-most-one-email', counter: 'counter-correct', append: 'no-duplicate-row' };
+    for (const op of REPLAY_OPERATIONS) {
+      if (op.bin === 'safe') expect(guardedBy[op.id]).toBeUndefined();
+      else expect(broken.has(guardedBy[op.id]!), `${op.id} should be shown breaking ${guardedBy[op.id]} (${replayHint(r)})`).toBe(true);
+    }
+    expect(broken.size).toBe(4);
+  });
+});
