@@ -45,15 +45,21 @@ export function toLabScenario(scenario: Scenario): LabScenario {
   };
 }
 
-/** Worker processes: the actors a learner can crash by hand. */
+/**
+ * The processes a learner can crash by hand: workers, relays and the one-shot jobs that do the
+ * lesson's work. Not the scheduler — nothing brings it back, so a crash there only proves that a
+ * reminder nobody publishes is never sent.
+ */
 export function workersOf(scenario: Pick<LabScenario, 'actors'>): string[] {
-  return scenario.actors.filter((a) => /^(worker|relay|checkout)(-\d+)?$/.test(a));
+  return scenario.actors.filter((a) => /^(worker|relay|checkout|rerun|batch-job|nightly-job|operator|first-run|replay)(-\d+)?$/.test(a));
 }
 
 /** The provider call whose response "Lose the next response" loses, from the providers among the actors. */
 export function callKindOf(scenario: Pick<LabScenario, 'actors'>): CallKind | null {
   if (scenario.actors.includes('email')) return 'email.send';
   if (scenario.actors.includes('payments')) return 'payments.charge';
+  if (scenario.actors.includes('transform')) return 'transform.batch';
+  if (scenario.actors.includes('lookup')) return 'lookup.check';
   return null;
 }
 
@@ -62,7 +68,7 @@ export function providerOf(call: CallKind): string {
   return call.split('.')[0]!;
 }
 
-/** Whether the scenario has a queue message to redeliver. */
+/** Whether the scenario has a queue message to redeliver (a scheduler's messages are published later, under other ids). */
 export function hasQueue(scenario: Pick<LabScenario, 'actors'>): boolean {
-  return scenario.actors.includes('queue');
+  return scenario.actors.includes('queue') && !scenario.actors.includes('scheduler');
 }

@@ -1,11 +1,14 @@
 /**
- * What the outside world saw, up to the selected event: receipts per order (a duplicate is the
- * bug this course is about, so it is called out), every e-mail and charge the providers really
- * made, requests answered from an idempotency key, refusals and published messages.
+ * What the outside world saw, up to the selected event: e-mails per order (a duplicate is the
+ * bug this course is about, so it is called out; a reminder counts per business date), every
+ * e-mail and charge the providers really made, credits the metered API billed (an item billed
+ * twice is called out), items it refused or never answered, requests answered from an idempotency
+ * key, refusals and published messages.
  */
 import type { ReactNode } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
-import type { Ledger as LedgerData } from '@/simulations/providers';
+import type { CreditSpent, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
+import { SIM_EPOCH_MS } from '@/simulations/snapshots';
 import { formatSimTime, ledgerAt, shortKey } from './snapshots';
 
 export interface LedgerProps {
@@ -49,7 +52,51 @@ function Key({ value }: { value: string | undefined }) {
   );
 }
 
-function Dup({ count, noun, orderId }: { count: number; noun: string; orderId: number }) {
+/** The calendar date (UTC) of a simulated time, for reminders that may go once a day. */
+function simDate(atMs: number): string {
+  return new Date(SIM_EPOCH_MS + atMs).toISOString().slice(0, 10);
+}
+
+/** E-mails grouped as the invariants count them: receipts per order, reminders per order and date. */
+function emailGroups(emails: readonly SentEmail[]): { key: string; noun: string; orderId: number; on?: string; count: number }[] {
+  const groups = new Map<string, { key: string; noun: string; orderId: number; on?: string; count: number }>();
+  for (const e of emails) {
+    const noun = e.template === 'reminder' ? 'reminder' : e.template ? `${e.template} e-mail` : 'receipt';
+    const on = e.template === 'reminder' ? simDate(e.atMs) : undefined;
+    const key = `${noun}|${e.orderId}|${on ?? ''}`;
+    const g = groups.get(key) ?? { key, noun, orderId: e.orderId, on, count: 0 };
+    g.count++;
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
+/** Credits grouped by item: an item billed more than once paid for a replay. */
+function creditGroups(credits: readonly CreditSpent[]): { item: string; label: string; kind: CreditSpent['kind']; outputs: string[]; count: number; last: CreditSpent }[] {
+  const groups = new Map<string, { item: string; label: string; kind: CreditSpent['kind']; outputs: string[]; count: number; last: CreditSpent }>();
+  for (const c of credits) {
+    const g = groups.get(c.item) ?? { item: c.item, label: itemLabel(c.item), kind: c.kind, outputs: [], count: 0, last: c };
+    g.count++;
+    g.outputs.push(c.output);
+    g.last = c;
+    groups.set(c.item, g);
+  }
+  return [...groups.values()];
+}
+
+/** "hmac of order-1042:charge", "check ada@example.com": an item as a learner recognises it. */
+function itemLabel(item: string): string {
+  try {
+    const v = JSON.parse(item) as { kind?: string; input?: string; value?: string };
+    if (v.value !== undefined) return `check ${v.value}`;
+    const input = String(v.input ?? '');
+    return `${v.kind} of ${input.length > 28 ? `${input.slice(0, 27)}…` : input}`;
+  } catch {
+    return item;
+  }
+}
+
+function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderId: number; on?: string }) {
   return (
     <li
       className={`flex items-center justify-between gap-2 rounded-md border px-3 py-1.5 text-sm ${
@@ -65,6 +112,7 @@ function Dup({ count, noun, orderId }: { count: number; noun: string; orderId: n
           </span>
         )}
         {count} {count === 1 ? noun : `${noun}s`} for order {orderId}
+        {on && ` on ${on}`}
         {count > 1 && <span className="font-normal"> — duplicate</span>}
       </span>
       {count === 1 && (
@@ -83,10 +131,13 @@ export function Ledger({ run, selected }: LedgerProps) {
   const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
   const showPayments = full.charges.length > 0 || reaches('payments');
-  // Receipt lessons may never reach the e-mail provider (that is their bug), so only a payments-only run hides it.
-  const showEmail = full.emails.length > 0 || reaches('email') || !showPayments;
-  const receipts = countBy(now.emails, (e) => e.orderId);
+  const showMetered = full.credits.length > 0 || full.itemRefusals.length > 0 || reaches('transform') || reaches('lookup');
+  // Receipt lessons may never reach the e-mail provider (that is their bug), so only a payments- or metered-only run hides it.
+  const showEmail = full.emails.length > 0 || reaches('email') || (!showPayments && !showMetered);
+  const emailsPerOrder = emailGroups(now.emails);
+  const onlyReceipts = full.emails.every((e) => !e.template);
   const chargesPerOrder = countBy(now.charges, (c) => c.orderId);
+  const credits = creditGroups(now.credits);
 
   const row = 'rounded-md border border-slate-200 px-3 py-1.5 text-sm text-slate-700 dark:border-slate-800 dark:text-slate-300';
 
@@ -98,13 +149,13 @@ export function Ledger({ run, selected }: LedgerProps) {
 
       {showEmail && (
         <>
-          <Section title="Receipts per order">
-            {receipts.length === 0 ? (
-              <Empty>No receipts sent yet.</Empty>
+          <Section title={onlyReceipts ? 'Receipts per order' : 'E-mails per order'}>
+            {emailsPerOrder.length === 0 ? (
+              <Empty>{onlyReceipts ? 'No receipts sent yet.' : 'No e-mails sent yet.'}</Empty>
             ) : (
               <ul className="space-y-1.5">
-                {receipts.map(([orderId, n]) => (
-                  <Dup key={orderId} count={n} noun="receipt" orderId={orderId} />
+                {emailsPerOrder.map((g) => (
+                  <Dup key={g.key} count={g.count} noun={g.noun} orderId={g.orderId} on={g.on} />
                 ))}
               </ul>
             )}
@@ -116,7 +167,8 @@ export function Ledger({ run, selected }: LedgerProps) {
               <ol className="space-y-1.5">
                 {now.emails.map((e) => (
                   <li key={e.emailId} className={row}>
-                    <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{e.emailId}</span> to {e.to} · order {e.orderId} · by{' '}
+                    <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{e.emailId}</span> {e.template && <span className="font-mono">{e.template}</span>} to {e.to} · order{' '}
+                    {e.orderId} · by{' '}
                     <span className="font-mono">{e.by}</span> at {formatSimTime(e.atMs)} · <Key value={e.key} />
                   </li>
                 ))}
@@ -151,6 +203,56 @@ export function Ledger({ run, selected }: LedgerProps) {
               </ol>
             )}
           </Section>
+        </>
+      )}
+
+      {showMetered && (
+        <>
+          <Section title="Credits spent" count={now.credits.length}>
+            {credits.length === 0 ? (
+              <Empty>No credits billed yet.</Empty>
+            ) : (
+              <ol className="space-y-1.5">
+                {credits.map((g) => (
+                  <li
+                    key={g.item}
+                    className={
+                      g.count > 1
+                        ? 'rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-900 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100'
+                        : row
+                    }
+                  >
+                    {g.count > 1 && (
+                      <span aria-hidden="true" className="mr-1.5">
+                        ⚠
+                      </span>
+                    )}
+                    <span className="font-mono">{g.label}</span> · {g.count} credit{g.count === 1 ? '' : 's'}
+                    {g.count > 1 && <span className="font-semibold"> — billed again for a replay</span>} · {g.kind === 'lookup' ? 'answered' : 'output'}{' '}
+                    <span className="font-mono">{[...new Set(g.outputs)].map((o) => shortKey(o, 12)).join(' → ')}</span> · last by <span className="font-mono">{g.last.by}</span> at{' '}
+                    {formatSimTime(g.last.atMs)}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </Section>
+          {full.itemRefusals.length > 0 && (
+            <Section title="Refused or unanswered items (not billed)" count={now.itemRefusals.length}>
+              {now.itemRefusals.length === 0 ? (
+                <Empty>No item refused yet.</Empty>
+              ) : (
+                <ol className="space-y-1.5">
+                  {now.itemRefusals.map((r, k) => (
+                    <li key={k} className={row}>
+                      <span className="font-mono font-semibold">{r.code === 'no-response' ? 'no response' : r.code}</span>{' '}
+                      {r.code === 429 ? '(rate window full)' : r.code === 402 ? '(out of credits)' : '(past the batch deadline)'} · <span className="font-mono">{itemLabel(r.item)}</span> ·{' '}
+                      <span className="font-mono">{r.by}</span> at {formatSimTime(r.atMs)}
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </Section>
+          )}
         </>
       )}
 

@@ -1,0 +1,94 @@
+/**
+ * The lab's views on the new scenarios: the ledger shows credits (and an item billed twice),
+ * 429/402/unanswered items, reminders per business date; the fault buttons name processes and
+ * calls that exist in each scenario; the inspector's tables exist after a run (on PGlite).
+ */
+import React from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { callKindOf, hasQueue, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
+import { Ledger } from '../components/lab/view/Ledger';
+import { formatSimTime } from '../components/lab/view/snapshots';
+import { runForLab } from '../simulations/lab-run';
+import { runScenario } from '../simulations/run';
+import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+const h = React.createElement;
+const NEW_IDS = ['replay-safety', 'moving-answers', 'batch-credits', 'ambiguous-timeout-charge', 'business-date-reminder', 'human-rerun'];
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+beforeAll(async () => {
+  sim = await openSimDb();
+});
+afterAll(() => sim.close());
+
+async function ledgerHtml(id: string, variant: 'starter' | 'solution') {
+  const scenario = scenarioById(id);
+  const run = await runForLab(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
+  return { run, html: renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1 })) };
+}
+
+describe('Ledger on the new scenarios', () => {
+  test('batch-credits: the starter re-bills items (called out), the refusals are listed, no empty receipts section', async () => {
+    const bad = await ledgerHtml('batch-credits', 'starter');
+    expect(bad.html).toContain('Credits spent');
+    expect(bad.html).toContain('billed again for a replay');
+    expect(bad.html).toContain('hmac of order-1042:charge');
+    expect(bad.html).toContain('(rate window full)');
+    expect(bad.html).toContain('(out of credits)');
+    expect(bad.html).toContain('(past the batch deadline)');
+    expect(bad.html).not.toContain('Receipts per order');
+    const good = await ledgerHtml('batch-credits', 'solution');
+    expect(good.html).not.toContain('billed again');
+  });
+
+  test('business-date-reminder: reminders are counted per business date', async () => {
+    const bad = await ledgerHtml('business-date-reminder', 'starter');
+    expect(bad.html).toContain('2 reminders for order 1042 on 2026-01-05');
+    expect(bad.html).toContain('duplicate');
+    const good = await ledgerHtml('business-date-reminder', 'solution');
+    expect(good.html).toContain('1 reminder for order 1042 on 2026-01-05');
+    expect(good.html).toContain('1 reminder for order 1042 on 2026-01-06');
+    expect(good.html).not.toContain('duplicate');
+  });
+
+  test('moving-answers: the two lookups show the answer moving', async () => {
+    const bad = await ledgerHtml('moving-answers', 'starter');
+    expect(bad.html).toContain('check ada@example.com');
+    expect(bad.html).toContain('deliverable → risky');
+  });
+
+  test('replay-safety: credits for the safe half, a duplicate charge and e-mail for the unsafe half', async () => {
+    const bad = await ledgerHtml('replay-safety', 'starter');
+    expect(bad.html).toContain('html-to-pdf of');
+    expect(bad.html).toContain('2 charges for order 1042');
+    expect(bad.html).toContain('2 shipped e-mails for order 1042');
+    const tables = bad.run.snapshots.at(-1)!.tables;
+    expect(tables.counters).toEqual([{ name: 'orders_shipped', value: 2 }]);
+    expect(tables.audit_log).toHaveLength(2);
+  });
+
+  test('times past an hour read in hours', () => {
+    expect(formatSimTime(25 * 3_600_000 + 3_000)).toBe('25 h 0 min 3.0 s');
+  });
+});
+
+describe('fault buttons of every scenario', () => {
+  test.each(SCENARIOS.map((s) => [s.id, s] as const))('%s: crash targets and the lost call exist in the world', async (_id, scenario) => {
+    const lab = toLabScenario(scenario);
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    const actorsSeen = new Set(r.trace.flatMap((e) => [e.actor, e.target]));
+    for (const w of workersOf(lab)) expect(actorsSeen.has(w), `${w} never acts (${replayHint(r)})`).toBe(true);
+    const call = callKindOf(lab);
+    if (call) expect(r.trace.some((e) => e.type === 'call' && e.target === providerOf(call)), `${call} is never called (${replayHint(r)})`).toBe(true);
+  });
+
+  // "Redeliver now" injects a duplicate delivery of m1. (The outbox and webhook scenarios' messages
+  // have other ids — p1, evt_1 — so the button does nothing there; reported, not changed here.)
+  test.each(NEW_IDS)('%s: "Redeliver now" is offered only where a message m1 exists', async (id) => {
+    const scenario = scenarioById(id);
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    const m1 = r.trace.some((e) => e.type === 'receive' && /message m1\b/.test(e.text));
+    expect(hasQueue(toLabScenario(scenario)), replayHint(r)).toBe(m1);
+  });
+});
