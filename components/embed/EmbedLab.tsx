@@ -1,0 +1,43 @@
+'use client';
+/**
+ * The lab for an iframe: the same LabWorkbench as /lab, framed by a one-line bar, reporting to
+ * the host page — `ready` once, `run-finished` for every run whose verdict is shown, and
+ * `exercise-passed` when the learner's own code ("Your code") holds on the scenario's
+ * demonstration seed and fault plan.
+ */
+import { useCallback, useEffect, useRef } from 'react';
+import type { LabScenario } from '@/components/lab/lab-scenario';
+import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
+import { parseFaultPlan } from '@/simulations/faults';
+import type { Fault } from '@/simulations/types';
+import { EmbedBar } from './EmbedBar';
+import { useEmbedChannel } from './embed-channel';
+
+const samePlan = (a: Fault[], b: Fault[]) => JSON.stringify(parseFaultPlan(a)) === JSON.stringify(parseFaultPlan(b));
+
+export function EmbedLab({ scenario }: { scenario: LabScenario }) {
+  const { target, post } = useEmbedChannel();
+  const announced = useRef(false);
+  useEffect(() => {
+    if (!target || announced.current) return;
+    announced.current = true;
+    post({ type: 'ready', scenario: scenario.id, view: 'lab' });
+  }, [target, post, scenario.id]);
+
+  const onRunFinished = useCallback(
+    (r: RunFinished) => {
+      post({ type: 'run-finished', ...r });
+      if (r.mode === 'yours' && r.verdict === 'held' && r.seed === scenario.demo.seed && samePlan(r.faults, scenario.demo.faults)) {
+        post({ type: 'exercise-passed', scenario: scenario.id, seed: r.seed, faults: r.faults });
+      }
+    },
+    [post, scenario],
+  );
+
+  return (
+    <div data-chrome="embed">
+      <EmbedBar title={scenario.title} href={`/lab/${scenario.id}/`} target={target} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} />
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+'use client';
+/**
+ * The embed's one way out: `postMessage` to the page that frames it, in a documented, versioned
+ * shape. Messages go only to one exact origin — the host's `?parentOrigin=` when it gives one,
+ * otherwise the origin of `document.referrer` — and never to `'*'`: a page that framed the embed
+ * without saying who it is, and without a referrer, gets nothing. The embed listens to no
+ * inbound messages, so there is nothing for another window to drive.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { Fault } from '@/simulations/types';
+
+export const EMBED_SOURCE = 'effectively-once';
+export const EMBED_VERSION = 1;
+
+interface Envelope {
+  source: typeof EMBED_SOURCE;
+  version: typeof EMBED_VERSION;
+}
+
+/** Every message an embed sends (version 1). */
+export type EmbedMessage = Envelope &
+  (
+    | { type: 'ready'; scenario: string | null; view: 'lab' | 'quiz'; questionId?: string }
+    | {
+        type: 'run-finished';
+        scenario: string;
+        mode: 'starter' | 'solution' | 'yours';
+        seed: number;
+        faults: Fault[];
+        verdict: 'held' | 'violated';
+        invariants: { id: string; held: boolean; detail: string }[];
+        ledger: unknown;
+      }
+    | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
+    | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
+  );
+
+/** A message without its envelope, as the embed components build them. */
+export type EmbedPayload = EmbedMessage extends infer M ? (M extends Envelope ? Omit<M, keyof Envelope> : never) : never;
+
+export interface ParentTarget {
+  /** The exact origin messages go to; null: none are sent. */
+  origin: string | null;
+  via: 'parentOrigin' | 'referrer' | 'none';
+  /** Why a given `parentOrigin` was refused. */
+  problem: string | null;
+}
+
+function webOrigin(text: string): string | null {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where events go, from the embed URL's query string and `document.referrer`. */
+export function resolveParentTarget(search: string, referrer: string): ParentTarget {
+  const given = new URLSearchParams(search).get('parentOrigin');
+  if (given !== null) {
+    const origin = webOrigin(given);
+    // Only a bare origin ("https://host:port"): a path or a wildcard would be a mistake worth saying.
+    if (origin === null || origin !== given.replace(/\/$/, '')) {
+      return { origin: null, via: 'none', problem: `parentOrigin must be an origin such as https://course.example.org (got ${JSON.stringify(given.slice(0, 80))}); no events are sent.` };
+    }
+    return { origin, via: 'parentOrigin', problem: null };
+  }
+  const fromReferrer = referrer ? webOrigin(referrer) : null;
+  return fromReferrer ? { origin: fromReferrer, via: 'referrer', problem: null } : { origin: null, via: 'none', problem: null };
+}
+
+/** The channel to the framing page: `post` sends one message (or nothing, when there is no one to tell). */
+export function useEmbedChannel(): { target: ParentTarget | null; post(message: EmbedPayload): boolean } {
+  const [target, setTarget] = useState<ParentTarget | null>(null);
+  useEffect(() => {
+    const framed = window.parent !== window;
+    setTarget(framed ? resolveParentTarget(window.location.search, document.referrer) : { origin: null, via: 'none', problem: null });
+  }, []);
+  const post = useCallback(
+    (message: EmbedPayload) => {
+      if (!target?.origin || window.parent === window) return false;
+      const full = { source: EMBED_SOURCE, version: EMBED_VERSION, ...message } as EmbedMessage;
+      window.parent.postMessage(full, target.origin);
+      return true;
+    },
+    [target],
+  );
+  return { target, post };
+}

@@ -1,0 +1,140 @@
+/**
+ * Embeds seen from a host page in real Chromium: public/embed-example.html frames the lab and a
+ * question and logs what they post. Ready arrives from both; a starter run reports "violated",
+ * the learner's own correct code reports "held" and "exercise-passed"; a checked answer reports
+ * "quiz-answered". Embeds told another origin (or a wildcard) send this page nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+
+const READY_MS = 60_000;
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const events = (page) => page.evaluate(() => window.embedEvents);
+
+async function waitEvent(page, predicate, timeout = 60_000) {
+  await page.waitForFunction(
+    (source) => window.embedEvents.some((e) => new Function('e', `return (${source})(e)`)(e)),
+    predicate.toString(),
+    { timeout },
+  );
+}
+
+async function frameOf(page, pattern) {
+  for (let i = 0; i < 100; i++) {
+    const frame = page.frames().find((f) => pattern.test(f.url()));
+    if (frame) return frame;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`no frame matches ${pattern}`);
+}
+
+async function waitRunnable(frame) {
+  await frame.waitForFunction(() => {
+    const b = document.querySelector('[data-action="run"]');
+    return b && !b.disabled;
+  }, undefined, { timeout: READY_MS });
+}
+
+test('the example host page receives ready, run-finished, exercise-passed and quiz-answered', { timeout: 240_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await page.goto(urlOf('/embed-example.html'));
+    await waitEvent(page, (e) => e.type === 'ready' && e.view === 'lab');
+    await waitEvent(page, (e) => e.type === 'ready' && e.view === 'quiz');
+    const ready = (await events(page)).filter((e) => e.type === 'ready');
+    assert.deepEqual(ready.map((e) => e.scenario).sort(), ['receipt-redelivery', null].sort());
+    for (const e of await events(page)) {
+      assert.equal(e.source, 'effectively-once');
+      assert.equal(e.version, 1);
+    }
+
+    const lab = await frameOf(page, /\/embed\/receipt-redelivery\//);
+    // No site navigation inside the frame.
+    assert.equal(await lab.locator('body > header').isVisible(), false, 'the site header is hidden in the embed');
+    assert.match(await lab.getByTestId('embed-target').innerText(), new RegExp(`Reports to ${new URL(urlOf('/')).origin}`));
+    await waitRunnable(lab);
+
+    // The starter breaks the invariant.
+    await lab.getByRole('button', { name: 'Starter', exact: true }).click();
+    await lab.getByLabel('Speed').selectOption('instant');
+    await lab.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitEvent(page, (e) => e.type === 'run-finished' && e.mode === 'starter');
+    const starter = (await events(page)).find((e) => e.type === 'run-finished');
+    assert.equal(starter.verdict, 'violated');
+    assert.equal(starter.scenario, 'receipt-redelivery');
+    assert.ok(starter.invariants.some((i) => !i.held), 'a broken invariant is reported');
+    assert.ok(Array.isArray(starter.faults) && starter.faults.length > 0);
+    assert.ok(starter.ledger && typeof starter.ledger === 'object', 'the ledger comes along');
+    assert.equal((await events(page)).some((e) => e.type === 'exercise-passed'), false, 'the starter passes nothing');
+
+    // The learner's own (correct) code on the demonstration plan passes the exercise.
+    await lab.getByRole('button', { name: 'Solution', exact: true }).click();
+    const solution = await lab.evaluate(() => window.__eoLab.getCode());
+    await lab.evaluate((t) => window.__eoLab.setCode(t), `// my answer\n${solution}`);
+    await lab.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitEvent(page, (e) => e.type === 'exercise-passed');
+    const yours = (await events(page)).find((e) => e.type === 'run-finished' && e.mode === 'yours');
+    assert.equal(yours.verdict, 'held');
+    assert.ok(yours.invariants.every((i) => i.held));
+
+    // The question.
+    const quiz = await frameOf(page, /\/embed\/quiz\/lesson-receipt-key\//);
+    await quiz.getByRole('radio').first().check();
+    await quiz.getByRole('button', { name: 'Check' }).click();
+    await waitEvent(page, (e) => e.type === 'quiz-answered');
+    const answer = (await events(page)).find((e) => e.type === 'quiz-answered');
+    const state = await quiz.getByTestId('quiz-card').getAttribute('data-state');
+    assert.equal(answer.questionId, 'lesson-receipt-key');
+    assert.equal(answer.correct, state === 'correct', 'the event agrees with what the card shows');
+    assert.equal(typeof answer.choiceId, 'string');
+    assert.equal((await events(page)).every((e) => e.source === 'effectively-once' && e.version === 1), true);
+
+    const log = await page.getByTestId('host-log').innerText();
+    assert.match(log, /run-finished · receipt-redelivery · starter code, seed \d+: violated/);
+    assert.match(log, /exercise-passed/);
+    assert.match(log, /quiz-answered/);
+    await screenshot(page, 'embed-example-host');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('embeds told another origin, or a wildcard, send the host nothing', { timeout: 120_000 }, async () => {
+  const { context, page } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/embed-example.html'));
+    await waitEvent(page, (e) => e.type === 'ready' && e.view === 'quiz');
+    const before = (await events(page)).length;
+    await page.evaluate(() => {
+      for (const [id, origin] of [['other', 'http://elsewhere.invalid'], ['wild', '*']]) {
+        const f = document.createElement('iframe');
+        f.id = id;
+        f.src = `/embed/quiz/lesson-receipt-key/?parentOrigin=${encodeURIComponent(origin)}`;
+        document.body.append(f);
+      }
+    });
+    const other = await frameOf(page, /parentOrigin=http%3A%2F%2Felsewhere/);
+    const wild = await frameOf(page, /parentOrigin=\*|parentOrigin=%2A/);
+    await other.getByTestId('embed-target').getByText('Reports to http://elsewhere.invalid').waitFor();
+    await wild.getByTestId('embed-target').getByText(/parentOrigin must be an origin/).waitFor();
+    // Both frames are live and would have sent "ready" by now; answer the question in one, too.
+    await other.getByRole('radio').first().check();
+    await other.getByRole('button', { name: 'Check' }).click();
+    await other.locator('[data-testid="quiz-card"]:is([data-state="correct"], [data-state="wrong"])').waitFor();
+    await page.waitForTimeout(1000);
+    assert.equal((await events(page)).length, before, 'no message reached this origin');
+  } finally {
+    await context.close();
+  }
+});
