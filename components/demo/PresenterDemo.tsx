@@ -1,0 +1,325 @@
+'use client';
+/**
+ * Presenter mode for a lecture hall: the lab's own controller (`labMachine`) and registered
+ * actions, shown for a projector — one narrated sentence at a time in large type, the timeline
+ * and the ledger in the middle, fault buttons to inject live, and keys a clicker sends
+ * (PageDown/PageUp) as well as → ← Space R Home End. The first "next" starts the demonstration
+ * paused at its first event, so the presenter walks through it one event per click.
+ */
+import { useMachine } from '@xstate/react';
+import Link from 'next/link';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { fromPromise } from 'xstate';
+import type { RunAnswer } from '@/components/db/worker-client';
+import { useDatabase } from '@/components/db/PgliteProvider';
+import { backAction, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions';
+import { labMachine, SPEED_DELAY_MS, type RunInput, type Speed } from '@/components/lab/lab-machine';
+import type { LabScenario } from '@/components/lab/lab-scenario';
+import { Ledger } from '@/components/lab/view/Ledger';
+import { Timeline } from '@/components/lab/view/Timeline';
+import { describeFault } from '@/simulations/faults';
+
+type Variant = 'starter' | 'solution';
+
+/** What a presenter key does; `null` for keys that are not ours. */
+export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last';
+
+/** The presenter's keys: arrows, Space, R, Home/End, and the PageDown/PageUp a clicker sends. */
+export function presenterCommand(key: string): PresenterCommand | null {
+  switch (key) {
+    case 'ArrowRight':
+    case 'PageDown':
+      return 'next';
+    case 'ArrowLeft':
+    case 'PageUp':
+      return 'previous';
+    case ' ':
+      return 'toggle';
+    case 'r':
+    case 'R':
+      return 'reset';
+    case 'Home':
+      return 'first';
+    case 'End':
+      return 'last';
+    default:
+      return null;
+  }
+}
+
+const btn =
+  'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
+const plainBtn = `${btn} bg-white text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 dark:bg-slate-900 dark:text-white dark:ring-slate-200 dark:hover:bg-slate-800`;
+const runBtn = `${btn} bg-teal-800 text-white hover:bg-teal-900 dark:bg-teal-400 dark:text-slate-950 dark:hover:bg-teal-300`;
+const faultBtn = `${btn} bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
+
+export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
+  const db = useDatabase();
+  const dbRef = useRef(db);
+  dbRef.current = db;
+  const [variant, setVariant] = useState<Variant>('starter');
+  const variantRef = useRef(variant);
+  variantRef.current = variant;
+
+  // The lab's machine; only the worker call is provided (presenter mode does not explore).
+  const machine = useMemo(
+    () =>
+      labMachine.provide({
+        actors: {
+          runLab: fromPromise<RunAnswer, RunInput>(({ input }) => dbRef.current.run({ scenario: scenario.id, variant: variantRef.current, ...input })),
+        },
+      }),
+    [scenario.id],
+  );
+  const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
+  const { context } = state;
+
+  useEffect(() => {
+    send({ type: db.status === 'ready' ? 'DB_READY' : 'DB_DOWN' });
+  }, [db.status, send]);
+
+  const playing = state.matches({ running: 'playing' });
+  useEffect(() => {
+    if (!playing) return;
+    const timer = setTimeout(() => send({ type: 'TICK' }), SPEED_DELAY_MS[context.speed]);
+    return () => clearTimeout(timer);
+  }, [playing, context.visibleUpTo, context.speed, send]);
+
+  const ctx: ActionContext = useMemo(() => ({ state, send, code: () => scenario.variants[variantRef.current].code, scenario }), [state, send, scenario]);
+  const ctxRef = useRef(ctx);
+  ctxRef.current = ctx;
+  const faults = useMemo(() => faultActions(scenario), [scenario]);
+
+  // "Next" before any run starts the demonstration and holds it at its first event.
+  const holdAtFirst = useRef(false);
+  useEffect(() => {
+    if (holdAtFirst.current && context.run && state.matches({ running: 'playing' })) {
+      holdAtFirst.current = false;
+      send({ type: 'PAUSE' });
+    }
+  }, [context.run, state, send]);
+
+  const command = useCallback(
+    (c: PresenterCommand) => {
+      const x = ctxRef.current;
+      const tryAction = (a: LabAction) => (a.enabled(x) ? (a.perform(x), true) : false);
+      const run = x.state.context.run;
+      switch (c) {
+        case 'next':
+          if (!run && runAction.enabled(x)) {
+            holdAtFirst.current = true;
+            runAction.perform(x);
+          } else tryAction(stepAction);
+          return;
+        case 'previous':
+          tryAction(backAction);
+          return;
+        case 'toggle':
+          if (!tryAction(pauseAction)) tryAction(runAction);
+          return;
+        case 'reset':
+          tryAction(resetAction);
+          return;
+        case 'first':
+          if (run && run.result.trace.length > 0) x.send({ type: 'SEEK', index: 0 });
+          return;
+        case 'last':
+          if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
+          return;
+      }
+    },
+    [],
+  );
+
+  useEffect(() => {
+    function onKeyDown(event: KeyboardEvent) {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      // Enter and Space on a focused button press it; arrows inside the timeline move its own focus.
+      if (event.key === ' ' && target?.closest('button, a')) return;
+      if (target?.closest('[role="group"][aria-label^="Timeline"]') && /^(ArrowLeft|ArrowRight|Home|End)$/.test(event.key)) return;
+      const c = presenterCommand(event.key);
+      if (!c) return;
+      event.preventDefault();
+      command(c);
+    }
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [command]);
+
+  /** A click with the mouse (or a clicker's pointer) leaves no focus behind for Space to press again. */
+  const clicked = (e: MouseEvent<HTMLButtonElement>, perform: () => void) => {
+    perform();
+    if (e.detail > 0) e.currentTarget.blur();
+  };
+
+  const run = context.run;
+  const trace = run?.result.trace ?? [];
+  const selected = context.selected;
+  const event = selected >= 0 ? trace[selected] : undefined;
+  const previous = selected > 0 ? trace[selected - 1] : undefined;
+  const result = run?.result ?? null;
+  const loading = state.matches({ running: 'loading' });
+  const verdictShown = !!result && context.revealed && result.verdict !== 'error';
+  const broken = result?.invariants.filter((i) => !i.held) ?? [];
+  const canNext = stepAction.enabled(ctx) || (!run && runAction.enabled(ctx));
+  const plan = run ? run.result.faults : [...context.demoFaults, ...context.injected];
+
+  const status =
+    db.status === 'booting' ? 'Starting the in-browser database…' : db.status === 'error' ? 'The database failed to start.' : loading ? 'Running…' : run ? `Event ${selected + 1} of ${trace.length}` : 'Ready';
+
+  return (
+    <div data-chrome="presenter" className="flex min-h-[calc(100vh-2rem)] flex-col gap-5 text-slate-950 dark:text-white">
+      <header className="flex flex-wrap items-center gap-x-8 gap-y-3">
+        <h1 className="text-4xl font-extrabold tracking-tight">{scenario.title}</h1>
+        <div role="group" aria-label="Which code runs" className="inline-flex rounded-xl bg-slate-200 p-1 dark:bg-slate-800">
+          {(['starter', 'solution'] as const).map((v) => (
+            <button
+              key={v}
+              type="button"
+              aria-pressed={variant === v}
+              disabled={loading}
+              onClick={(e) => clicked(e, () => {
+                variantRef.current = v;
+                setVariant(v);
+                if (ctxRef.current.state.context.run) send({ type: 'RESET' });
+              })}
+              className={`rounded-lg px-4 py-2 text-xl font-bold focus-visible:outline-4 focus-visible:outline-amber-400 ${
+                variant === v ? 'bg-white text-slate-950 shadow dark:bg-slate-950 dark:text-white' : 'text-slate-700 dark:text-slate-300'
+              }`}
+            >
+              {scenario.variants[v].label}
+            </button>
+          ))}
+        </div>
+        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold">
+          {status}
+        </p>
+        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold underline underline-offset-4 focus-visible:outline-4 focus-visible:outline-amber-400">
+          Exit presenter mode
+        </Link>
+      </header>
+
+      <section
+        aria-label="Narration"
+        aria-live="polite"
+        data-testid="narration"
+        className="rounded-2xl border-4 border-slate-950 bg-white px-8 py-6 dark:border-white dark:bg-slate-950"
+      >
+        {event ? (
+          <>
+            <p className="text-xl font-semibold text-slate-700 dark:text-slate-300">
+              <span className="font-mono">{event.actor}</span> · event {selected + 1} of {trace.length}
+              {event.fault && <span className="ml-3 rounded-md bg-red-700 px-2 py-0.5 text-white">⚡ fault: {event.fault}</span>}
+            </p>
+            {previous && <p className="mt-2 truncate text-2xl text-slate-600 dark:text-slate-400">{previous.text}</p>}
+            <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold">
+              {event.text}
+            </p>
+          </>
+        ) : (
+          <>
+            <p className="text-xl font-semibold text-slate-700 dark:text-slate-300">
+              The demonstration · {variant === 'starter' ? scenario.variants.starter.label : scenario.variants.solution.label} code, seed {context.seed}
+            </p>
+            <p data-testid="narration-sentence" className="mt-2 text-4xl leading-tight font-bold">
+              {scenario.demo.story}
+            </p>
+            <p className="mt-4 text-2xl text-slate-700 dark:text-slate-300">
+              {loading ? 'Running the schedule…' : 'Press → (or the clicker) to walk through it one event at a time, Space to play it.'}
+            </p>
+          </>
+        )}
+        {verdictShown && (
+          <p
+            data-testid="presenter-verdict"
+            className={`mt-5 rounded-xl px-5 py-3 text-3xl font-extrabold ${
+              result.verdict === 'held' ? 'bg-emerald-800 text-white dark:bg-emerald-400 dark:text-slate-950' : 'bg-red-800 text-white dark:bg-red-400 dark:text-slate-950'
+            }`}
+          >
+            {result.verdict === 'held' ? '✓ Held: every invariant kept.' : `✗ Violated: ${broken.map((i) => i.detail).join(' ')}`}
+          </p>
+        )}
+        {result?.verdict === 'error' && context.revealed && (
+          <p className="mt-5 rounded-xl bg-red-800 px-5 py-3 text-2xl font-bold text-white">The code could not run: {result.error?.message}</p>
+        )}
+      </section>
+
+      {!run && (
+        <section aria-label="The situation" className="max-w-6xl space-y-4 px-2 text-3xl leading-snug text-slate-800 dark:text-slate-200">
+          {scenario.brief.map((p, i) => (
+            <p key={i}>{p}</p>
+          ))}
+        </section>
+      )}
+
+      {run && trace.length > 0 && (
+        <div className="grid flex-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+          <div className="min-w-0 [zoom:1.3]">
+            <Timeline run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
+          </div>
+          <div className="min-w-0 [zoom:1.45]">
+            <Ledger run={run} selected={selected} />
+          </div>
+        </div>
+      )}
+
+      <footer className="mt-auto grid gap-4 border-t-4 border-slate-950 pt-4 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white">
+        <div role="toolbar" aria-label="Presenter controls" className="flex flex-wrap items-center gap-3">
+          <button type="button" data-action="back" disabled={!backAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('previous'))} className={plainBtn}>
+            ← Back
+          </button>
+          <button
+            type="button"
+            data-action={pauseAction.enabled(ctx) ? 'pause' : 'run'}
+            disabled={!pauseAction.enabled(ctx) && !runAction.enabled(ctx)}
+            onClick={(e) => clicked(e, () => command('toggle'))}
+            className={runBtn}
+          >
+            {pauseAction.enabled(ctx) ? 'Pause' : state.matches('paused') ? 'Play' : 'Play from the start'}
+          </button>
+          <button type="button" data-action="step" disabled={!canNext} onClick={(e) => clicked(e, () => command('next'))} className={plainBtn}>
+            Next →
+          </button>
+          <button type="button" data-action="reset" disabled={!resetAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('reset'))} className={plainBtn}>
+            Reset
+          </button>
+        </div>
+        <div className="flex flex-wrap items-center gap-3">
+          <span className="text-lg font-bold tracking-wide uppercase">Inject now:</span>
+          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3">
+            {faults.map((a) => (
+              <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(ctx))} className={faultBtn}>
+                ⚡ {a.label}
+              </button>
+            ))}
+          </div>
+        </div>
+        <p data-testid="presenter-plan" className="text-lg lg:col-span-2">
+          <span className="font-bold">Fault plan:</span> {plan.length === 0 ? 'no faults' : plan.map(describeFault).join('; ')}
+          <span className="ml-6 text-slate-700 dark:text-slate-300">
+            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset
+          </span>
+          <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />
+        </p>
+      </footer>
+    </div>
+  );
+}
+
+function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): void }) {
+  return (
+    <label className="ml-6 inline-flex items-center gap-2 font-semibold">
+      Play speed
+      <select
+        value={speed}
+        onChange={(e) => onSpeed(e.target.value as Speed)}
+        className="rounded-lg border-2 border-slate-950 bg-white px-2 py-1 text-lg text-slate-950 dark:border-white dark:bg-slate-950 dark:text-white"
+      >
+        <option value="1x">1×</option>
+        <option value="4x">4×</option>
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,108 @@
+/**
+ * Presenter mode driven by the keys a presenter and a clicker send, in real Chromium at
+ * projector size: PageDown/→ step through the demonstration one narrated event at a time,
+ * PageUp/← go back, Home/End jump, Space plays and pauses, R resets, and a fault button injects
+ * live. Screenshots at 1920×1080 in light and dark.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openPage, urlOf, ARTIFACTS } from './helpers.mjs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const status = (page) => page.getByTestId('presenter-status').innerText();
+const sentence = (page) => page.getByTestId('narration-sentence').innerText();
+
+async function waitStatus(page, pattern, timeout = 30_000) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.querySelector('[data-testid="presenter-status"]')?.textContent ?? ''),
+    pattern.source,
+    { timeout },
+  );
+  return status(page);
+}
+
+async function shot(page, name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`presenter mode (${colorScheme}): clicker and keyboard walk the demonstration`, { timeout: 180_000 }, async () => {
+    const { context, page, errors } = await openPage(browser, { colorScheme });
+    try {
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await page.goto(urlOf('/demo/receipt-redelivery/'));
+      assert.equal(await page.locator('body > header').isVisible(), false, 'no site navigation');
+      await waitStatus(page, /^Ready$/, 60_000);
+      const story = await sentence(page);
+      assert.match(story, /worker-1/);
+      if (colorScheme === 'light') await shot(page, 'demo-1920-start');
+
+      // The clicker's "next" starts the run and holds it at its first event.
+      await page.keyboard.press('PageDown');
+      const first = await waitStatus(page, /^Event 1 of \d+$/);
+      const total = Number(first.match(/of (\d+)/)[1]);
+      assert.ok(total > 10, `a real trace (${total} events)`);
+      const s1 = await sentence(page);
+      await page.keyboard.press('ArrowRight');
+      await waitStatus(page, /^Event 2 of/);
+      await page.keyboard.press('PageDown');
+      await waitStatus(page, /^Event 3 of/);
+      const s3 = await sentence(page);
+      assert.notEqual(s3, s1, 'each event has its own sentence');
+      await page.keyboard.press('PageUp');
+      await waitStatus(page, /^Event 2 of/);
+      await page.keyboard.press('ArrowLeft');
+      await waitStatus(page, /^Event 1 of/);
+      assert.equal(await sentence(page), s1);
+
+      // End: the whole run and its verdict.
+      await page.keyboard.press('End');
+      await waitStatus(page, new RegExp(`^Event ${total} of ${total}$`));
+      await page.getByTestId('presenter-verdict').waitFor();
+      assert.match(await page.getByTestId('presenter-verdict').innerText(), /Violated/);
+      if (colorScheme === 'light') await shot(page, 'demo-1920-verdict');
+      await page.keyboard.press('Home');
+      await waitStatus(page, /^Event 1 of/);
+      await page.keyboard.press('End');
+      await waitStatus(page, new RegExp(`^Event ${total} of`));
+
+      // Space plays from the start and pauses.
+      await page.keyboard.press('r');
+      await waitStatus(page, /^Ready$/);
+      assert.equal(await sentence(page), story, 'reset returns to the story');
+      await page.keyboard.press(' ');
+      await waitStatus(page, /^Event [2-9] of/);
+      await page.keyboard.press(' ');
+      const pausedAt = await status(page);
+      await page.waitForTimeout(1000);
+      assert.equal(await status(page), pausedAt, 'Space paused playback');
+      await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+
+      // Inject a fault live: the schedule reruns with it and the plan says so.
+      await page.keyboard.press('Home');
+      await waitStatus(page, /^Event 1 of/);
+      await page.getByRole('button', { name: /Lose the next response/ }).click();
+      await page.waitForFunction(() => /lose the response/.test(document.querySelector('[data-testid="presenter-plan"]')?.textContent ?? ''));
+      // Focus does not stay on the fault button, so the clicker's next press is "next", not "inject again".
+      assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BUTTON');
+      await waitStatus(page, /^Event \d+ of/);
+      await page.keyboard.press('PageDown');
+      await waitStatus(page, /^Event \d+ of/);
+      if (colorScheme === 'dark') await shot(page, 'demo-1920-dark');
+      else await shot(page, 'demo-1920-injected');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
