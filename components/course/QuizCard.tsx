@@ -24,6 +24,7 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
   // The choice that was checked, when the feedback is showing.
   const [checked, setChecked] = useState<string | null>(null);
   const restored = useRef(false);
+  const feedbackRef = useRef<HTMLDivElement>(null);
   const uid = useId();
   const name = `quiz-${uid}`;
 
@@ -47,6 +48,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
     setChecked(choice);
     recordQuiz(question.id, choice, isCorrect);
     onAnswered?.({ questionId: question.id, choiceId: choice, correct: isCorrect });
+    // The Check button goes away: keep the keyboard where the answer is (Tab then reaches "See it happen").
+    requestAnimationFrame(() => feedbackRef.current?.focus());
   }
 
   function tryAgain() {
@@ -141,7 +144,10 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
       <div role="status" aria-live="polite" data-testid="quiz-feedback">
         {checked !== null && (
           <div
-            className={`mt-4 rounded-lg px-4 py-3 text-sm leading-6 ${
+            ref={feedbackRef}
+            tabIndex={-1}
+            data-testid="quiz-explanation"
+            className={`mt-4 rounded-lg px-4 py-3 text-sm leading-6 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 ${
               correct
                 ? 'bg-emerald-50 text-emerald-950 dark:bg-emerald-500/10 dark:text-emerald-50'
                 : 'bg-amber-50 text-amber-950 dark:bg-amber-400/10 dark:text-amber-50'

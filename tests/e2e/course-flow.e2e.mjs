@@ -1,0 +1,316 @@
+/**
+ * The course around the lab, in real Chromium as a learner meets it: start at the map, follow
+ * "Start here", predict, run the starter and see the duplicate next to the prediction, answer a
+ * question, follow "See it happen" into the state it promises, make "Your code" hold, and find all
+ * of it on the map after a reload. A keyboard-only path through a question; the try-it panel
+ * against Node's own crypto; the sorting exercise; axe on every course page in light and dark.
+ */
+import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
+import { REPLAY_OPERATIONS } from '../../simulations/replay-safety.ts';
+import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
+const READY_MS = 60_000;
+const FIRST = SCENARIO_CATALOG[0];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function waitRunnable(page, timeout = READY_MS) {
+  await page.waitForFunction(() => {
+    const b = document.querySelector('[data-action="run"]');
+    return b && !b.disabled;
+  }, undefined, { timeout });
+}
+
+async function waitVerdict(page, pattern, timeout = 30_000) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
+    pattern.source,
+    { timeout },
+  );
+  return page.getByRole('status', { name: 'Verdict' }).innerText();
+}
+
+const button = (page, name) => page.getByRole('button', { name, exact: true });
+
+async function axeSerious(page) {
+  await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate(async () => {
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
+  });
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+test('a learner: start here, predict, run, answer, see it happen, pass, and the map remembers', { timeout: 300_000 }, async () => {
+  const { context, page, errors, requests } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/'));
+    const nextStep = page.getByTestId('next-step');
+    assert.match(await nextStep.innerText(), /Start here/i);
+    const start = page.getByTestId('next-step-link');
+    assert.equal(await start.getAttribute('href'), `/lab/${FIRST.id}/`);
+    assert.match(await start.innerText(), new RegExp(FIRST.title));
+    await start.click();
+    await page.waitForURL(`**/lab/${FIRST.id}/`);
+    await waitRunnable(page);
+
+    // Predict before running: a wrong guess, so the reveal has something to say.
+    const prediction = page.getByTestId('prediction');
+    assert.equal(await prediction.getAttribute('data-state'), 'asking');
+    assert.match(await prediction.innerText(), /How many receipts will order 1042 get\?/);
+    await prediction.getByRole('radio', { name: '1', exact: true }).check();
+    await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
+    await page.locator('[data-testid="prediction"][data-state="waiting"]').waitFor();
+
+    // Run the starter (unchanged "Your code") on the demonstration plan: the duplicate.
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    const verdict = await waitVerdict(page, /Violated/);
+    assert.match(verdict, /2 receipts/);
+    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
+    assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
+    assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 got 2 receipts$/);
+    await screenshot(page, 'course-predict-revealed');
+
+    // Answer the lab's question.
+    const quiz = page.locator('[data-testid="quiz-card"][data-question="receipt-redelivery-what-happens"]');
+    await quiz.scrollIntoViewIfNeeded();
+    assert.equal(await quiz.getByRole('button', { name: 'Check' }).isDisabled(), true, 'nothing to check before a choice');
+    await quiz.getByRole('radio', { name: /queue delivers the message again/ }).check();
+    await quiz.getByRole('button', { name: 'Check' }).click();
+    await page.locator('[data-question="receipt-redelivery-what-happens"][data-state="correct"]').waitFor();
+    assert.match(await quiz.getByTestId('quiz-feedback').innerText(), /^Correct\.\s+A queue may only forget a message/);
+    assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 1/);
+    await screenshot(page, 'course-quiz-answered');
+
+    // "See it happen" opens the starter at the step where the second receipt went out.
+    const see = quiz.getByTestId('see-it-link');
+    const href = await see.getAttribute('href');
+    assert.match(href, new RegExp(`^/lab/${FIRST.id}/#v1\\.`));
+    await page.goto(urlOf(href));
+    await page.reload();
+    await waitRunnable(page);
+    await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Starter'));
+    assert.equal(await page.getByLabel('Seed').inputValue(), '1');
+    assert.match(await page.getByTestId('fault-plan').innerText(), /crash worker-1/);
+    await button(page, 'Run').click();
+    await page.waitForFunction(() => (document.querySelector('[data-testid="lab-status"]')?.textContent ?? '').startsWith('Paused at event 10 of'), undefined, { timeout: 30_000 });
+    assert.match(await page.getByRole('list', { name: 'Event log' }).locator('[aria-current="step"]').innerText(), /email|receipt|send/i, 'the selected event is the second send');
+    await screenshot(page, 'course-see-it');
+
+    // Pass: "Your code" holds on the demonstration plan.
+    await page.goto(urlOf(`/lab/${FIRST.id}/`));
+    await waitRunnable(page);
+    await button(page, 'Solution').click();
+    const solution = await page.evaluate(() => window.__eoLab.getCode());
+    await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Held/);
+    await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
+
+    // The map after a reload: lesson 1 done with its details, lesson 2 is the next step.
+    await page.goto(urlOf('/'));
+    await page.reload();
+    const first = page.getByTestId('lesson-link').first();
+    await page.locator('[data-testid="lesson-link"][data-state="done"]').first().waitFor();
+    assert.equal(await first.getAttribute('data-state'), 'done');
+    const detail = await first.getByTestId('lesson-detail').innerText();
+    assert.match(detail, /Predicted/);
+    assert.match(detail, /Questions 1\/1/);
+    assert.match(detail, /Your code held/);
+    assert.match(await page.getByTestId('next-step').innerText(), new RegExp(`Next step\\s+${SCENARIO_CATALOG[1].title}`, 'i'));
+    assert.match(await page.getByTestId('lesson-link').nth(1).innerText(), /Next step/);
+    assert.match(await page.getByTestId('progress-summary').innerText(), new RegExp(`1 of ${SCENARIO_CATALOG.length} lessons done`));
+    await screenshot(page, 'course-map-progress');
+
+    const origin = new URL(urlOf('/')).origin;
+    assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')), [], 'no request leaves the site');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('keyboard only: answer a question on /check/ and follow "See it happen" into the lab', { timeout: 180_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/check/'));
+    await page.getByTestId('quiz-card').first().waitFor();
+    // Tab until the first question's first answer has focus.
+    let reached = false;
+    for (let i = 0; i < 25 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => {
+        const el = document.activeElement;
+        return el?.getAttribute('type') === 'radio' && el.closest('[data-question]')?.getAttribute('data-question') === 'lesson-receipt-key';
+      });
+    }
+    assert.ok(reached, 'Tab reaches the answers');
+    // Arrow keys move through the answers (and select): the third is the operation-derived key.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('value')), 'op-key');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Check');
+    await page.keyboard.press('Enter');
+    const card = page.locator('[data-question="lesson-receipt-key"]');
+    await page.locator('[data-question="lesson-receipt-key"][data-state="correct"]').waitFor();
+    // Focus lands on the explanation; the next Tab is the "See it happen" link.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'quiz-explanation');
+    await page.keyboard.press('Tab');
+    assert.match(await page.evaluate(() => document.activeElement?.textContent ?? ''), /See it happen/);
+    await screenshot(page, 'course-check-keyboard');
+    assert.match(await card.getByTestId('quiz-feedback').innerText(), /Correct\./);
+
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/lab\/crash-after-send\/#v1\./);
+    await waitRunnable(page);
+    await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Solution'));
+    // Keyboard shortcuts of the lab: Space runs, End jumps to the end.
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    await page.keyboard.press(' ');
+    await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('End');
+    const verdict = await waitVerdict(page, /Held|Violated/);
+    assert.match(verdict, /^✓?\s*Held/, verdict);
+
+    // The answer was saved: back on /check/ it is shown as answered.
+    await page.goto(urlOf('/check/'));
+    await page.locator('[data-question="lesson-receipt-key"][data-state="correct"]').waitFor();
+    assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 2/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('try it: HMAC and SHA-256 match Node, are the same every time, and follow the inputs', { timeout: 60_000 }, async () => {
+  const { context, page, errors, requests } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/'));
+    await page.getByTestId('try-link').click();
+    await page.waitForURL('**/try/');
+    const hmacNode = createHmac('sha256', 'whsec_demo').update('order-1042:charge').digest('hex');
+    const shaNode = createHash('sha256').update('order-1042:charge').digest('hex');
+    await page.waitForFunction((h) => document.querySelector('[data-testid="hmac-output"]')?.textContent === h, hmacNode);
+    assert.equal(await page.getByTestId('sha-direct').innerText(), shaNode);
+    assert.equal(await page.getByTestId('sha-lib').innerText(), shaNode);
+    assert.match(await page.getByTestId('sha-match').innerText(), /identical/);
+    const opKeyNode = createHash('sha256').update('charge:{"orderId":1042}').digest('hex');
+    assert.equal(await page.getByTestId('opkey-preimage').innerText(), 'charge:{"orderId":1042}');
+    assert.equal(await page.getByTestId('opkey-output').innerText(), opKeyNode);
+
+    const hmac = page.getByTestId('try-hmac');
+    await hmac.getByRole('button', { name: 'Sign again' }).click();
+    await hmac.getByRole('button', { name: 'Sign again' }).click();
+    assert.match(await page.getByTestId('hmac-verdict').innerText(), /Signed 2 times: the same signature every time/);
+
+    // Live: a different message, a different signature, and the same one again for the same input.
+    await hmac.getByLabel('Message').fill('order-1043:charge');
+    const other = createHmac('sha256', 'whsec_demo').update('order-1043:charge').digest('hex');
+    await page.waitForFunction((h) => document.querySelector('[data-testid="hmac-output"]')?.textContent === h, other);
+    // Field order in the identity does not change the key.
+    await page.getByLabel('Identity (JSON)').fill('{ "region": "eu", "orderId": 1042 }');
+    const reordered = await page.getByTestId('opkey-output').innerText();
+    await page.getByLabel('Identity (JSON)').fill('{ "orderId": 1042, "region": "eu" }');
+    assert.equal(await page.getByTestId('opkey-output').innerText(), reordered);
+    assert.equal(reordered, createHash('sha256').update('charge:{"orderId":1042,"region":"eu"}').digest('hex'));
+    await page.getByLabel('Identity (JSON)').fill('{ orderId: 1042 ');
+    assert.match(await page.getByTestId('try-sha256').getByRole('alert').innerText(), /not valid/);
+    await screenshot(page, 'course-try-it');
+
+    const origin = new URL(urlOf('/')).origin;
+    assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:')), [], 'no network beyond the site');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the sorting exercise: per-item feedback with the replay cost, saved across a reload', { timeout: 60_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/'));
+    const sort = page.getByTestId('replay-sort');
+    await sort.scrollIntoViewIfNeeded();
+    assert.equal(await sort.getByRole('button', { name: 'Check my sorting' }).isDisabled(), true);
+    // Everything right except the charge, which goes to "Needs dedupe".
+    for (const op of REPLAY_OPERATIONS) {
+      const bin = op.id === 'charge' ? 'Needs dedupe' : { safe: 'Safe to replay', 'needs-key': 'Needs an idempotency key', 'needs-dedupe': 'Needs dedupe' }[op.bin];
+      await sort.getByRole('group', { name: op.label }).getByRole('radio', { name: bin }).check();
+    }
+    await sort.getByRole('button', { name: 'Check my sorting' }).click();
+    assert.match(await page.getByTestId('sort-result').innerText(), new RegExp(`${REPLAY_OPERATIONS.length - 1} of ${REPLAY_OPERATIONS.length} in the right bin`));
+    const charge = sort.locator('[data-operation="charge"]');
+    assert.equal(await charge.getAttribute('data-result'), 'wrong');
+    assert.match(await charge.innerText(), /belongs in “Needs an idempotency key”/);
+    assert.match(await charge.innerText(), new RegExp(REPLAY_OPERATIONS.find((o) => o.id === 'charge').replayCost.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    assert.equal(await sort.locator('[data-operation="transform"]').getAttribute('data-result'), 'right');
+    await screenshot(page, 'course-sorting');
+
+    await page.reload();
+    await page.locator('[data-testid="sort-item"][data-operation="charge"][data-result="wrong"]').waitFor();
+    // Fix it with the keyboard: focus the chosen radio, arrow to the key bin, check with Enter.
+    await sort.locator('[data-operation="charge"] input:checked').focus();
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('value')), 'needs-key');
+    await sort.getByRole('button', { name: 'Check my sorting' }).focus();
+    await page.keyboard.press('Enter');
+    assert.match(await page.getByTestId('sort-result').innerText(), /Every operation sorted/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`course pages have no serious axe violations (${colorScheme})`, { timeout: 180_000 }, async () => {
+    const { context, page } = await openPage(browser, { colorScheme });
+    try {
+      await page.goto(urlOf('/'));
+      await page.getByTestId('replay-sort').waitFor();
+      assert.deepEqual(await axeSerious(page), [], '/');
+
+      await page.goto(urlOf('/check/'));
+      const card = page.locator('[data-question="lesson-pdf-timeout"]');
+      await card.getByRole('radio', { name: /fresh idempotency key/ }).check();
+      await card.getByRole('button', { name: 'Check' }).click();
+      await page.locator('[data-question="lesson-pdf-timeout"][data-state="wrong"]').waitFor();
+      assert.deepEqual(await axeSerious(page), [], '/check/ with a wrong answer shown');
+      await screenshot(page, `course-check-${colorScheme}`);
+
+      await page.goto(urlOf('/try/'));
+      await page.getByTestId('try-hmac').waitFor();
+      assert.deepEqual(await axeSerious(page), [], '/try/');
+      await screenshot(page, `course-try-${colorScheme}`);
+
+      await page.goto(urlOf(`/lab/${FIRST.id}/`));
+      await waitRunnable(page);
+      await page.getByTestId('prediction').getByRole('radio', { name: '2', exact: true }).check();
+      await page.getByRole('button', { name: 'Lock in my prediction' }).click();
+      await page.getByLabel('Speed').selectOption('instant');
+      await button(page, 'Run').click();
+      await waitVerdict(page, /Violated/);
+      await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+      assert.deepEqual(await axeSerious(page), [], 'lab with the course parts');
+      await screenshot(page, `course-lab-${colorScheme}`);
+    } finally {
+      await context.close();
+    }
+  });
+}
