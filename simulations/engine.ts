@@ -726,7 +726,7 @@ export class Engine {
           }) as Promise<void>,
       },
       email: {
-        send: (request, options) => call('email.send', request, options, `send receipt for order ${request?.orderId} to ${request?.to}`),
+        send: (request, options) => call('email.send', request, options, `send ${typeof request?.template === 'string' ? `${request.template} e-mail` : 'receipt'} for order ${request?.orderId} to ${request?.to}`),
       },
       payments: {
         charge: (request, options) => call('payments.charge', request, options, `charge order ${request?.orderId} ${formatCents(request?.amountCents)}`),

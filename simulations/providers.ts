@@ -274,10 +274,11 @@ export class Providers {
     this.ledger.emails.push({ emailId, to: req.to, orderId: req.orderId, key, template: typeof req.template === 'string' ? req.template : undefined, by, atMs: nowMs, step });
     const response: EmailResult = { emailId, replayed: false };
     if (key && this.emailHonoursKeys) this.emailKeys.set(key, response);
-    const count = this.ledger.emails.filter((e) => e.orderId === req.orderId).length;
+    const template = typeof req.template === 'string' ? req.template : undefined;
+    const count = this.ledger.emails.filter((e) => e.orderId === req.orderId && e.template === template).length;
     return {
       response,
-      summary: `e-mail ${emailId} sent${count > 1 ? ` — receipt #${count} for order ${req.orderId}` : ''}`,
+      summary: `e-mail ${emailId} sent${count > 1 ? ` — ${template ? `${template} e-mail` : 'receipt'} #${count} for order ${req.orderId}` : ''}`,
       replySummary: `sent ${emailId}`,
     };
   }

@@ -118,7 +118,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env): Promise<Charg
           oneShot('checkout', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors),
           oneShot('rerun', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors, {
             startAfterMs: NEXT_DAY_RERUN_MS,
-            why: `rerun: the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
+            why: `the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
           }),
         ],
         messages: [],
@@ -172,7 +172,7 @@ function schedulerProcess(): ProcessSpec {
       for (const p of REMINDER_PLAN) {
         const wait = p.atMs - (env.clock.now() - SIM_EPOCH_MS);
         if (wait > 0) await env.sleep(wait);
-        env.log(`scheduler: ${p.why}`);
+        env.log(p.why);
         await env.queue.publish('reminder-due', { ...REMINDER, businessDate: simDate(p.atMs) });
       }
     },
@@ -405,10 +405,10 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     return {
       spec: {
         processes: [
-          oneShot('nightly-job', (env) => run(orders(), env), observed, codeErrors, { why: `nightly-job: billing ${JOB_ORDERS.length} orders` }),
+          oneShot('nightly-job', (env) => run(orders(), env), observed, codeErrors, { why: `billing ${JOB_ORDERS.length} orders` }),
           oneShot('operator', (env) => run(orders(), env), observed, codeErrors, {
             startAfterMs: OPERATOR_RERUN_MS,
-            why: "operator: the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand",
+            why: "the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand",
           }),
         ],
         messages: [],

@@ -41,9 +41,9 @@ export function oneShot(
           if (loc) codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
           observed[id] = { error: e.message } satisfies Returned;
           if (attempt === attempts) {
-            env.log(`${id} stops: ${e.message}`);
+            env.log(`stops: ${e.message}`);
           } else {
-            env.log(`${id} failed (${e.message}); it is tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
+            env.log(`failed (${e.message}); tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
             await env.sleep(options.retryDelayMs ?? 30_000);
           }
         }

@@ -53,7 +53,7 @@ const everyItemTransformed: Invariant = {
   check({ observed }) {
     const r = observed['batch-job'] as Returned | undefined;
     if (!r) return { held: false, detail: 'the job never finished' };
-    if ('error' in r) return { held: false, detail: `the job gave up: ${r.error}` };
+    if ('error' in r) return { held: false, detail: `the job stopped with: ${r.error}` };
     const out = r.value;
     if (!Array.isArray(out) || out.length !== BATCH.length) {
       return { held: false, detail: `the job returned ${Array.isArray(out) ? `${out.length} results` : JSON.stringify(out) ?? 'nothing'} for ${BATCH.length} items` };
@@ -133,7 +133,7 @@ export async function signAll(items: TransformRequest[], env: Env): Promise<stri
       spec: {
         processes: [
           oneShot('batch-job', (env) => signAll(BATCH.map((b) => ({ ...b })), env), observed, codeErrors, {
-            why: `batch-job: signing ${BATCH.length} payloads; the account holds ${ACCOUNT.credits} credits, ${ACCOUNT.topUps[0]!.credits} more arrive at ${ACCOUNT.topUps[0]!.atMs / 1000} s`,
+            why: `signing ${BATCH.length} payloads; the account holds ${ACCOUNT.credits} credits, ${ACCOUNT.topUps[0]!.credits} more arrive at ${ACCOUNT.topUps[0]!.atMs / 1000} s`,
           }),
         ],
         messages: [],

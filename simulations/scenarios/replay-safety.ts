@@ -180,10 +180,10 @@ export async function handleShipped(event: ShipEvent, env: Env) {
     return {
       spec: {
         processes: [
-          oneShot('first-run', (env) => handle({ ...EVENT }, env), observed, codeErrors, { why: `first-run: handling ${EVENT.eventId}` }),
+          oneShot('first-run', (env) => handle({ ...EVENT }, env), observed, codeErrors, { why: `handling ${EVENT.eventId}` }),
           oneShot('replay', (env) => handle({ ...EVENT }, env), observed, codeErrors, {
             startAfterMs: REPLAY_AFTER_MS,
-            why: `replay: ${EVENT.eventId} arrives again, two minutes later (and again 30 s after any failure, up to 3 times)`,
+            why: `${EVENT.eventId} arrives again, two minutes later (and again 30 s after any failure, up to 3 times)`,
             attempts: 3,
             retryDelayMs: 30_000,
           }),
