@@ -5,9 +5,12 @@
  * On PGlite (one real session for everyone) a process that opens a transaction owns the session
  * until COMMIT or ROLLBACK; others' statements wait, as on a lock. Statements outside transactions
  * interleave freely. A dropped connection (a crash) rolls its transaction back.
+ *
+ * Each statement is one round trip into PGlite (./pglite-statements.ts): the clock update, when
+ * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
-import type { PGliteInterface } from '@electric-sql/pglite';
-import { prepareSimDatabase, resetSql, setClockSql } from './sql-clock';
+import { PgliteStatements, type PgliteConnection } from './pglite-statements';
+import { prepareSimDatabase, resetSql, SIM_EPOCH_MS, setClockSql } from './sql-clock';
 
 /** What a statement returned. */
 export interface StatementResult {
@@ -73,17 +76,21 @@ export function mayReadClock(text: string): boolean {
   return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
+const DDL = /\b(CREATE|ALTER|DROP|DISCARD|DEALLOCATE)\b/i;
 
 /** The engine's PGlite back-end: one instance, kept for the whole session, reset between runs. */
 export class PgliteSimDatabase implements SimDatabase {
   readonly name = 'pglite';
   private owner: string | null = null;
   private clockMs: number | null = null;
+  private readonly statements: PgliteStatements;
 
-  private constructor(private readonly pg: Pick<PGliteInterface, 'query' | 'exec'>) {}
+  private constructor(private readonly pg: PgliteConnection) {
+    this.statements = new PgliteStatements(pg);
+  }
 
   /** Install the virtual clock and the schema (plus a scenario's extra tables) on `pg`. */
-  static async open(pg: Pick<PGliteInterface, 'query' | 'exec'>, extraSchemaSql = ''): Promise<PgliteSimDatabase> {
+  static async open(pg: PgliteConnection, extraSchemaSql = ''): Promise<PgliteSimDatabase> {
     await prepareSimDatabase(pg, extraSchemaSql);
     return new PgliteSimDatabase(pg);
   }
@@ -102,15 +109,17 @@ export class PgliteSimDatabase implements SimDatabase {
 
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
-    if (this.clockMs !== nowMs && mayReadClock(text)) {
-      await this.pg.exec(setClockSql(nowMs));
-      this.clockMs = nowMs;
-    }
+    const clockSql = this.clockMs !== nowMs && mayReadClock(text) ? setClockSql(nowMs) : undefined;
     const effect = transactionEffect(text);
     if (effect === 'begin') this.owner = pid;
     try {
-      const res = await this.pg.query<Record<string, unknown>>(text, params);
-      return { rows: res.rows, affectedRows: res.affectedRows };
+      const res = await this.statements.query(text, params, clockSql);
+      if (clockSql) this.clockMs = nowMs;
+      return res;
+    } catch (err) {
+      // The clock update may or may not have happened: set it again next time.
+      if (clockSql) this.clockMs = null;
+      throw err;
     } finally {
       if (effect === 'end' && this.owner === pid) this.endTransaction();
     }
@@ -126,9 +135,13 @@ export class PgliteSimDatabase implements SimDatabase {
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
     if (this.owner !== null) await this.pg.exec('ROLLBACK');
     this.owner = null;
-    this.clockMs = null;
-    await this.pg.exec(resetSql(extraTables, extraSequences));
+    // One round trip: empty the tables, start the clock, and count the prepared statements (the
+    // query panel shares this connection and may have run DEALLOCATE or DISCARD).
+    const results = await this.pg.exec(`${resetSql(extraTables, extraSequences)} ${setClockSql(SIM_EPOCH_MS)}; SELECT count(*)::int AS n FROM pg_prepared_statements;`);
+    this.clockMs = SIM_EPOCH_MS;
+    await this.statements.verify(Number(results.at(-1)?.rows[0]?.n ?? -1));
   }
+
 
   async inspect(text: string, params?: unknown[]) {
     return (await this.pg.query<Record<string, unknown>>(text, params)).rows;
@@ -136,6 +149,8 @@ export class PgliteSimDatabase implements SimDatabase {
 
   async exec(sql: string): Promise<void> {
     await this.pg.exec(sql);
+    // A script that changes the schema may change what a prepared statement returns.
+    if (DDL.test(sql)) await this.statements.forgetAll();
   }
 
   private endTransaction() {

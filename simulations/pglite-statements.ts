@@ -1,0 +1,173 @@
+/**
+ * One statement on PGlite in one protocol round trip.
+ *
+ * `PGlite.query` sends Parse, Describe, Bind, Describe, Execute and Sync as six separate calls
+ * into the WebAssembly module and parses and plans the text every time. Here a statement is a
+ * single pipelined call: a plain read or write (SELECT, INSERT, UPDATE, DELETE, WITH) is parsed
+ * once into a named prepared statement, remembered by its text, and afterwards only bound and
+ * executed; anything else (BEGIN, COMMIT, DDL) runs unnamed. An optional simple-protocol script
+ * (the virtual clock's `set_config`) rides in the same call, ahead of the statement.
+ *
+ * Guarantees: the same rows, `affectedRows` and errors (same message, code and fields) as
+ * `PGlite.query(text, params)`, with parameters serialized by PGlite's own serializers for the
+ * types Postgres inferred, and rows parsed by PGlite's own parsers. A remembered statement that
+ * has gone (DEALLOCATE, DISCARD) or whose result columns changed (DDL) is prepared again, once,
+ * when no transaction is open; `verify()` notices statements dropped behind its back.
+ */
+import { parse as pgliteParse, protocol, types as pgliteTypes, type PGliteInterface } from '@electric-sql/pglite';
+
+/** What PGlite offers that this module uses; a recording wrapper may stand in for it. */
+export type PgliteConnection = Pick<PGliteInterface, 'query' | 'exec' | 'execProtocol' | 'runExclusive'> & {
+  /** PGlite's per-instance parsers and serializers (array types included); defaults otherwise. */
+  parsers?: Record<number | string, (x: string, typeId?: number) => unknown>;
+  serializers?: Record<number | string, (x: unknown) => string>;
+};
+
+/** What a statement returned. */
+export interface StatementRows {
+  rows: Record<string, unknown>[];
+  affectedRows?: number;
+}
+
+type Message = { name: string; [k: string]: unknown };
+
+const { serialize } = protocol;
+/** Statements worth preparing: their text repeats, and their plan can be reused. */
+const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
+/** Beyond this many distinct texts (learner code building SQL by concatenation), run unnamed. */
+const MAX_PREPARED = 200;
+/** Errors that mean a remembered statement must be prepared again. */
+const STALE_STATEMENT = new Set(['26000', '0A000']);
+
+interface Prepared {
+  name: string;
+  paramTypes: number[];
+}
+
+/** Runs statements on one PGlite connection, one round trip each. */
+export class PgliteStatements {
+  private readonly prepared = new Map<string, Prepared>();
+  private serial = 0;
+
+  constructor(private readonly pg: PgliteConnection) {}
+
+  /** How many statements are prepared on the server under this object's names. */
+  get preparedCount(): number {
+    return this.prepared.size;
+  }
+
+  /**
+   * Run `text` with `params`. `script`, if given, is a simple-protocol script run just before it,
+   * in the same call; if it fails, its error is the one thrown (as if it had been sent alone).
+   */
+  async query(text: string, params: readonly unknown[] = [], script?: string): Promise<StatementRows> {
+    const known = this.prepared.get(text);
+    // A wrong number of parameters is reported by the unnamed path, whose message names no statement.
+    if (known && known.paramTypes.length === params.length) {
+      const first = await this.send([script, this.bindAndRun(known, params)]);
+      if (first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I' && !first.scriptFailed) {
+        // Dropped or changed behind our back; nothing ran, no transaction is open: prepare again.
+        this.prepared.delete(text);
+        await this.send([undefined, concat([serialize.close({ type: 'S', name: known.name }), serialize.sync()])]);
+        return this.query(text, params);
+      }
+      return this.result(first, text, params);
+    }
+    if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
+      const name = `eo_${++this.serial}`;
+      const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
+      if (described.error) return this.result(described, text, params);
+      const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages) };
+      this.prepared.set(text, prepared);
+      if (prepared.paramTypes.length === params.length) {
+        return this.result(await this.send([undefined, this.bindAndRun(prepared, params)]), text, params);
+      }
+      script = undefined;
+    }
+    if (params.length === 0) {
+      const run = concat([serialize.parse({ text }), serialize.bind({ values: [] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+      return this.result(await this.send([script, run]), text, params);
+    }
+    // Parameters of a statement not worth preparing: learn their types first, as PGlite does.
+    const described = await this.send([script, concat([serialize.parse({ text }), serialize.describe({ type: 'S' }), serialize.sync()])]);
+    if (described.error) return this.result(described, text, params);
+    const values = this.serializeParams(params, paramTypesOf(described.messages));
+    const run = concat([serialize.bind({ values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+    return this.result(await this.send([undefined, run]), text, params);
+  }
+
+  /**
+   * Check that every remembered statement still exists (someone may have run DEALLOCATE or
+   * DISCARD on the shared connection); forget them all if not. `count` is the server's count of
+   * prepared statements, which the caller reads in a round trip it makes anyway.
+   */
+  async verify(count: number): Promise<void> {
+    if (count === this.prepared.size) return;
+    this.prepared.clear();
+    await this.pg.exec('DEALLOCATE ALL');
+  }
+
+  /** Forget every prepared statement, on the server too (after DDL run outside this object). */
+  async forgetAll(): Promise<void> {
+    this.prepared.clear();
+    await this.pg.exec('DEALLOCATE ALL');
+  }
+
+  private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {
+    const values = this.serializeParams(params, p.paramTypes);
+    return concat([serialize.bind({ statement: p.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+  }
+
+  /** Exactly PGlite's rule: the serializer for the inferred type, else `toString()`; null stays null. */
+  private serializeParams(params: readonly unknown[], paramTypes: number[]): (string | null)[] {
+    const serializers = this.pg.serializers ?? pgliteTypes.serializers;
+    return params.map((param, i) => {
+      if (param === null || param === undefined) return null;
+      const serializer = serializers[paramTypes[i]];
+      return serializer ? serializer(param) : (param as { toString(): string }).toString();
+    });
+  }
+
+  /** Send `script` (simple protocol) and `extended` in one call, under PGlite's query lock. */
+  private async send([script, extended]: [string | undefined, Uint8Array]) {
+    const message = script === undefined ? extended : concat([serialize.query(script), extended]);
+    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, { throwOnError: false }));
+    let start = 0;
+    let scriptFailed = false;
+    if (script !== undefined) {
+      const ready = messages.findIndex((m) => m.name === 'readyForQuery');
+      scriptFailed = messages.slice(0, ready).some((m) => m.name === 'error');
+      start = ready + 1;
+    }
+    const error = (messages.find((m) => m.name === 'error') ?? null) as (Message & Error & { code?: string }) | null;
+    const last = messages.at(-1) as Message | undefined;
+    return { messages: messages.slice(start) as Message[], error, scriptFailed, status: last?.name === 'readyForQuery' ? String(last.status) : '' };
+  }
+
+  private result(sent: Awaited<ReturnType<PgliteStatements['send']>>, text: string, params: readonly unknown[]): StatementRows {
+    if (sent.error) {
+      // PGlite.query's error: the server's DatabaseError with the statement attached.
+      throw Object.assign(sent.error, { query: text, params: [...params], queryOptions: undefined });
+    }
+    const parsers = this.pg.parsers ?? pgliteTypes.parsers;
+    const res = pgliteParse.parseResults(sent.messages as Parameters<typeof pgliteParse.parseResults>[0], parsers as Parameters<typeof pgliteParse.parseResults>[1])[0];
+    return { rows: res.rows as Record<string, unknown>[], affectedRows: res.affectedRows };
+  }
+}
+
+function paramTypesOf(messages: Message[]): number[] {
+  const d = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined;
+  return d?.dataTypeIDs ?? [];
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
