@@ -36,12 +36,12 @@ const COUNT_OPTIONS = [
 const bucket = (n: number) => (n >= 3 ? '3+' : String(n));
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-function receiptsFor(orderId: number): Pick<Prediction, 'measure' | 'describe' | 'options'> {
+function receiptsFor(orderId: number, one = 'receipt', many = 'receipts'): Pick<Prediction, 'measure' | 'describe' | 'options'> {
   const count = (run: RunFacts) => run.ledger.emails.filter((e) => e.orderId === orderId).length;
   return {
     options: COUNT_OPTIONS,
     measure: (run) => bucket(count(run)),
-    describe: (run) => `order ${orderId} got ${plural(count(run), 'receipt', 'receipts')}`,
+    describe: (run) => `order ${orderId} got ${plural(count(run), one, many)}`,
   };
 }
 
@@ -65,15 +65,64 @@ function republished(run: RunFacts): number {
   return [...seen.values()].filter((n) => n > 1).length;
 }
 
+const transformCredits = (run: RunFacts) => run.ledger.credits.filter((c) => c.kind === 'transform').length;
+
 const held = (run: RunFacts, id: string) => run.invariants.find((i) => i.id === id)?.held;
 
 /** One prediction per scenario that has one, in lesson order. */
 export const PREDICTIONS: readonly Prediction[] = [
   { scenario: 'receipt-redelivery', prompt: 'worker-1 crashes after sending, before it acknowledges. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  {
+    scenario: 'replay-safety',
+    prompt: 'The same "order shipped" event is handled twice, two minutes apart. How many times will the card for order 1042 be charged?',
+    ...chargesFor(1042),
+  },
+  {
+    scenario: 'moving-answers',
+    prompt: 'worker-1 crashes before its ack and the message comes back 30 s later, when the lookup would answer differently. How many different answers will the CRM hear?',
+    options: [
+      { id: 'one', label: 'One answer' },
+      { id: 'two', label: 'Two different answers' },
+    ],
+    measure: (run) => (held(run, 'one-consistent-answer') === false ? 'two' : 'one'),
+    describe: (run) => {
+      const lookups = run.ledger.credits.filter((c) => c.kind === 'lookup');
+      const answers = [...new Set(lookups.map((c) => String(c.output)))];
+      return `${plural(lookups.length, 'lookup was', 'lookups were')} billed, answering ${answers.map((a) => `"${a}"`).join(' then ')}; ${
+        held(run, 'one-consistent-answer') === false ? 'the CRM heard both' : 'the CRM heard one answer'
+      }`;
+    },
+  },
+  {
+    scenario: 'batch-credits',
+    prompt: 'The job signs 10 payloads; each successful item bills one credit. How many credits will the job spend in all?',
+    options: [
+      { id: '<10', label: 'Fewer than 10' },
+      { id: '10', label: 'Exactly 10' },
+      { id: '11-14', label: '11 to 14' },
+      { id: '15+', label: '15 or more' },
+    ],
+    measure: (run) => {
+      const n = transformCredits(run);
+      return n < 10 ? '<10' : n === 10 ? '10' : n < 15 ? '11-14' : '15+';
+    },
+    describe: (run) => `${plural(transformCredits(run), 'credit', 'credits')} spent on 10 items`,
+  },
   { scenario: 'concurrent-redelivery', prompt: 'The message reaches both workers at once. How many receipts will order 1042 get?', ...receiptsFor(1042) },
   { scenario: 'lease-expiry', prompt: 'worker-1 dies right after claiming the key. How many receipts will order 1042 get?', ...receiptsFor(1042) },
   { scenario: 'crash-after-send', prompt: 'worker-1 crashes after the e-mail went out, before complete(). How many receipts will order 1042 get?', ...receiptsFor(1042) },
   { scenario: 'random-key-on-retry', prompt: "The first charge's response is lost and checkout retries. How many times will order 1042 be charged?", ...chargesFor(1042) },
+  {
+    scenario: 'ambiguous-timeout-charge',
+    prompt: "The first charge's response is lost and checkout retries; the next day a rerun charges again. How many times will order 2077 be charged?",
+    ...chargesFor(2077),
+  },
+  {
+    scenario: 'business-date-reminder',
+    prompt: 'The scheduler fires at 09:00, again at 11:30 after a deploy, and at 09:00 the next day. How many reminders will order 1042 get?',
+    ...receiptsFor(1042, 'reminder', 'reminders'),
+  },
+  { scenario: 'human-rerun', prompt: 'An operator reruns the nightly billing job by hand the next day. How many times will order 3001 be charged?', ...chargesFor(3001) },
   { scenario: 'webhook-dedupe', prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042) },
   {
     scenario: 'dual-write',

@@ -45,6 +45,7 @@ const lostChargeResponse: Fault = { kind: 'lose-response', call: 'payments.charg
 const duplicateWebhook: Fault = { kind: 'duplicate-delivery', message: 'evt_1' };
 const shopCrashAfterInsert: Fault = { kind: 'crash', process: 'shop', after: 'db', nth: 1 };
 const relayCrashAfterPublish: Fault = { kind: 'crash', process: 'relay-1', after: 'queue.publish' };
+const crashBeforeAckCheck: Fault = { kind: 'crash', process: 'worker-1', before: 'queue.ack' };
 
 /** Every question: the lesson's two first, then the scenarios' in lesson order. */
 export const QUESTIONS: readonly Question[] = [
@@ -76,6 +77,8 @@ export const QUESTIONS: readonly Question[] = [
     correct: 'resend',
     explanation:
       'A transformation turns an input into an output and stores nothing that a second call could duplicate: the same HTML gives the same PDF. Replaying it cannot make the world wrong; it can only bill again. There is no key to send and none is needed, and skipping the retry would leave you with no PDF at all. Keys and dedupe are for operations that create or change something — a charge, an e-mail, a counter. What you manage for a transformation is its credit cost, for example by resending only the items that failed.',
+    // The solution renders the invoice PDF on both runs of the event (two credits in the ledger) and every invariant holds.
+    see: { scenario: 'replay-safety', variant: 'solution', seed: 1, faults: [], expect: 'held', invariant: 'every-effect-applied' },
   },
   {
     id: 'receipt-redelivery-what-happens',
@@ -92,6 +95,54 @@ export const QUESTIONS: readonly Question[] = [
     explanation:
       'A queue may only forget a message once it is acknowledged, and the worker died before it could. So the message comes back — that is at-least-once delivery working as designed. The starter keeps no record of what it already did, and it sends without an idempotency key, so neither our database nor the provider can tell the repeat from new work: order 1042 gets two receipts.',
     see: { scenario: 'receipt-redelivery', variant: 'starter', seed: 1, faults: [crashBeforeAck], step: 9, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
+    id: 'replay-safety-which-needs-key',
+    scenario: 'replay-safety',
+    prompt:
+      'One "order shipped" event does eight things, and then the same event is handled a second time. Which of these operations is safe to repeat only if the provider gets the same idempotency key?',
+    choices: [
+      { id: 'pdf', text: 'Rendering the invoice as a PDF' },
+      { id: 'status', text: "Setting the shipment's status to 'shipped'" },
+      { id: 'charge', text: 'Charging the card' },
+      { id: 'upsert', text: 'Upserting the customer by its id' },
+    ],
+    correct: 'charge',
+    explanation:
+      "Rendering a PDF creates nothing, so a repeat only costs another credit. Setting a field to a value and upserting by a stable id leave the row exactly as the first run did. A charge creates money movement in someone else's system: the second one is a real second charge, unless the provider recognises the same key and returns the first. (The e-mail, the counter and the audit line need our own dedupe instead: their providers and tables have no key to match.)",
+    see: { scenario: 'replay-safety', variant: 'starter', seed: 1, faults: [], expect: 'violated', invariant: 'no-double-charge' },
+  },
+  {
+    id: 'moving-answers-store-first',
+    scenario: 'moving-answers',
+    prompt:
+      "A worker looks up whether the customer's address is deliverable, hands the answer to the CRM and crashes before acking. The redelivered message looks it up again 30 s later, and the answer has changed. The CRM must hear one answer. What should the handler do?",
+    choices: [
+      { id: 'look-again', text: 'Look it up again: the newest answer is the most accurate one' },
+      { id: 'store-first', text: "Store the first answer under the operation's key and serve any replay from the store" },
+      { id: 'lookup-key', text: 'Send an idempotency key with the lookup so the API repeats its first answer' },
+      { id: 'skip', text: 'On a redelivery, skip the lookup and tell the CRM nothing' },
+    ],
+    correct: 'store-first',
+    explanation:
+      "A lookup is safe to repeat — it changes nothing — but its answer can move, and a downstream that heard \"deliverable\" and then \"risky\" now holds two stories. Lookups take no idempotency key; the API simply answers what is true now. Claim the check's key, complete it with the answer, and a replay returns that stored answer without calling again (which also saves the credit). Saying nothing on a redelivery loses the answer whenever the first attempt never reached the CRM.",
+    see: { scenario: 'moving-answers', variant: 'starter', seed: 1, faults: [crashBeforeAckCheck], expect: 'violated', invariant: 'one-consistent-answer' },
+  },
+  {
+    id: 'batch-credits-resend-failed',
+    scenario: 'batch-credits',
+    prompt:
+      'A batch of 10 transformations comes back with 5 successes, one 402 (out of credits), two 429s (rate window) and no answer at all for the last two. Each success bills a credit. What should the next request send?',
+    choices: [
+      { id: 'whole-batch', text: 'The whole batch again, so all ten results come back in one response' },
+      { id: 'failed-only', text: 'Only the 5 items that failed or got no answer, after the wait the errors ask for' },
+      { id: '429-only', text: 'Only the two 429s: a 402 and an unanswered item will never succeed' },
+      { id: 'nothing', text: 'Nothing: transformations are safe to replay, so there is no need to retry' },
+    ],
+    correct: 'failed-only',
+    explanation:
+      "Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back and an unanswered item was never processed, so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.",
+    see: { scenario: 'batch-credits', variant: 'starter', seed: 1, faults: [], step: 5, expect: 'violated', invariant: 'no-item-billed-twice' },
   },
   {
     id: 'concurrent-redelivery-atomic-claim',
@@ -170,6 +221,53 @@ export const QUESTIONS: readonly Question[] = [
     explanation:
       'The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal only comes when a key is reused with different parameters — a sign that two different operations share a key.',
     see: { scenario: 'random-key-on-retry', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
+  },
+  {
+    id: 'ambiguous-timeout-after-retention',
+    scenario: 'ambiguous-timeout-charge',
+    prompt:
+      "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the provider's 24-hour key retention — a rerun calls chargeOrder with the same key. What happens?",
+    choices: [
+      { id: 'provider-remembers', text: 'The provider returns the original charge: a key is remembered for ever' },
+      { id: 'table-catches', text: 'The provider would charge again, so only our own operations table, which still says "done", stops it' },
+      { id: 'refused', text: 'The provider refuses the request because the key was used before' },
+      { id: 'dropped', text: 'Nothing happens: the provider drops requests older than a day' },
+    ],
+    correct: 'table-catches',
+    explanation:
+      "A provider remembers keys only for its retention window; after that the same key is a new request and the card is charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.",
+    see: { scenario: 'ambiguous-timeout-charge', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
+  },
+  {
+    id: 'business-date-reminder-key',
+    scenario: 'business-date-reminder',
+    prompt: 'A payment reminder for an order may go out once per business day. The scheduler sometimes fires twice in a day after a deploy. Which key is right?',
+    choices: [
+      { id: 'order-only', text: "opKey('reminder', { orderId })" },
+      { id: 'attempt-time', text: "opKey('reminder', { orderId, attemptAt: now })" },
+      { id: 'business-date', text: "opKey('reminder', { orderId, businessDate })" },
+      { id: 'uuid', text: 'A fresh UUID for each scheduler run' },
+    ],
+    correct: 'business-date',
+    explanation:
+      "What makes two attempts the same operation is a business decision: here, the same order on the same business date. The date the reminder is for is the same on a same-day rerun and different tomorrow, so the rerun finds the key done and tomorrow sends one. The attempt time and a per-run UUID change on every attempt, so the rerun reminds twice; the order alone is the same for ever, so tomorrow's reminder is never sent.",
+    see: { scenario: 'business-date-reminder', variant: 'starter', seed: 1, faults: [], step: 16, expect: 'violated', invariant: 'one-reminder-per-date' },
+  },
+  {
+    id: 'human-rerun-operations-table',
+    scenario: 'human-rerun',
+    prompt:
+      "An operator reruns yesterday's billing job by hand, 26 hours after it ran. The job charges three orders and e-mails each a receipt. What keeps the rerun from doing it all again?",
+    choices: [
+      { id: 'provider-keys', text: 'Idempotency keys sent to the payment and e-mail providers, on their own' },
+      { id: 'claim-each', text: 'Each operation claimed under its own key in our operations table, so the rerun finds it done' },
+      { id: 'confirm', text: 'A dialog asking the operator to confirm before rerunning' },
+      { id: 'one-transaction', text: 'Running the whole job inside one database transaction' },
+    ],
+    correct: 'claim-each',
+    explanation:
+      "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help within their retention window, but 26 hours is past the usual 24, so on their own they let everything repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
+    see: { scenario: 'human-rerun', variant: 'starter', seed: 1, faults: [], step: 18, expect: 'violated', invariant: 'no-double-charge' },
   },
   {
     id: 'webhook-dedupe-event-id',

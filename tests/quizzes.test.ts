@@ -10,6 +10,7 @@ import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { PREDICTIONS, predictionFor, type RunFacts } from '../simulations/predictions';
 import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/quizzes';
 import { runScenario } from '../simulations/run';
+import { decodeLabLink, labLinkHref } from '../simulations/share-link';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
 import { openSimDb, replayHint } from './helpers/sim-db';
@@ -72,10 +73,22 @@ describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) 
         expect(see.step).toBeLessThan(r.trace.length);
       }
     });
+
+    test('"see it happen" is a share link that opens exactly that state', () => {
+      const href = labLinkHref({ scenario: see.scenario, variant: see.variant, seed: see.seed, faults: see.faults, step: see.step });
+      expect(href.startsWith(`/lab/${see.scenario}/#`)).toBe(true);
+      const decoded = decodeLabLink(href.slice(href.indexOf('#')));
+      expect(decoded).toMatchObject({ ok: true, link: { scenario: see.scenario, variant: see.variant, seed: see.seed, faults: see.faults } });
+      if (decoded.ok) expect(decoded.link.step).toBe(see.step);
+    });
   }
 });
 
 describe('predict, then run', () => {
+  test('every scenario of the catalog asks for a prediction', () => {
+    expect(SCENARIO_CATALOG.filter((s) => !predictionFor(s.id)).map((s) => s.id)).toEqual([]);
+  });
+
   test('every prediction names a scenario; scenarios have at most one', () => {
     for (const p of PREDICTIONS) expect(scenarioIds.has(p.scenario), p.scenario).toBe(true);
     expect(new Set(PREDICTIONS.map((p) => p.scenario)).size).toBe(PREDICTIONS.length);
@@ -100,7 +113,7 @@ describe('predict, then run', () => {
 
   test('known figures of the demonstrations, read from the ledger', async () => {
     const figures: Record<string, string> = {};
-    for (const id of ['receipt-redelivery', 'random-key-on-retry', 'relay-concurrency']) {
+    for (const id of ['receipt-redelivery', 'random-key-on-retry', 'relay-concurrency', 'batch-credits', 'business-date-reminder']) {
       const scenario = scenarioById(id);
       const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
       figures[id] = predictionFor(id)!.describe({ verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger });
@@ -109,6 +122,8 @@ describe('predict, then run', () => {
       'receipt-redelivery': 'order 1042 got 2 receipts',
       'random-key-on-retry': 'order 1042 was charged 2 times',
       'relay-concurrency': '2 orders were published more than once (6 messages in all)',
+      'batch-credits': '15 credits spent on 10 items',
+      'business-date-reminder': 'order 1042 got 3 reminders',
     });
   });
 });
