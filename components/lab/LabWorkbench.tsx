@@ -148,8 +148,9 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       code: () => textRef.current,
       scenario,
       share: () => shareButton.share(currentLinkState(scenario.id, modeRef.current, textRef.current, state.context)),
+      copy: shareButton.copy,
     }),
-    [state, send, scenario, shareButton.share],
+    [state, send, scenario, shareButton.share, shareButton.copy],
   );
   const ctxRef = useRef(ctx);
   ctxRef.current = ctx;

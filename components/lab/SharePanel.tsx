@@ -1,18 +1,33 @@
 'use client';
 /**
  * "Share": copies a link to what the lab shows (code or variant, seed, fault plan, selected
- * event). Where the clipboard is unavailable or refused, the link stays visible in a selected
- * text field to copy by hand — the link is never lost.
+ * event), next to the trace exports (JSON, Mermaid). Where the clipboard is unavailable or
+ * refused, the link or text stays visible in a selected field to copy by hand — nothing is lost.
  */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { labLinkHref, type LabLinkInput } from '@/simulations/share-link';
-import { shareAction, type ActionContext } from './actions';
+import { EXPORT_ACTIONS, shareAction, type ActionContext, type LabAction } from './actions';
 
-type Outcome = { kind: 'copying' | 'copied' | 'manual'; url: string } | { kind: 'error'; text: string };
+type Outcome =
+  | { kind: 'copying' | 'copied' | 'manual'; url: string }
+  | { kind: 'text-copied' | 'text-manual'; label: string; text: string }
+  | { kind: 'error'; text: string };
 
-/** The Share button's behaviour: build the URL, try the clipboard, fall back to a visible field. */
-export function useShareButton(): { share(link: LabLinkInput): void; outcome: Outcome | null } {
+/** The Share button's behaviour: build the URL, try the clipboard, fall back to a visible field; `copy` does the same for any text. */
+export function useShareButton(): { share(link: LabLinkInput): void; copy(label: string, text: string): void; outcome: Outcome | null } {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const copy = useCallback((label: string, text: string) => {
+    const clipboard = typeof navigator !== 'undefined' ? navigator.clipboard : undefined;
+    const manual = { kind: 'text-manual', label, text } as const;
+    if (!clipboard?.writeText) {
+      setOutcome(manual);
+      return;
+    }
+    clipboard.writeText(text).then(
+      () => setOutcome({ kind: 'text-copied', label, text }),
+      () => setOutcome(manual),
+    );
+  }, []);
   const share = useCallback((link: LabLinkInput) => {
     let url: string;
     try {
@@ -32,7 +47,7 @@ export function useShareButton(): { share(link: LabLinkInput): void; outcome: Ou
       () => setOutcome((o) => (o && 'url' in o && o.url === url ? { kind: 'manual', url } : o)),
     );
   }, []);
-  return { share, outcome };
+  return { share, copy, outcome };
 }
 
 const button =
@@ -42,11 +57,11 @@ const button =
 export function SharePanel({ ctx, outcome, children }: { ctx: ActionContext; outcome: Outcome | null; children?: ReactNode }) {
   const fieldId = useId();
   const field = useRef<HTMLInputElement>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
-    if (outcome?.kind === 'manual') {
-      field.current?.focus();
-      field.current?.select();
-    }
+    const target = outcome?.kind === 'manual' ? field.current : outcome?.kind === 'text-manual' ? area.current : null;
+    target?.focus();
+    target?.select();
   }, [outcome]);
 
   return (
@@ -55,17 +70,32 @@ export function SharePanel({ ctx, outcome, children }: { ctx: ActionContext; out
       className="flex flex-wrap items-center gap-3 rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
       <div role="toolbar" aria-label="Share and export" className="flex flex-wrap items-center gap-2">
-        <button type="button" data-action={shareAction.name} disabled={!shareAction.enabled(ctx)} onClick={() => shareAction.perform(ctx)} className={button}>
-          {shareAction.label}
-        </button>
+        {[shareAction, ...EXPORT_ACTIONS].map((a: LabAction) => (
+          <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={() => a.perform(ctx)} className={button}>
+            {a.label}
+          </button>
+        ))}
         {children}
       </div>
       <p role="status" aria-live="polite" data-testid="share-status" className="text-sm text-slate-600 dark:text-slate-300">
         {outcome?.kind === 'copied' && 'Link copied to the clipboard.'}
         {outcome?.kind === 'copying' && 'Copying…'}
         {outcome?.kind === 'manual' && 'Copying is not available here: the link is selected below — copy it with Ctrl+C (⌘C).'}
+        {outcome?.kind === 'text-copied' && `${outcome.label} copied to the clipboard.`}
+        {outcome?.kind === 'text-manual' && `Copying is not available here: the ${outcome.label} is selected below — copy it with Ctrl+C (⌘C).`}
         {outcome?.kind === 'error' && outcome.text}
       </p>
+      {outcome?.kind === 'text-manual' && (
+        <textarea
+          ref={area}
+          readOnly
+          aria-label={outcome.label}
+          data-testid="copy-text"
+          value={outcome.text}
+          rows={8}
+          className="w-full rounded-lg border border-slate-300 bg-slate-50 p-2 font-mono text-xs text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+        />
+      )}
       {outcome && 'url' in outcome && (
         <div className="flex w-full items-center gap-2">
           <label htmlFor={fieldId} className="shrink-0 text-xs font-medium text-slate-700 dark:text-slate-300">

@@ -4,6 +4,7 @@
  * and the tests all go through these, so a shortcut can never do something the button would not.
  */
 import type { SnapshotFrom } from 'xstate';
+import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
 import type { CallKind, Fault } from '@/simulations/types';
 import type { LabEvent, labMachine } from './lab-machine';
 import { callKindOf, hasQueue, providerOf, workersOf, type LabScenario } from './lab-scenario';
@@ -20,6 +21,8 @@ export interface ActionContext {
   scenario: LabScenario;
   /** Copy a link to what the lab shows now (provided by the workbench; absent where sharing is not offered). */
   share?(): void;
+  /** Copy `text` to the clipboard, or show it to copy by hand (provided by the workbench). */
+  copy?(label: string, text: string): void;
 }
 
 export interface LabAction {
@@ -161,6 +164,62 @@ export const shareAction: LabAction = {
   perform: (ctx) => ctx.share?.(),
 };
 
+/** The finished run on screen, if any (exports wait for the verdict, so they never give it away). */
+function finishedRun(ctx: ActionContext) {
+  const run = ctx.state.context.run;
+  return run && run.result.trace.length > 0 && is(ctx, 'finished') ? run : null;
+}
+
+/** Save `text` as a file named `filename` (no server: a blob URL and a download link). */
+function downloadText(filename: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+const exportName = (r: { scenario: string; variant: string; seed: number }) => `${r.scenario}-${r.variant.replace(/[^a-z0-9]+/gi, '-')}-seed-${r.seed}`;
+
+export const downloadTraceJsonAction: LabAction = {
+  name: 'download-trace-json',
+  label: 'Download trace (JSON)',
+  keys: [],
+  enabled: (ctx) => !!finishedRun(ctx),
+  perform: (ctx) => {
+    const run = finishedRun(ctx);
+    if (run) downloadText(`${exportName(run.result)}.trace.json`, traceToJson(run.result), 'application/json');
+  },
+};
+
+export const copyMermaidAction: LabAction = {
+  name: 'copy-mermaid',
+  label: 'Copy Mermaid diagram',
+  keys: [],
+  enabled: (ctx) => !!finishedRun(ctx) && !!ctx.copy,
+  perform: (ctx) => {
+    const run = finishedRun(ctx);
+    if (run) ctx.copy?.('Mermaid diagram', traceToMermaid(run.result, ctx.scenario.actors));
+  },
+};
+
+export const downloadMermaidAction: LabAction = {
+  name: 'download-mermaid',
+  label: 'Download Mermaid (.mmd)',
+  keys: [],
+  enabled: (ctx) => !!finishedRun(ctx),
+  perform: (ctx) => {
+    const run = finishedRun(ctx);
+    if (run) downloadText(`${exportName(run.result)}.mmd`, traceToMermaid(run.result, ctx.scenario.actors), 'text/plain');
+  },
+};
+
+/** Trace exports, in toolbar order. */
+export const EXPORT_ACTIONS: readonly LabAction[] = [downloadTraceJsonAction, copyMermaidAction, downloadMermaidAction];
+
 /** The playback and explore controls, in toolbar order. */
 export const PLAYBACK_ACTIONS: readonly LabAction[] = [runAction, pauseAction, backAction, stepAction, skipAction, resetAction, exploreAction];
 
@@ -175,7 +234,7 @@ export function faultActions(scenario: LabScenario): LabAction[] {
 
 /** Every action of a scenario, by name (for tests and the keyboard handler). */
 export function actionsFor(scenario: LabScenario): LabAction[] {
-  return [...PLAYBACK_ACTIONS, ...faultActions(scenario), shareAction];
+  return [...PLAYBACK_ACTIONS, ...faultActions(scenario), shareAction, ...EXPORT_ACTIONS];
 }
 
 /** The first enabled action bound to `key`. */

@@ -1,0 +1,56 @@
+/**
+ * Trace export from the lab in real Chromium: after a run, "Download trace (JSON)" saves the run
+ * (with its trace hash and verdict) and "Copy Mermaid diagram" puts a sequence diagram on the
+ * clipboard; before the verdict is shown the exports are disabled, so they never give it away.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openPage, urlOf } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the lab exports the finished run as JSON and as a Mermaid diagram', { timeout: 180_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(urlOf('/')).origin });
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await page.waitForFunction(() => {
+      const b = document.querySelector('[data-action="run"]');
+      return b && !b.disabled;
+    }, undefined, { timeout: 60_000 });
+    assert.equal(await page.locator('[data-action="download-trace-json"]').isDisabled(), true, 'nothing to export before a run');
+    await page.getByRole('button', { name: 'Starter', exact: true }).click();
+    await page.getByLabel('Speed').selectOption('instant');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download trace (JSON)' }).click()]);
+    assert.match(download.suggestedFilename(), /^receipt-redelivery-starter-seed-\d+\.trace\.json$/);
+    const doc = JSON.parse(await readFile(await download.path(), 'utf8'));
+    assert.equal(doc.format, 'effectively-once/trace');
+    assert.equal(doc.scenario, 'receipt-redelivery');
+    assert.equal(doc.verdict, 'violated');
+    assert.match(doc.traceHash, /^[0-9a-f]{16,}$/);
+    assert.ok(doc.trace.length > 10);
+
+    await page.getByRole('button', { name: 'Copy Mermaid diagram' }).click();
+    await page.waitForFunction(() => /Mermaid diagram copied/.test(document.querySelector('[data-testid="share-status"]')?.textContent ?? ''));
+    const mermaid = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(mermaid, /^sequenceDiagram\n/);
+    assert.match(mermaid, /participant p0 as queue\n {2}participant p1 as worker-1\n/);
+    assert.match(mermaid, /Note over p1: 💥 worker-1 crashes/);
+
+    const [mmd] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Mermaid (.mmd)' }).click()]);
+    assert.equal(await readFile(await mmd.path(), 'utf8'), mermaid, 'the file and the clipboard hold the same diagram');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
