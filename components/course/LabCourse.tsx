@@ -16,6 +16,9 @@ import { markPassed, markVisited, revealPrediction, useProgress } from './progre
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
+/** Labs about transformations and keys, which link to the try-it panel. */
+const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
+
 /** Whether a run used exactly the scenario's demonstration seed and fault plan. */
 export function isDemoRun(r: Pick<RunFinished, 'seed' | 'faults'>, demo: LabScenario['demo']): boolean {
   return r.seed === demo.seed && canonical(r.faults) === canonical(demo.faults);
@@ -75,6 +78,17 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
       </section>
 
       {scenario.id === 'replay-safety' && <ReplaySort />}
+      {TRY_IT_SCENARIOS.has(scenario.id) && (
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          <a
+            href="/try/"
+            className="font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
+          >
+            Try it: sign and hash in your browser
+          </a>{' '}
+          — the same message and secret give the same HMAC every time, which is why a transformation can be replayed.
+        </p>
+      )}
       <QuizList questions={questions} />
     </div>
   );

@@ -74,10 +74,13 @@ function HmacPanel() {
         </p>
       </div>
       {runs.length > 0 && (
-        <ol aria-label="Signatures so far" className="mt-3 space-y-1 font-mono text-xs text-slate-600 dark:text-slate-400" data-testid="hmac-runs">
+        <ol aria-label="Signatures so far" className="mt-3 space-y-2 text-xs text-slate-600 dark:text-slate-400" data-testid="hmac-runs">
           {runs.map((r, i) => (
-            <li key={i} className="truncate">
-              {i + 1}. {r.signature} <span className="font-sans">({JSON.stringify(r.message)}, secret {JSON.stringify(r.secret)})</span>
+            <li key={i} className="rounded-md border border-slate-200 px-2 py-1 dark:border-slate-800">
+              <span className="font-sans">
+                {i + 1}. message {JSON.stringify(r.message)}, secret {JSON.stringify(r.secret)}
+              </span>
+              <span className="block font-mono break-all text-slate-800 dark:text-slate-200">{r.signature}</span>
             </li>
           ))}
         </ol>

@@ -277,6 +277,31 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
   }
 });
 
+test('the replay-safety lab: predict the charges, run, and the sorting exercise below the lab', { timeout: 180_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/lab/replay-safety/'));
+    await waitRunnable(page);
+    const prediction = page.getByTestId('prediction');
+    assert.match(await prediction.innerText(), /How many times will the card for order 1042 be charged\?/);
+    await prediction.getByRole('radio', { name: '1', exact: true }).check();
+    await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Violated/);
+    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
+    assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 was charged 2 times$/);
+    const sort = page.getByTestId('replay-sort');
+    await sort.scrollIntoViewIfNeeded();
+    assert.equal(await sort.getByTestId('sort-item').count(), REPLAY_OPERATIONS.length);
+    assert.ok((await page.getByTestId('quiz-card').count()) >= 1, 'the lab has its questions');
+    await screenshot(page, 'course-replay-safety-lab');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 for (const colorScheme of ['light', 'dark']) {
   test(`course pages have no serious axe violations (${colorScheme})`, { timeout: 180_000 }, async () => {
     const { context, page } = await openPage(browser, { colorScheme });
