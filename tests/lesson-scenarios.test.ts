@@ -141,7 +141,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
 describe('canaries: near misses the invariants must catch', () => {
   test('business-date-reminder: a key of the order alone silences the next day', async () => {
     const scenario = scenarioById('business-date-reminder');
-    const code = scenario.variants.solution.code.replace('{ orderId: msg.orderId, businessDate: msg.businessDate }', '{ orderId: msg.orderId }');
+    const code = scenario.variants.solution.code.replace('    businessDate: msg.businessDate,\n', '');
     expect(code).not.toBe(scenario.variants.solution.code);
     const r = await runScenario(db, { scenario, code, variant: 'order-only-key', seed: 1 });
     expect(r.invariants.find((i) => i.id === 'reminder-each-due-date')?.held, replayHint(r)).toBe(false);
@@ -200,8 +200,8 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     const code = scenario.variants.starter.code
       .replace("import type { Env } from 'effectively-once';", "import { opKey, type Env } from 'effectively-once';")
       .replace(
-        'customer: event.customerId });',
-        "customer: event.customerId }, { idempotencyKey: opKey('charge', { orderId: event.orderId }) });",
+        '    customer: event.customerId,\n  });',
+        "    customer: event.customerId,\n  }, { idempotencyKey: opKey('charge', { orderId: event.orderId }) });",
       );
     expect(code).not.toBe(scenario.variants.starter.code);
     const r = await runScenario(db, { scenario, code, variant: 'charge-key-only', seed: 1 });

@@ -71,7 +71,11 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
       )}
       {codeErrors.length > 0 && (
         <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
-          <p className="font-semibold">Your handler threw while handling a message; the message stayed unacknowledged.</p>
+          <p className="font-semibold">
+            {codeErrors.every((e) => /^(worker|handler)-\d+$/.test(e.process))
+              ? 'Your handler threw while handling a message; the message stayed unacknowledged.'
+              : 'Your code threw an error it did not catch.'}
+          </p>
           <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="code-errors">
             {codeErrors.map((e, i) => (
               <li key={i} className="break-words">

@@ -71,7 +71,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
       });                                   // no idempotency key
     } catch (err) {
       if (attempt === 4) throw err;
-      await env.sleep(1000 * attempt);      // timed out: did it go through? try again
+      await env.sleep(1000 * attempt);  // did it go through? try again
     }
   }
 }
@@ -81,26 +81,33 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
       label: 'Solution',
       explanation:
         'The key comes from the order. Retries within the day are answered by the provider from the key (replayed: true); the rerun the next day is answered by our own operations table, which still holds the charge after the provider forgot the key.',
-      code: `import { opKey, claim, complete, type ChargeResult, type CheckoutOrder, type Env } from 'effectively-once';
+      code: `import { opKey, claim, complete } from 'effectively-once';
+import type { ChargeResult, CheckoutOrder, Env } from 'effectively-once';
 
-export async function chargeOrder(order: CheckoutOrder, env: Env): Promise<ChargeResult> {
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
   const key = opKey('charge', { orderId: order.id });
   // Our own record first: it lasts as long as we keep it, not 24 hours.
   const c = await claim(env.db, key, 300);
   if (!c.owned) {
-    if (c.done) return c.result as ChargeResult;          // charged before: return that charge
-    throw new Error(\`order \${order.id} is being charged right now by someone else\`);
+    // Charged before: return that charge.
+    if (c.done) return c.result as ChargeResult;
+    throw new Error(\`order \${order.id} is being charged by someone else\`);
   }
   for (let attempt = 1; ; attempt++) {
     try {
       const charge = await env.payments.charge(
-        { orderId: order.id, amountCents: order.totalCents, customer: order.customerId },
-        { idempotencyKey: key },                          // the same key on every retry
+        {
+          orderId: order.id,
+          amountCents: order.totalCents,
+          customer: order.customerId,
+        },
+        { idempotencyKey: key },       // the same key on every retry
       );
       await complete(env.db, key, charge);
       return charge;
     } catch (err) {
-      if (attempt === 4) throw err;                       // the lease lets a later run take over
+      // Out of attempts: the lease lets a later run take over.
+      if (attempt === 4) throw err;
       await env.sleep(1000 * attempt);
     }
   }
@@ -218,9 +225,11 @@ const reminderEachDueDate: Invariant = {
   },
 };
 
-const reminderHandler = (keyIdentity: string) => `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
+const reminderHandler = (keyIdentity: string) => `import { opKey, claim, complete } from 'effectively-once';
+import type { Env, ReceiptMessage } from 'effectively-once';
 
-type ReminderMessage = ReceiptMessage & { businessDate: string };   // e.g. '2026-01-05'
+// businessDate: the day the reminder is for, e.g. '2026-01-05'.
+type ReminderMessage = ReceiptMessage & { businessDate: string };
 
 export async function sendReminder(msg: ReminderMessage, env: Env) {
   ${keyIdentity}
@@ -252,13 +261,19 @@ export const businessDateReminder: Scenario = {
       label: 'Starter',
       explanation: 'The key includes the time of the attempt, so every attempt — a redelivery, a rerun the same day — gets a new key, and another reminder.',
       code: reminderHandler(`// The key names this attempt: the moment this worker got to it.
-  const key = opKey('reminder', { orderId: msg.orderId, attemptAt: env.clock.now() });`),
+  const key = opKey('reminder', {
+    orderId: msg.orderId,
+    attemptAt: env.clock.now(),
+  });`),
     },
     solution: {
       label: 'Solution',
       explanation: 'opKey("reminder", { orderId, businessDate }): one operation per order per business date. A same-day rerun finds it done; the next business date is a new operation.',
       code: reminderHandler(`// The key names the operation: this order's reminder for this business date.
-  const key = opKey('reminder', { orderId: msg.orderId, businessDate: msg.businessDate });`),
+  const key = opKey('reminder', {
+    orderId: msg.orderId,
+    businessDate: msg.businessDate,
+  });`),
     },
   },
   build(mod) {
@@ -343,7 +358,11 @@ type BillingOrder = CheckoutOrder & { email: string };
 
 export async function runBillingJob(orders: BillingOrder[], env: Env) {
   for (const order of orders) {
-    await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId });
+    await env.payments.charge({
+      orderId: order.id,
+      amountCents: order.totalCents,
+      customer: order.customerId,
+    });
     await env.email.send({ to: order.email, orderId: order.id });
   }
 }
@@ -353,19 +372,21 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
       label: 'Solution',
       explanation:
         'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too.',
-      code: `import { opKey, claim, complete, type CheckoutOrder, type Env } from 'effectively-once';
+      code: `import { opKey, claim, complete } from 'effectively-once';
+import type { CheckoutOrder, Env } from 'effectively-once';
 
 type BillingOrder = CheckoutOrder & { email: string };
 
 /** Do \`work\` once per key; true when it is done (now or before). */
-async function once(env: Env, key: string, work: () => Promise<unknown>): Promise<boolean> {
+async function once(env: Env, key: string, work: () => Promise<unknown>) {
   const c = await claim(env.db, key, 300);
-  if (!c.owned) return c.done;              // done before, or someone is on it right now
+  // Not ours: done before (true), or someone is on it right now (false).
+  if (!c.owned) return c.done;
   await complete(env.db, key, await work());
   return true;
 }
 
-async function withRetries<T>(env: Env, call: () => Promise<T>): Promise<T> {
+async function withRetries<T>(env: Env, call: () => Promise<T>) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
@@ -382,15 +403,24 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     const charged = await once(env, chargeKey, () =>
       withRetries(env, () =>
         env.payments.charge(
-          { orderId: order.id, amountCents: order.totalCents, customer: order.customerId },
+          {
+            orderId: order.id,
+            amountCents: order.totalCents,
+            customer: order.customerId,
+          },
           { idempotencyKey: chargeKey },
         ),
       ),
     );
-    if (!charged) continue;                 // no receipt before the charge is known to be done
+    if (!charged) continue;     // no receipt before the charge is done
     const receiptKey = opKey('receipt-email', { orderId: order.id });
     await once(env, receiptKey, () =>
-      withRetries(env, () => env.email.send({ to: order.email, orderId: order.id }, { idempotencyKey: receiptKey })),
+      withRetries(env, () =>
+        env.email.send(
+          { to: order.email, orderId: order.id },
+          { idempotencyKey: receiptKey },
+        ),
+      ),
     );
   }
 }

@@ -80,13 +80,17 @@ export const batchCredits: Scenario = {
       explanation: 'Resends all ten items until every one succeeds in the same response: each round re-bills the items that had already succeeded, and the credits run out.',
       code: `import type { Env, TransformRequest } from 'effectively-once';
 
-export async function signAll(items: TransformRequest[], env: Env): Promise<string[]> {
+export async function signAll(items: TransformRequest[], env: Env) {
   for (let round = 1; round <= 6; round++) {
-    const results = await env.transform.batch(items);          // the whole batch, every time
+    // The whole batch, every time.
+    const results = await env.transform.batch(items);
     const outputs = results.map((r) => (r.ok ? r.output : null));
-    if (outputs.length === items.length && outputs.every((o) => o !== null)) return outputs as string[];
+    const allDone = outputs.every((o) => o !== null);
+    if (outputs.length === items.length && allDone) return outputs;
     let wait = 1000;
-    for (const r of results) if (!r.ok) wait = Math.max(wait, r.retryAfterMs ?? 60_000);
+    for (const r of results) {
+      if (!r.ok) wait = Math.max(wait, r.retryAfterMs ?? 60_000);
+    }
     await env.sleep(wait);
   }
   throw new Error('gave up: some items never succeeded');
@@ -99,24 +103,27 @@ export async function signAll(items: TransformRequest[], env: Env): Promise<stri
         'Results come back in the order sent, so result k belongs to the k-th index sent. Successes are kept; only indices that failed with 429 or 402, or got no result, go into the next request — each item is billed once.',
       code: `import type { Env, TransformRequest, TransformResult } from 'effectively-once';
 
-export async function signAll(items: TransformRequest[], env: Env): Promise<string[]> {
+export async function signAll(items: TransformRequest[], env: Env) {
   const outputs: (string | undefined)[] = items.map(() => undefined);
   for (let round = 1; round <= 8; round++) {
-    const pending = items.map((_, i) => i).filter((i) => outputs[i] === undefined);
+    const pending = items
+      .map((_, i) => i)
+      .filter((i) => outputs[i] === undefined);
     if (pending.length === 0) return outputs as string[];
     let results: TransformResult[];
     try {
       results = await env.transform.batch(pending.map((i) => items[i]));
     } catch {
-      await env.sleep(2000);                    // nothing came back: every pending item stays pending
+      // Nothing came back: every pending item stays pending.
+      await env.sleep(2000);
       continue;
     }
     let wait = 1000;
     pending.forEach((index, k) => {
-      const r = results[k];                     // k-th result = k-th index sent
+      const r = results[k];             // k-th result = k-th index sent
       if (r?.ok) outputs[index] = r.output;
       else if (r) wait = Math.max(wait, r.retryAfterMs ?? 60_000);
-      // no result at all: the item was never reached, so it stays pending
+      // No result at all: never reached, so it stays pending.
     });
     await env.sleep(wait);
   }
@@ -265,9 +272,13 @@ export const movingAnswers: Scenario = {
       explanation: 'Looks the address up on every delivery. Safe for the world, but the replay\'s answer is not the first one, and the CRM now holds both.',
       code: `import type { Env, ReceiptMessage } from 'effectively-once';
 
-// Return the answer to hand on to the CRM, or 'retry-later' to leave the message for later.
+// Return the answer to hand on to the CRM,
+// or 'retry-later' to leave the message for a later delivery.
 export async function checkCustomer(msg: ReceiptMessage, env: Env) {
-  return env.lookup.check({ kind: 'email-deliverability', value: msg.customer });
+  return env.lookup.check({
+    kind: 'email-deliverability',
+    value: msg.customer,
+  });
 }
 `,
     },
@@ -275,14 +286,22 @@ export async function checkCustomer(msg: ReceiptMessage, env: Env) {
       label: 'Solution',
       explanation:
         'The first answer is stored with complete() under the check\'s key; a replay finds the key done and returns the stored answer, so the CRM hears the same thing however often the message comes.',
-      code: `import { opKey, claim, complete, type Env, type LookupResult, type ReceiptMessage } from 'effectively-once';
+      code: `import { opKey, claim, complete } from 'effectively-once';
+import type { Env, LookupResult, ReceiptMessage } from 'effectively-once';
 
 export async function checkCustomer(msg: ReceiptMessage, env: Env) {
-  const key = opKey('deliverability-check', { orderId: msg.orderId, email: msg.customer });
+  const key = opKey('deliverability-check', {
+    orderId: msg.orderId,
+    email: msg.customer,
+  });
   const c = await claim(env.db, key, 60);
-  if (!c.owned) return c.done ? (c.result as LookupResult) : 'retry-later';   // replay: serve the stored answer
-  const answer = await env.lookup.check({ kind: 'email-deliverability', value: msg.customer });
-  await complete(env.db, key, answer);                                        // the first answer, kept
+  // A replay is served the stored answer, not a fresh one.
+  if (!c.owned) return c.done ? (c.result as LookupResult) : 'retry-later';
+  const answer = await env.lookup.check({
+    kind: 'email-deliverability',
+    value: msg.customer,
+  });
+  await complete(env.db, key, answer);        // the first answer, kept
   return answer;
 }
 `,

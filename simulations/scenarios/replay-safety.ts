@@ -83,9 +83,26 @@ const everythingApplied: Invariant = {
 };
 
 const EVENT_TYPE = `type ShipEvent = {
-  eventId: string; orderId: number; customer: string; customerId: string;
-  amountCents: number; invoiceHtml: string;
+  eventId: string; orderId: number; amountCents: number;
+  customer: string; customerId: string; invoiceHtml: string;
 };`;
+
+/** The four operations that are safe by nature, the same in both variants. */
+const SAFE_FOUR = `  await env.lookup.check({
+    kind: 'email-deliverability',
+    value: event.customer,
+  });
+  await env.transform.call({ kind: 'html-to-pdf', input: event.invoiceHtml });
+  await env.db.query(
+    \`UPDATE shipments SET status = 'shipped' WHERE order_id = $1\`,
+    [event.orderId],
+  );
+  await env.db.query(
+    \`INSERT INTO customers (id, email, last_order) VALUES ($1, $2, $3)
+     ON CONFLICT (id) DO UPDATE
+       SET email = EXCLUDED.email, last_order = EXCLUDED.last_order\`,
+    [event.customerId, event.customer, event.orderId],
+  );`;
 
 export const replaySafety: Scenario = {
   id: 'replay-safety',
@@ -105,20 +122,24 @@ export const replaySafety: Scenario = {
 ${EVENT_TYPE}
 
 export async function handleShipped(event: ShipEvent, env: Env) {
-  await env.lookup.check({ kind: 'email-deliverability', value: event.customer });
-  await env.transform.call({ kind: 'html-to-pdf', input: event.invoiceHtml });
-  await env.db.query(\`UPDATE shipments SET status = 'shipped' WHERE order_id = $1\`, [event.orderId]);
+${SAFE_FOUR}
+  await env.payments.charge({
+    orderId: event.orderId,
+    amountCents: event.amountCents,
+    customer: event.customerId,
+  });
+  await env.email.send({
+    to: event.customer,
+    orderId: event.orderId,
+    template: 'shipped',
+  });
   await env.db.query(
-    \`INSERT INTO customers (id, email, last_order) VALUES ($1, $2, $3)
-     ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, last_order = EXCLUDED.last_order\`,
-    [event.customerId, event.customer, event.orderId],
+    \`UPDATE counters SET value = value + 1 WHERE name = 'orders_shipped'\`,
   );
-  await env.payments.charge({ orderId: event.orderId, amountCents: event.amountCents, customer: event.customerId });
-  await env.email.send({ to: event.customer, orderId: event.orderId, template: 'shipped' });
-  await env.db.query(\`UPDATE counters SET value = value + 1 WHERE name = 'orders_shipped'\`);
-  await env.db.query('INSERT INTO audit_log (event_id, order_id, line) VALUES ($1, $2, $3)', [
-    event.eventId, event.orderId, 'order shipped',
-  ]);
+  await env.db.query(
+    'INSERT INTO audit_log (event_id, order_id, line) VALUES ($1, $2, $3)',
+    [event.eventId, event.orderId, 'order shipped'],
+  );
 }
 `,
     },
@@ -126,25 +147,24 @@ export async function handleShipped(event: ShipEvent, env: Env) {
       label: 'Solution',
       explanation:
         'The safe four stay as they are. The charge carries a key derived from the order; the e-mail is claimed and completed under its own key (and sent with it); the counter and the audit line are written in one transaction that first records the event\'s key, so a replay finds it and writes nothing.',
-      code: `import { opKey, claim, complete, withTransaction, type Env } from 'effectively-once';
+      code: `import { opKey, claim, complete, withTransaction } from 'effectively-once';
+import type { Env } from 'effectively-once';
 
 ${EVENT_TYPE}
 
 export async function handleShipped(event: ShipEvent, env: Env) {
-  // Safe by nature: a replay costs credits (lookup, transformation) or nothing (set, upsert).
-  await env.lookup.check({ kind: 'email-deliverability', value: event.customer });
-  await env.transform.call({ kind: 'html-to-pdf', input: event.invoiceHtml });
-  await env.db.query(\`UPDATE shipments SET status = 'shipped' WHERE order_id = $1\`, [event.orderId]);
-  await env.db.query(
-    \`INSERT INTO customers (id, email, last_order) VALUES ($1, $2, $3)
-     ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, last_order = EXCLUDED.last_order\`,
-    [event.customerId, event.customer, event.orderId],
-  );
+  // Safe by nature: a replay costs credits (lookup, transformation)
+  // or nothing at all (set a field, upsert by id).
+${SAFE_FOUR}
 
   // Needs a key: the provider returns the original charge.
   const chargeKey = opKey('charge', { orderId: event.orderId });
   await env.payments.charge(
-    { orderId: event.orderId, amountCents: event.amountCents, customer: event.customerId },
+    {
+      orderId: event.orderId,
+      amountCents: event.amountCents,
+      customer: event.customerId,
+    },
     { idempotencyKey: chargeKey },
   );
 
@@ -152,22 +172,29 @@ export async function handleShipped(event: ShipEvent, env: Env) {
   const emailKey = opKey('shipped-email', { orderId: event.orderId });
   const c = await claim(env.db, emailKey, 30);
   if (c.owned) {
-    const sent = await env.email.send({ to: event.customer, orderId: event.orderId, template: 'shipped' }, { idempotencyKey: emailKey });
+    const sent = await env.email.send(
+      { to: event.customer, orderId: event.orderId, template: 'shipped' },
+      { idempotencyKey: emailKey },
+    );
     await complete(env.db, emailKey, sent);
   }
 
-  // Needs dedupe: record the event's key and count it in one transaction, or not at all.
+  // Needs dedupe: record the event's key and count it in one
+  // transaction, or not at all.
   await withTransaction(env.db, async (tx) => {
     const first = await tx.query(
       \`INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now())
        ON CONFLICT (op_key) DO NOTHING RETURNING op_key\`,
       [opKey('count-shipped', { eventId: event.eventId })],
     );
-    if (first.rows.length === 0) return;    // counted and logged already
-    await tx.query(\`UPDATE counters SET value = value + 1 WHERE name = 'orders_shipped'\`);
-    await tx.query('INSERT INTO audit_log (event_id, order_id, line) VALUES ($1, $2, $3)', [
-      event.eventId, event.orderId, 'order shipped',
-    ]);
+    if (first.rows.length === 0) return;      // counted and logged already
+    await tx.query(
+      \`UPDATE counters SET value = value + 1 WHERE name = 'orders_shipped'\`,
+    );
+    await tx.query(
+      'INSERT INTO audit_log (event_id, order_id, line) VALUES ($1, $2, $3)',
+      [event.eventId, event.orderId, 'order shipped'],
+    );
   });
 }
 `,

@@ -7,7 +7,7 @@
  */
 import type { ReactNode } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
-import type { CreditSpent, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
+import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
 import { SIM_EPOCH_MS } from '@/simulations/snapshots';
 import { formatSimTime, ledgerAt, shortKey } from './snapshots';
 
@@ -80,6 +80,25 @@ function creditGroups(credits: readonly CreditSpent[]): { item: string; label: s
     g.outputs.push(c.output);
     g.last = c;
     groups.set(c.item, g);
+  }
+  return [...groups.values()];
+}
+
+const CODE_MEANING: Record<ItemRefusal['code'], string> = {
+  429: '(rate window full)',
+  402: '(out of credits)',
+  'no-response': '(past the batch deadline)',
+};
+
+/** Refusals of one request together (a batch refuses many items at once), by code. */
+function refusalsByRequest(refusals: readonly ItemRefusal[]) {
+  const groups = new Map<number, { step: number; by: string; atMs: number; parts: { code: ItemRefusal['code']; items: string[] }[] }>();
+  for (const r of refusals) {
+    const g = groups.get(r.step) ?? { step: r.step, by: r.by, atMs: r.atMs, parts: [] };
+    let part = g.parts.find((p) => p.code === r.code);
+    if (!part) g.parts.push((part = { code: r.code, items: [] }));
+    part.items.push(itemLabel(r.item));
+    groups.set(r.step, g);
   }
   return [...groups.values()];
 }
@@ -237,16 +256,23 @@ export function Ledger({ run, selected }: LedgerProps) {
             )}
           </Section>
           {full.itemRefusals.length > 0 && (
-            <Section title="Refused or unanswered items (not billed)" count={now.itemRefusals.length}>
+            <Section title="Items refused or unanswered (not billed)" count={now.itemRefusals.length}>
               {now.itemRefusals.length === 0 ? (
                 <Empty>No item refused yet.</Empty>
               ) : (
                 <ol className="space-y-1.5">
-                  {now.itemRefusals.map((r, k) => (
-                    <li key={k} className={row}>
-                      <span className="font-mono font-semibold">{r.code === 'no-response' ? 'no response' : r.code}</span>{' '}
-                      {r.code === 429 ? '(rate window full)' : r.code === 402 ? '(out of credits)' : '(past the batch deadline)'} · <span className="font-mono">{itemLabel(r.item)}</span> ·{' '}
-                      <span className="font-mono">{r.by}</span> at {formatSimTime(r.atMs)}
+                  {refusalsByRequest(now.itemRefusals).map((g) => (
+                    <li key={g.step} className={row}>
+                      <span className="font-mono">{g.by}</span> at {formatSimTime(g.atMs)}:{' '}
+                      {g.parts.map((p, k) => (
+                        <span key={p.code}>
+                          {k > 0 && ', '}
+                          <span className="font-mono font-semibold">{p.code === 'no-response' ? 'no response' : p.code}</span> {CODE_MEANING[p.code]} for{' '}
+                          <span className="font-mono" title={p.items.join('\n')}>
+                            {p.items.length === 1 ? p.items[0] : `${p.items.length} items`}
+                          </span>
+                        </span>
+                      ))}
                     </li>
                   ))}
                 </ol>
