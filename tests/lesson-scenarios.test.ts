@@ -11,7 +11,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers';
 import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
-import { runScenario } from '../simulations/run';
+import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { LookupResult, TransformRequest, TransformResult } from '../simulations/types';
@@ -210,6 +210,18 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     // The safe half cost credits again, nothing more.
     expect(r.ledger.credits.map((c) => c.kind).sort(), replayHint(r)).toEqual(['lookup', 'lookup', 'transform', 'transform']);
   });
+});
+
+const DEEP_RUNS = Number(process.env.EXPLORE_RUNS_NEW ?? 150);
+
+describe.each(NEW_IDS)('%s explored deeply', (id) => {
+  test(`the solution holds across ${DEEP_RUNS} seeded fault plans`, async () => {
+    const scenario = scenarioById(id);
+    const e = await explore(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: DEEP_RUNS });
+    const cx = e.counterexample;
+    expect(e.violations, cx ? replayHint({ scenario: id, variant: 'solution', ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
+    expect(e.errors).toBe(0);
+  }, 120_000);
 });
 
 describe.each(NEW_IDS)('%s is deterministic', (id) => {
