@@ -28,6 +28,9 @@ export function DbStatus({ className = '' }: { className?: string }) {
       data-status={db.status}
       data-boot-ms={db.bootMs}
       data-boot-timings={db.timings ? JSON.stringify(db.timings) : undefined}
+      data-prebuilt={db.prebuilt === undefined ? undefined : String(db.prebuilt)}
+      data-worker-created-ms={db.workerCreatedMs}
+      data-worker-start-ms={db.workerStartMs}
       className={`rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >
       <h2 id="db-status-heading" className="sr-only">
@@ -67,8 +70,8 @@ export function DbStatus({ className = '' }: { className?: string }) {
           )}
           {db.status === 'booting' && (
             <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-              Loading PostgreSQL compiled to WebAssembly and creating the lesson&apos;s tables, in a
-              worker in this tab.
+              Loading PostgreSQL compiled to WebAssembly and the lesson&apos;s tables, in a worker in
+              this tab.
               <noscript>
                 {' '}
                 <strong className="font-semibold text-rose-700 dark:text-rose-400">

@@ -1,247 +1,35 @@
 /// <reference lib="webworker" />
 /**
- * The tab's one PostgreSQL: PGlite (Postgres compiled to WebAssembly) in a module worker, so its
- * boot and every query run off the main thread. The simulation engine runs here too, on the same
- * PGlite (one instance per tab: each costs ~500 MB), and so does the learner's code, inside the
- * sandbox of ./sandbox.ts. Protocol: ./protocol.ts.
- *
- * Requests are served one at a time, in order: a run resets the scenario's tables, so a query or
- * another run must not interleave with it. While a run or an exploration is going on the worker
- * sends a heartbeat from a task of its own; the page's watchdog reads silence as a stuck loop.
+ * The database worker's entry, kept small on purpose: it starts downloading (and compiling) what
+ * PGlite's boot needs, and only then loads PGlite and the engine (./worker-main.ts, a few hundred
+ * KB of script), so the two overlap instead of queueing. Requests that arrive meanwhile are handed
+ * over in order once the main module is up.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { learnerLocation } from '@/simulations/compile';
-import { hostTick } from '@/simulations/host-tick';
-import { runForLab, type LabRun } from '@/simulations/lab-run';
-import { explore } from '@/simulations/run';
-import { scenarioById } from '@/simulations/scenarios';
-import { PgliteSimDatabase } from '@/simulations/sim-database';
-import type {
-  ExploreRequest,
-  QueryErrorMessage,
-  RunRequest,
-  UnhandledRejection,
-  WorkerRequest,
-  WorkerResponse,
-} from './protocol';
-import { hostClock, lockDown } from './sandbox';
+import { startBootAssets } from './boot-assets';
+import type { WorkerRequest, WorkerResponse } from './protocol';
 
+const entryMs = performance.now();
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
-function post(message: WorkerResponse): void {
-  scope.postMessage(message);
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
-
-interface Booted {
-  pg: PGlite;
-  sim: PgliteSimDatabase;
-}
-
-async function boot(): Promise<Booted> {
-  const ms = () => Math.round(hostClock.now());
-  const scriptLoaded = ms();
-  const pg = await PGlite.create();
-  const pgliteCreated = ms();
-  const sim = await PgliteSimDatabase.open(pg);
-  const schemaInstalled = ms();
-  // The first real query: only once it answers is the database ready.
-  const { rows } = await pg.query<{ version: string; operations: number }>(
-    'SELECT version() AS version, (SELECT count(*)::int FROM operations) AS operations',
-  );
-  const first = rows[0];
-  if (!first) throw new Error('SELECT version() returned no row');
-  // PGlite has fetched everything it needs: from here on no code in this worker reaches the network.
-  lockDown();
-  const firstQuery = ms();
-  post({
-    type: 'ready',
-    version: first.version,
-    bootMs: firstQuery,
-    operations: first.operations,
-    timings: { scriptLoaded, pgliteCreated, schemaInstalled, firstQuery },
-  });
-  return { pg, sim };
-}
-
-const database: Promise<Booted> = boot();
-database.catch((error: unknown) => post({ type: 'error', message: `PGlite failed to boot: ${errorText(error)}` }));
-
-/** PostgreSQL's error fields, where the error has them. */
-function sqlError(id: number, error: unknown): QueryErrorMessage {
-  const e = error as Partial<Record<'code' | 'detail' | 'hint' | 'position', unknown>>;
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const position = Number(text(e?.position));
-  return {
-    type: 'error',
-    id,
-    message: errorText(error),
-    code: text(e?.code),
-    detail: text(e?.detail),
-    hint: text(e?.hint),
-    position: Number.isFinite(position) && position > 0 ? position : undefined,
-  };
-}
-
-async function booted(id: number): Promise<Booted | null> {
-  try {
-    return await database;
-  } catch (error) {
-    post({ type: 'error', id, message: `The database is not available: ${errorText(error)}` });
-    return null;
-  }
-}
-
-async function runQuery(id: number, sql: string): Promise<void> {
-  const db = await booted(id);
-  if (!db) return;
-  const started = hostClock.now();
-  try {
-    const results = await db.pg.exec(sql, { rowMode: 'array' });
-    const durationMs = hostClock.now() - started;
-    const last = results.at(-1);
-    post({
-      type: 'result',
-      id,
-      fields: (last?.fields ?? []).map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-      rows: (last?.rows ?? []) as unknown[][],
-      command: last?.command,
-      rowCount: last?.rowCount ?? last?.affectedRows,
-      statements: results.length,
-      durationMs,
-    });
-  } catch (error) {
-    post(sqlError(id, error));
-  }
-}
-
-// Heartbeat while busy: a timer task that only runs when the event loop turns.
-let busy = 0;
-let heartbeat: ReturnType<typeof hostClock.setInterval> | null = null;
-function beginBusy(): void {
-  if (busy++ === 0) heartbeat = hostClock.setInterval(() => post({ type: 'heartbeat' }), 250);
-}
-function endBusy(): void {
-  if (--busy === 0 && heartbeat !== null) {
-    hostClock.clearInterval(heartbeat);
-    heartbeat = null;
-  }
-}
-
-// Rejections the learner's code left unhandled during the current run.
-let unhandled: UnhandledRejection[] | null = null;
-scope.addEventListener('unhandledrejection', (event: PromiseRejectionEvent) => {
-  event.preventDefault();
-  const reason = event.reason as unknown;
-  const message = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
-  const loc = learnerLocation(reason);
-  unhandled?.push({ message, ...(loc ? { line: loc.line } : {}) });
+// Turbopack turns each `new URL(…, import.meta.url)` into a hashed static asset of the build (the
+// same files PGlite itself would fetch; the data directory comes from scripts/build-datadir.ts).
+const assets = startBootAssets({
+  wasm: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.wasm', import.meta.url),
+  fsBundle: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.data', import.meta.url),
+  dataDir: new URL('../../generated/pglite-datadir.tar.gz', import.meta.url),
 });
 
-function postRun(id: number, run: LabRun, seen: UnhandledRejection[]): void {
-  try {
-    post({ type: 'run-result', id, run, unhandled: seen });
-  } catch {
-    // Something in a trace event's data cannot be structured-cloned: send the run without it.
-    const trace = run.result.trace.map(({ data: _data, ...event }) => event);
-    post({ type: 'run-result', id, run: { ...run, result: { ...run.result, trace } }, unhandled: seen, strippedData: true });
-  }
-}
+const handler = import('./worker-main').then((main) => main.startWorker(assets, entryMs));
+const loadFailure = (error: unknown) => `The database worker could not load: ${error instanceof Error ? error.message : String(error)}`;
+handler.catch((error: unknown) => scope.postMessage({ type: 'error', message: loadFailure(error) } satisfies WorkerResponse));
 
-async function runOnce(request: RunRequest): Promise<void> {
-  const db = await booted(request.id);
-  if (!db) return;
-  beginBusy();
-  const seen: UnhandledRejection[] = [];
-  unhandled = seen;
-  try {
-    const scenario = scenarioById(request.scenario);
-    const run = await runForLab(db.sim, {
-      scenario,
-      code: request.code,
-      variant: request.variant ?? 'your code',
-      seed: request.seed,
-      faults: request.faults,
-      choices: request.choices,
-    });
-    // Unhandled rejections are reported after the task that left them: give them two turns.
-    await hostTick();
-    await hostTick();
-    postRun(request.id, run, seen);
-  } catch (error) {
-    post({ type: 'error', id: request.id, message: `The run could not finish: ${errorText(error)}` });
-  } finally {
-    unhandled = null;
-    endBusy();
-  }
-}
-
-const cancelled = new Set<number>();
-
-async function exploreMany(request: ExploreRequest): Promise<void> {
-  const db = await booted(request.id);
-  if (!db) return;
-  beginBusy();
-  let lastProgress = -Infinity;
-  const started = hostClock.now();
-  unhandled = [];
-  try {
-    const scenario = scenarioById(request.scenario);
-    const result = await explore(db.sim, {
-      scenario,
-      code: request.code,
-      variant: 'learner',
-      runs: request.runs,
-      hostNow: hostClock.now,
-      shouldStop: () => cancelled.has(request.id),
-      onProgress(done, total) {
-        const now = hostClock.now();
-        if (now - lastProgress < 100 && done < total) return;
-        lastProgress = now;
-        const elapsed = now - started;
-        post({
-          type: 'explore-progress',
-          id: request.id,
-          done,
-          total,
-          schedulesPerSecond: elapsed > 0 ? Math.round((done / elapsed) * 1000) : null,
-        });
-      },
-    });
-    post({ type: 'explore-result', id: request.id, result });
-  } catch (error) {
-    post({ type: 'error', id: request.id, message: `The exploration could not finish: ${errorText(error)}` });
-  } finally {
-    cancelled.delete(request.id);
-    unhandled = null;
-    endBusy();
-  }
-}
-
-// One request at a time, in arrival order (a cancel jumps the queue: it only sets a flag).
-let queue: Promise<void> = Promise.resolve();
-function enqueue(job: () => Promise<void>): void {
-  queue = queue.then(job, job);
-}
-
+// Listening from the first task, so no request is dropped while the main module loads.
 scope.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
-  switch (request?.type) {
-    case 'query':
-      enqueue(() => runQuery(request.id, request.sql));
-      break;
-    case 'run':
-      enqueue(() => runOnce(request));
-      break;
-    case 'explore':
-      enqueue(() => exploreMany(request));
-      break;
-    case 'cancel':
-      cancelled.add(request.id);
-      break;
-  }
+  handler.then(
+    (handle) => handle(request),
+    (error: unknown) => {
+      if (request.type !== 'cancel') scope.postMessage({ type: 'error', id: request.id, message: loadFailure(error) } satisfies WorkerResponse);
+    },
+  );
 });

@@ -1,9 +1,9 @@
 /**
  * The messages between the page and the PGlite worker (components/db/pglite.worker.ts).
  *
- * The worker boots one PGlite instance, installs the simulator's schema, runs a first real query
- * and only then announces `ready`. Requests sent before that wait for the boot; if the boot
- * failed they are answered with the boot's error.
+ * The worker boots one PGlite instance (from the prebuilt data directory when it can), installs the
+ * simulator's schema, runs a first real query and only then announces `ready`. Requests sent
+ * before that wait for the boot; if the boot failed they are answered with the boot's error.
  */
 
 import type { LabRun } from '@/simulations/lab-run';
@@ -116,15 +116,27 @@ export interface ReadyMessage {
   bootMs: number;
   /** `SELECT count(*) FROM operations` after the schema was installed. */
   operations: number;
+  /** Whether the database came from the prebuilt data directory (false: initdb ran in the tab). */
+  prebuilt: boolean;
+  /** The worker's `performance.timeOrigin`, to place its milestones on the page's clock. */
+  timeOrigin: number;
   /** Where the boot time went, in milliseconds since the worker started. */
   timings: BootTimings;
 }
 
-/** Milestones of the boot, each in milliseconds since the worker started (performance.now()). */
+/** Milestones of the boot, each in milliseconds since the worker started (its performance.now()). */
 export interface BootTimings {
-  /** The worker's script has loaded and starts PGlite. */
+  /** The worker's first (small) script ran and started the downloads. */
+  entry: number;
+  /** PGlite and the engine have loaded (./worker-main.ts). */
   scriptLoaded: number;
-  /** PGlite.create() resolved: WebAssembly compiled, data loaded, initdb done. */
+  /** PGlite's WebAssembly module downloaded and compiled. */
+  wasmCompiled: number;
+  /** PGlite's file-system bundle downloaded. */
+  fsBundleLoaded: number;
+  /** The prebuilt data directory downloaded. */
+  dataDirLoaded: number;
+  /** PGlite.create() resolved: instantiated, files in place, the server started (initdb first, when not prebuilt). */
   pgliteCreated: number;
   /** The virtual clock and the lesson's schema are installed. */
   schemaInstalled: number;

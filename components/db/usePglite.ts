@@ -1,16 +1,14 @@
 'use client';
 /**
- * Start the tab's database worker and talk to it. Mount this hook once per tab (PgliteProvider
- * does, in the root layout) and read it with `useDatabase()`: every call of the hook starts a
- * worker, and each worker boots its own database.
- *
- * React StrictMode mounts, unmounts and mounts again in development: the cleanup disposes of the
- * first client, so only one worker ever lives.
+ * Talk to the tab's database worker (`tabWorkerClient()`: one per tab, however often this hook
+ * mounts). PgliteProvider calls it in the root layout; components read it with `useDatabase()`.
+ * The worker outlives every component (React StrictMode's mount, unmount, mount in development
+ * included): the page keeps one database for as long as it is open.
  */
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { ExploreRequest, QueryResult, RunRequest } from './protocol';
 import { SqlError } from './protocol';
-import { WorkerClient, type BootState, type ExploreProgress, type RunAnswer } from './worker-client';
+import { tabWorkerClient, type BootState, type ExploreProgress, type RunAnswer, type WorkerClient } from './worker-client';
 
 export type { DbStatus } from './worker-client';
 
@@ -33,9 +31,7 @@ export function usePglite(): PgliteHandle {
   const [client, setClient] = useState<WorkerClient | null>(null);
 
   useEffect(() => {
-    const c = new WorkerClient();
-    setClient(c);
-    return () => c.dispose();
+    setClient(tabWorkerClient());
   }, []);
 
   const state = useSyncExternalStore(

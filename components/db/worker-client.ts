@@ -27,6 +27,12 @@ export interface BootState {
   version?: string;
   bootMs?: number;
   timings?: BootTimings;
+  /** Whether the database came from the prebuilt data directory (false: initdb ran in the tab). */
+  prebuilt?: boolean;
+  /** When the page created the worker, in ms since navigation start (the page's performance.now()). */
+  workerCreatedMs?: number;
+  /** When the worker's clock started, in ms since navigation start: add it to `timings` to place them. */
+  workerStartMs?: number;
   error?: string;
   /** How many times the worker was restarted after a stuck run. */
   restarts: number;
@@ -81,6 +87,7 @@ export class WorkerClient {
   private readonly stuckAfterMs: number;
   private readonly createWorker: () => Worker;
   private disposed = false;
+  private createdAt = 0;
 
   constructor(options: WorkerClientOptions = {}) {
     this.stuckAfterMs = options.stuckAfterMs ?? 2_000;
@@ -102,6 +109,7 @@ export class WorkerClient {
   }
 
   private start(): void {
+    this.createdAt = performance.now();
     const worker = this.createWorker();
     this.worker = worker;
     this.setState({ status: 'booting' });
@@ -121,7 +129,15 @@ export class WorkerClient {
   private onMessage(message: WorkerResponse): void {
     switch (message.type) {
       case 'ready':
-        this.setState({ status: 'ready', version: message.version, bootMs: message.bootMs, timings: message.timings });
+        this.setState({
+          status: 'ready',
+          version: message.version,
+          bootMs: message.bootMs,
+          timings: message.timings,
+          prebuilt: message.prebuilt,
+          workerCreatedMs: Math.round(this.createdAt),
+          workerStartMs: Math.round(message.timeOrigin - performance.timeOrigin),
+        });
         return;
       case 'heartbeat':
         return;
@@ -242,4 +258,17 @@ export class WorkerClient {
     this.worker = null;
     this.failAll(new SqlError({ message: 'The database worker was stopped.' }));
   }
+}
+
+const TAB_CLIENT = Symbol.for('effectively-once.tab-database');
+
+/**
+ * The tab's one database worker, created on first call and kept for the life of the page (the
+ * root layout never unmounts). Calling this as early as possible starts PGlite's boot early: the
+ * provider's module does so as soon as it is evaluated, before React hydrates. Kept on globalThis
+ * so that a module reload in development finds the running worker instead of starting another.
+ */
+export function tabWorkerClient(): WorkerClient {
+  const holder = globalThis as typeof globalThis & { [TAB_CLIENT]?: WorkerClient };
+  return (holder[TAB_CLIENT] ??= new WorkerClient());
 }

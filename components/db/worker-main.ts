@@ -1,22 +1,29 @@
 /// <reference lib="webworker" />
 /**
- * The tab's one PostgreSQL: PGlite (Postgres compiled to WebAssembly) in a module worker, so its
- * boot and every query run off the main thread. The simulation engine runs here too, on the same
- * PGlite (one instance per tab: each costs ~500 MB), and so does the learner's code, inside the
- * sandbox of ./sandbox.ts. Protocol: ./protocol.ts.
+ * The tab's one PostgreSQL: PGlite (Postgres compiled to WebAssembly) in a worker, so its boot and
+ * every query run off the main thread. The simulation engine runs here too, on the same PGlite (one
+ * instance per tab: each costs ~500 MB), and so does the learner's code, inside the sandbox of
+ * ./sandbox.ts. Protocol: ./protocol.ts. Loaded by ./pglite.worker.ts once that has started the
+ * downloads the boot waits on (./boot-assets.ts).
+ *
+ * The boot loads the prebuilt data directory (./prebuilt-datadir.ts) and so skips initdb; when that
+ * directory is missing, unreadable or built from another schema, it warns and runs initdb instead.
  *
  * Requests are served one at a time, in order: a run resets the scenario's tables, so a query or
  * another run must not interleave with it. While a run or an exploration is going on the worker
  * sends a heartbeat from a task of its own; the page's watchdog reads silence as a stuck loop.
  */
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { learnerLocation } from '@/simulations/compile';
 import { hostTick } from '@/simulations/host-tick';
 import { runForLab, type LabRun } from '@/simulations/lab-run';
 import { explore } from '@/simulations/run';
 import { scenarioById } from '@/simulations/scenarios';
 import { PgliteSimDatabase } from '@/simulations/sim-database';
+import type { BootAssets } from './boot-assets';
+import { dataDirBlob, readFingerprint, schemaFingerprint } from './prebuilt-datadir';
 import type {
+  BootTimings,
   ExploreRequest,
   QueryErrorMessage,
   RunRequest,
@@ -42,11 +49,40 @@ interface Booted {
   sim: PgliteSimDatabase;
 }
 
-async function boot(): Promise<Booted> {
+/** PGlite from the prebuilt data directory, or null (with a console warning saying why). */
+async function fromPrebuilt(options: PGliteOptions, dataDir: Awaited<BootAssets['dataDir']>): Promise<PGlite | null> {
+  const fallBack = (why: string) => {
+    console.warn(`The prebuilt database ${why}; creating it from scratch instead (initdb, a few seconds slower). Run \`npm run build\` to rebuild it.`);
+    return null;
+  };
+  if (!dataDir.value) return fallBack(`could not be loaded (${dataDir.reason})`);
+  let pg: PGlite | undefined;
+  try {
+    pg = await PGlite.create({ ...options, loadDataDir: dataDirBlob(dataDir.value) });
+    const found = await readFingerprint(pg);
+    const expected = schemaFingerprint();
+    if (found === expected) return pg;
+    await pg.close();
+    return fallBack(`was built for another schema (${found ?? 'no fingerprint'}, this build has ${expected})`);
+  } catch (error) {
+    await pg?.close().catch(() => {});
+    return fallBack(`failed to start (${errorText(error)})`);
+  }
+}
+
+async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
   const ms = () => Math.round(hostClock.now());
   const scriptLoaded = ms();
-  const pg = await PGlite.create();
+  const [wasm, fsBundle, dataDir] = await Promise.all([assets.wasmModule, assets.fsBundle, assets.dataDir]);
+  // A part that failed to download is left to PGlite, which fetches it the usual way.
+  const options: PGliteOptions = {
+    ...(wasm.value ? { pgliteWasmModule: wasm.value } : {}),
+    ...(fsBundle.value ? { fsBundle: fsBundle.value } : {}),
+  };
+  const prebuilt = await fromPrebuilt(options, dataDir);
+  const pg = prebuilt ?? (await PGlite.create(options));
   const pgliteCreated = ms();
+  // Idempotent on the prebuilt database (its tables exist); also sets this session's search_path and clock.
   const sim = await PgliteSimDatabase.open(pg);
   const schemaInstalled = ms();
   // The first real query: only once it answers is the database ready.
@@ -58,18 +94,27 @@ async function boot(): Promise<Booted> {
   // PGlite has fetched everything it needs: from here on no code in this worker reaches the network.
   lockDown();
   const firstQuery = ms();
+  const timings: BootTimings = {
+    entry: Math.round(entryMs),
+    scriptLoaded,
+    wasmCompiled: Math.round(wasm.ms),
+    fsBundleLoaded: Math.round(fsBundle.ms),
+    dataDirLoaded: Math.round(dataDir.ms),
+    pgliteCreated,
+    schemaInstalled,
+    firstQuery,
+  };
   post({
     type: 'ready',
     version: first.version,
     bootMs: firstQuery,
     operations: first.operations,
-    timings: { scriptLoaded, pgliteCreated, schemaInstalled, firstQuery },
+    prebuilt: prebuilt !== null,
+    timeOrigin: performance.timeOrigin,
+    timings,
   });
   return { pg, sim };
 }
-
-const database: Promise<Booted> = boot();
-database.catch((error: unknown) => post({ type: 'error', message: `PGlite failed to boot: ${errorText(error)}` }));
 
 /** PostgreSQL's error fields, where the error has them. */
 function sqlError(id: number, error: unknown): QueryErrorMessage {
@@ -87,8 +132,12 @@ function sqlError(id: number, error: unknown): QueryErrorMessage {
   };
 }
 
+/** The boot, once `startWorker` began it. */
+let database: Promise<Booted> | null = null;
+
 async function booted(id: number): Promise<Booted | null> {
   try {
+    if (!database) throw new Error('the worker has not started');
     return await database;
   } catch (error) {
     post({ type: 'error', id, message: `The database is not available: ${errorText(error)}` });
@@ -228,8 +277,7 @@ function enqueue(job: () => Promise<void>): void {
   queue = queue.then(job, job);
 }
 
-scope.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
-  const request = event.data;
+function handle(request: WorkerRequest): void {
   switch (request?.type) {
     case 'query':
       enqueue(() => runQuery(request.id, request.sql));
@@ -244,4 +292,14 @@ scope.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
       cancelled.add(request.id);
       break;
   }
-});
+}
+
+/**
+ * Boot the database from `assets` and return the request handler. `entryMs` is when the worker's
+ * first script ran (its clock), for the boot timings.
+ */
+export function startWorker(assets: BootAssets, entryMs: number): (request: WorkerRequest) => void {
+  database = boot(assets, entryMs);
+  database.catch((error: unknown) => post({ type: 'error', message: `PGlite failed to boot: ${errorText(error)}` }));
+  return handle;
+}

@@ -2,12 +2,20 @@
 /**
  * The code editor as the page first shows it: the code as a plain <pre> (in the static HTML, so it
  * is readable before any script runs), replaced by Monaco once Monaco has loaded and mounted.
+ *
+ * Monaco (megabytes of script, plus its TypeScript worker) starts loading once the tab's database
+ * has booted, so on a cold load the two do not fight over the CPU and "ready to run" comes first;
+ * sooner if the learner reaches for the editor, and after MONACO_AT_LATEST_MS whatever happens.
  */
 import dynamic from 'next/dynamic';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useDatabase } from '@/components/db/PgliteProvider';
 import type { CodeEditorProps } from './CodeEditor';
 
 const CodeEditor = dynamic(() => import('./CodeEditor'), { ssr: false, loading: () => null });
+
+/** Load Monaco by now even if the database is still booting. */
+const MONACO_AT_LATEST_MS = 4_000;
 
 const LINE_HEIGHT = 20;
 const PADDING = 24;
@@ -21,6 +29,17 @@ export interface LazyCodeEditorProps extends Omit<CodeEditorProps, 'onReady'> {
 
 export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEditorProps) {
   const [ready, setReady] = useState(false);
+  const dbStatus = useDatabase().status;
+  // Once allowed, for good: a database restart (a stuck run) must not unmount the editor.
+  const [load, setLoad] = useState(false);
+  useEffect(() => {
+    if (dbStatus !== 'booting') setLoad(true);
+  }, [dbStatus]);
+  useEffect(() => {
+    const timer = setTimeout(() => setLoad(true), MONACO_AT_LATEST_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  const loadNow = () => setLoad(true);
   const lines = Math.max(minLines, editor.value.split('\n').length + 1);
   const height = lines * LINE_HEIGHT + PADDING;
 
@@ -33,9 +52,11 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       data-editor-ready={ready ? 'true' : 'false'}
       className="relative w-full overflow-hidden bg-white dark:bg-[#0b1120]"
       style={{ height }}
+      onPointerDown={loadNow}
+      onFocusCapture={loadNow}
     >
       <div className={ready ? 'h-full' : 'h-full opacity-0'} aria-hidden={!ready}>
-        <CodeEditor {...editor} onReady={() => setReady(true)} />
+        {load && <CodeEditor {...editor} onReady={() => setReady(true)} />}
       </div>
       {!ready && (
         <pre

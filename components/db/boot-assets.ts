@@ -1,0 +1,60 @@
+/// <reference lib="webworker" />
+/**
+ * The three downloads a PGlite boot waits on — the WebAssembly module, the file-system bundle and
+ * the prebuilt data directory — started the moment the worker's first script runs, before the
+ * worker loads PGlite's JavaScript and the engine. The module compiles while it streams in. Each
+ * one that fails resolves to `undefined` with the reason: PGlite then fetches that part itself
+ * (or, for the data directory, runs initdb), so a missing asset costs time, never the boot.
+ *
+ * This module stays tiny and imports nothing: it is in the worker's first chunk.
+ */
+
+/** What the boot gets from the early downloads. */
+export interface BootAssets {
+  wasmModule: Promise<Loaded<WebAssembly.Module>>;
+  fsBundle: Promise<Loaded<Blob>>;
+  dataDir: Promise<Loaded<ArrayBuffer>>;
+}
+
+/** An asset, or why it is missing; `ms` is when it was ready, on the worker's clock. */
+export type Loaded<T> = { value: T; ms: number } | { value: undefined; ms: number; reason: string };
+
+/** Where the assets are, as Turbopack emits them (hashed names next to the worker's chunks). */
+export interface BootAssetUrls {
+  wasm: URL;
+  fsBundle: URL;
+  dataDir: URL;
+}
+
+async function settle<T>(work: () => Promise<T>): Promise<Loaded<T>> {
+  try {
+    const value = await work();
+    return { value, ms: performance.now() };
+  } catch (error) {
+    return { value: undefined, ms: performance.now(), reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function ok(url: URL): Promise<Response> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
+  return response;
+}
+
+async function compileWasm(url: URL): Promise<WebAssembly.Module> {
+  const response = await ok(url);
+  // Streaming compile needs `application/wasm`; a host that says otherwise gets the slower path.
+  if (typeof WebAssembly.compileStreaming === 'function' && response.headers.get('Content-Type')?.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/** Start all three downloads now. */
+export function startBootAssets(urls: BootAssetUrls): BootAssets {
+  return {
+    wasmModule: settle(() => compileWasm(urls.wasm)),
+    fsBundle: settle(async () => (await ok(urls.fsBundle)).blob()),
+    dataDir: settle(async () => (await ok(urls.dataDir)).arrayBuffer()),
+  };
+}

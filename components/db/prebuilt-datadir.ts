@@ -1,0 +1,65 @@
+/**
+ * The prebuilt database: at build time (scripts/build-datadir.ts) a PGlite instance runs initdb,
+ * the virtual clock and the lesson's schema, and is dumped to a gzip tarball that the worker hands
+ * to `new PGlite({ loadDataDir })`. Booting from it skips initdb (a second PGlite instance, the
+ * initdb run, a dump and a reload) — most of a cold boot.
+ *
+ * The tarball carries its own fingerprint: a comment on schema `sim` holding a hash of the exact
+ * SQL that built it. The worker compares it with the hash of the SQL in its own bundle and, when
+ * they differ (a schema change without a rebuild of the tarball), boots the ordinary way instead.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { SCHEMA_SQL } from '@/lib/schema';
+import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '@/simulations/sql-clock';
+
+/** What the tarball's fingerprint covers: every statement that shaped the database at build time. */
+export function schemaFingerprintOf(parts: { searchPath: string; clock: string; schema: string }): string {
+  const text = JSON.stringify([parts.searchPath, parts.clock, parts.schema]);
+  return bytesToHex(sha256(utf8ToBytes(text))).slice(0, 16);
+}
+
+/** The fingerprint of the schema in this build: the one a current tarball must carry. */
+export function schemaFingerprint(): string {
+  return schemaFingerprintOf({ searchPath: SEARCH_PATH_SQL, clock: CLOCK_SQL, schema: SCHEMA_SQL });
+}
+
+const MARK_PREFIX = 'effectively-once prebuilt schema ';
+
+/** Reads the fingerprint a database carries (null for one that was not prebuilt). */
+export const FINGERPRINT_SQL = "SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = 'sim'";
+
+/** The fingerprint in a `FINGERPRINT_SQL` answer's mark, or null. */
+export function fingerprintFromMark(mark: unknown): string | null {
+  return typeof mark === 'string' && mark.startsWith(MARK_PREFIX) ? mark.slice(MARK_PREFIX.length) : null;
+}
+
+/** The fingerprint a database carries, or null when it was not prebuilt. */
+export async function readFingerprint(pg: { query<T>(sql: string): Promise<{ rows: T[] }> }): Promise<string | null> {
+  const { rows } = await pg.query<{ mark: unknown }>(FINGERPRINT_SQL);
+  return fingerprintFromMark(rows[0]?.mark);
+}
+
+/** Something PGlite-shaped enough to build and dump a database. */
+export interface DumpableDatabase {
+  exec(sql: string): Promise<unknown>;
+  dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
+}
+
+/**
+ * Install what the worker installs at boot (the virtual clock, the schema) on a fresh database,
+ * mark it with `fingerprint`, checkpoint (so booting from it replays no WAL) and dump it gzipped.
+ */
+export async function dumpPrebuiltDataDir(pg: DumpableDatabase, fingerprint = schemaFingerprint()): Promise<Blob> {
+  await prepareSimDatabase(pg);
+  await pg.exec(`COMMENT ON SCHEMA sim IS '${MARK_PREFIX}${fingerprint}'`);
+  await pg.exec('CHECKPOINT');
+  return pg.dumpDataDir('gzip');
+}
+
+/** A tarball's bytes as the Blob `loadDataDir` wants: typed as gzip when it is gzip (PGlite goes by the type). */
+export function dataDirBlob(bytes: ArrayBuffer): Blob {
+  const head = new Uint8Array(bytes, 0, Math.min(2, bytes.byteLength));
+  const gzip = head[0] === 0x1f && head[1] === 0x8b;
+  return new Blob([bytes], { type: gzip ? 'application/x-gzip' : 'application/x-tar' });
+}

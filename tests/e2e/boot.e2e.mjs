@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openPage, urlOf, waitForDbReady } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** Worker milestones on the page's clock, for the test's diagnostics. */
+async function bootReport(page) {
+  return page.getByTestId('db-status').evaluate((el) => ({
+    prebuilt: el.getAttribute('data-prebuilt'),
+    workerCreatedMs: Number(el.getAttribute('data-worker-created-ms')),
+    workerStartMs: Number(el.getAttribute('data-worker-start-ms')),
+    timings: JSON.parse(el.getAttribute('data-boot-timings') ?? '{}'),
+  }));
+}
+
+test('the lab boots PostgreSQL from the prebuilt data directory, served by the app itself', { timeout: 90_000 }, async (t) => {
+  const { context, page, requests, errors } = await openPage(browser);
+  const warnings = [];
+  page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+  try {
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await waitForDbReady(page, 30_000);
+    const report = await bootReport(page);
+    t.diagnostic(`worker created at ${report.workerCreatedMs} ms; milestones ${JSON.stringify(report.timings)}`);
+    assert.equal(report.prebuilt, 'true', 'booted from the prebuilt data directory (initdb skipped)');
+    const origin = new URL(urlOf('/')).origin;
+    const tarball = requests.find((u) => u.includes('pglite-datadir'));
+    assert.ok(tarball, 'the data directory was fetched');
+    assert.equal(new URL(tarball).origin, origin, 'from the app itself');
+    // The worker started before the page finished hydrating, and the downloads before PGlite's code loaded.
+    assert.ok(report.timings.entry <= report.timings.scriptLoaded, 'downloads start before PGlite and the engine load');
+    assert.deepEqual(
+      warnings.filter((w) => /prebuilt database/.test(w)),
+      [],
+      'no warning about the prebuilt database',
+    );
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
+test('without the prebuilt data directory the worker says so and runs initdb: the database still works', { timeout: 120_000 }, async () => {
+  const { context, page } = await openPage(browser);
+  const warnings = [];
+  page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+  await context.route(/pglite-datadir/, (route) => route.fulfill({ status: 404, body: 'gone' }));
+  try {
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await waitForDbReady(page, 60_000);
+    assert.equal((await bootReport(page)).prebuilt, 'false', 'booted the ordinary way');
+    assert.ok(
+      warnings.some((w) => /prebuilt database could not be loaded/.test(w)),
+      `a console warning says why (saw: ${JSON.stringify(warnings)})`,
+    );
+    // The schema is there all the same.
+    await page.getByText('Query the database yourself').click();
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,136 @@
+/**
+ * The prebuilt data directory the browser worker boots from (components/db/prebuilt-datadir.ts,
+ * scripts/build-datadir.ts): booting from it must give exactly the database a fresh initdb plus
+ * the schema gives, and a tarball built from other SQL must be recognised as stale.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dataDirBlob,
+  dumpPrebuiltDataDir,
+  readFingerprint,
+  schemaFingerprint,
+  schemaFingerprintOf,
+} from '../components/db/prebuilt-datadir';
+import { SCHEMA_SQL } from '../lib/schema';
+import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/sql-clock';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GENERATED = path.join(root, 'generated', 'pglite-datadir.tar.gz');
+
+/** Everything the lesson's SQL created, with every name schema-qualified (search_path = pg_catalog). */
+async function catalog(pg: PGlite) {
+  await pg.exec('SET search_path = pg_catalog');
+  const q = async (sql: string) => (await pg.query(sql)).rows;
+  const shape = {
+    columns: await q(`
+      SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull,
+             pg_get_expr(d.adbin, d.adrelid) AS default
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE c.relnamespace IN ('public'::regnamespace, 'sim'::regnamespace) AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY 1, 2`),
+    constraints: await q(`
+      SELECT conrelid::regclass::text AS rel, conname, pg_get_constraintdef(oid) AS def
+      FROM pg_constraint WHERE connamespace IN ('public'::regnamespace, 'sim'::regnamespace) ORDER BY 1, 2`),
+    indexes: await q(`SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname IN ('public', 'sim') ORDER BY 1, 2`),
+    functions: await q(`SELECT proname, pg_get_functiondef(oid) AS def FROM pg_proc WHERE pronamespace = 'sim'::regnamespace ORDER BY 1`),
+    sequences: await q(`SELECT schemaname, sequencename, last_value FROM pg_sequences WHERE schemaname IN ('public', 'sim') ORDER BY 1, 2`),
+    rows: await q(`SELECT (SELECT count(*) FROM public.operations) + (SELECT count(*) FROM public.orders) + (SELECT count(*) FROM public.outbox) AS n`),
+  };
+  await pg.exec(SEARCH_PATH_SQL);
+  return shape;
+}
+
+async function boot(tarball: ArrayBuffer): Promise<PGlite> {
+  return PGlite.create({ loadDataDir: dataDirBlob(tarball) });
+}
+
+let tarball: ArrayBuffer;
+let fresh: PGlite;
+let fromTarball: PGlite;
+
+beforeAll(async () => {
+  const builder = await PGlite.create();
+  tarball = await (await dumpPrebuiltDataDir(builder)).arrayBuffer();
+  await builder.close();
+  fresh = await PGlite.create();
+  await prepareSimDatabase(fresh);
+  fromTarball = await boot(tarball);
+  // What the worker does after loading it.
+  await prepareSimDatabase(fromTarball);
+});
+
+afterAll(async () => {
+  await fresh?.close();
+  await fromTarball?.close();
+});
+
+describe('the prebuilt data directory', () => {
+  it('is a gzip tarball, typed so PGlite unpacks it', () => {
+    expect(new Uint8Array(tarball, 0, 2)).toEqual(new Uint8Array([0x1f, 0x8b]));
+    expect(dataDirBlob(tarball).type).toBe('application/x-gzip');
+    expect(dataDirBlob(new TextEncoder().encode('plain tar').buffer).type).toBe('application/x-tar');
+  });
+
+  it('boots into the same schema as initdb plus the schema script, with sim.now() bound in the defaults', async () => {
+    const expected = await catalog(fresh);
+    const actual = await catalog(fromTarball);
+    expect(actual).toEqual(expected);
+    expect(JSON.stringify(actual.columns)).toContain('sim.now()');
+    expect(actual.rows).toEqual([{ n: 0 }]);
+  });
+
+  it('carries the fingerprint of the SQL in this build; a fresh database carries none', async () => {
+    expect(await readFingerprint(fromTarball)).toBe(schemaFingerprint());
+    expect(await readFingerprint(fresh)).toBeNull();
+  });
+
+  it('runs the lesson code: the virtual clock and the schema work after booting from it', async () => {
+    const { rows } = await fromTarball.query<{ lease: string }>(
+      `INSERT INTO operations (op_key, state, lease_until) VALUES ('k', 'running', now() + interval '30 seconds')
+       RETURNING to_char(lease_until AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS lease`,
+    );
+    // The virtual epoch (2026-01-05 09:00:00 UTC) plus 30 s, not the host's clock.
+    expect(rows[0]?.lease).toBe('2026-01-05 09:00:30');
+    await fromTarball.exec('DELETE FROM operations');
+  });
+
+  it('a change to any SQL that shaped it changes the fingerprint', () => {
+    const parts = { searchPath: SEARCH_PATH_SQL, clock: CLOCK_SQL, schema: SCHEMA_SQL };
+    expect(schemaFingerprintOf(parts)).toBe(schemaFingerprint());
+    expect(schemaFingerprintOf({ ...parts, schema: SCHEMA_SQL.replace('lease_until timestamptz NOT NULL', 'lease_until timestamptz') })).not.toBe(
+      schemaFingerprint(),
+    );
+    expect(schemaFingerprintOf({ ...parts, clock: `${CLOCK_SQL} ` })).not.toBe(schemaFingerprint());
+    expect(schemaFingerprintOf({ ...parts, searchPath: 'SET search_path = public' })).not.toBe(schemaFingerprint());
+  });
+
+  it('one built from other SQL is recognised as stale', async () => {
+    const builder = await PGlite.create();
+    const stale = await (await dumpPrebuiltDataDir(builder, 'built-from-old-sql')).arrayBuffer();
+    await builder.close();
+    const pg = await boot(stale);
+    try {
+      const found = await readFingerprint(pg);
+      expect(found).toBe('built-from-old-sql');
+      expect(found).not.toBe(schemaFingerprint());
+    } finally {
+      await pg.close();
+    }
+  });
+
+  // generated/ exists after `npm run build` (CI runs the unit tests before building).
+  it.skipIf(!existsSync(GENERATED))('the one in generated/ (from the last build) matches this schema', async () => {
+    const bytes = readFileSync(GENERATED);
+    const pg = await boot(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    try {
+      expect(await readFingerprint(pg), 'generated/pglite-datadir.tar.gz is stale: run `npm run build`').toBe(schemaFingerprint());
+    } finally {
+      await pg.close();
+    }
+  });
+});
