@@ -25,6 +25,10 @@ const CELL_TONE = {
 
 export function DbInspector({ run, tables, selected }: DbInspectorProps) {
   const snapshot = tablesAt(run, selected);
+  if (tables.length === 0) {
+    // A scenario that keeps no state of its own (a batch of transformations): say so, rather than an empty column.
+    return <p className="text-sm text-slate-500 dark:text-slate-400">This scenario keeps no tables of its own: everything it did is in the ledger.</p>;
+  }
   return (
     <div className="space-y-4">
       <p className="text-xs text-slate-500 dark:text-slate-400">
