@@ -144,7 +144,8 @@ export class Engine {
   private seq = 0;
   private stepsRun = 0;
   private readonly trace: TraceEvent[] = [];
-  private readonly hash = sha256.create();
+  /** The trace as hashed, one line per event; digested once when the run ends (the same digest as hashing line by line). */
+  private readonly hashLines: string[] = [];
   private readonly choicesMade: number[] = [];
   private choiceCursor = 0;
   private stallRounds = 0;
@@ -178,7 +179,7 @@ export class Engine {
   private emit(event: Omit<TraceEvent, 'i' | 't' | 'step'>): TraceEvent {
     const e: TraceEvent = { i: this.trace.length, t: this.elapsed(), step: this.stepsRun, ...event };
     this.trace.push(e);
-    this.hash.update(utf8ToBytes(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`));
+    this.hashLines.push(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`);
     this.options.onEvent?.(e);
     return e;
   }
@@ -267,7 +268,7 @@ export class Engine {
     for (const p of this.procs.values()) p.machine?.stop();
     return {
       trace: this.trace,
-      traceHash: bytesToHex(this.hash.digest()),
+      traceHash: bytesToHex(sha256(utf8ToBytes(this.hashLines.join('')))),
       choices: this.choicesMade,
       steps: this.stepsRun,
       ledger: this.providers.ledger,
@@ -765,10 +766,19 @@ function ordinal(n: number): string {
   return `${n}${s[(v - 20) % 10] || s[v] || s[0]}`;
 }
 
+const labels = new Map<string, string>();
+
 /** The first words of a statement, for narration. */
 export function sqlLabel(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 72 ? `${flat.slice(0, 69)}…` : flat;
+  let label = labels.get(text);
+  if (label === undefined) {
+    // The same few statements run thousands of times in an exploration: shorten each once.
+    const flat = text.replace(/\s+/g, ' ').trim();
+    label = flat.length > 72 ? `${flat.slice(0, 69)}…` : flat;
+    if (labels.size >= 500) labels.clear();
+    labels.set(text, label);
+  }
+  return label;
 }
 
 function formatCents(cents: unknown): string {
@@ -791,13 +801,16 @@ function structuredCloneSafe<T>(v: T): T {
 /** "1 row", "no rows", "1 row updated": what a statement did, for narration. */
 function rowSummary(text: string, res: { rows: unknown[]; affectedRows?: number }): string {
   const verb = /^\s*(UPDATE|DELETE|INSERT)\b/i.exec(text)?.[1]?.toUpperCase();
-  const plural = (n: number) => `${n === 0 ? 'no' : n} row${n === 1 ? '' : 's'}`;
   if (verb && res.rows.length === 0 && res.affectedRows !== undefined) {
     const done = verb === 'UPDATE' ? 'updated' : verb === 'DELETE' ? 'deleted' : 'inserted';
-    return `${plural(res.affectedRows)} ${done}`;
+    return `${rowCount(res.affectedRows)} ${done}`;
   }
   if (/^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text)) return 'ok';
-  return plural(res.rows.length);
+  return rowCount(res.rows.length);
+}
+
+function rowCount(n: number): string {
+  return `${n === 0 ? 'no' : n} row${n === 1 ? '' : 's'}`;
 }
 
 /** `err` with the stack of where the statement was issued (its message and fields unchanged). */

@@ -10,7 +10,7 @@
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { prepareSimDatabase, resetSql, SIM_EPOCH_MS, setClockSql } from './sql-clock';
+import { prepareSimDatabase, resetSql, setClockExpr, SIM_EPOCH_MS, setClockSql } from './sql-clock';
 
 /** What a statement returned. */
 export interface StatementResult {
@@ -76,7 +76,8 @@ export function mayReadClock(text: string): boolean {
   return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
-const DDL = /\b(CREATE|ALTER|DROP|DISCARD|DEALLOCATE)\b/i;
+/** Scripts that may change what a prepared statement returns (CREATE … IF NOT EXISTS of what exists does not). */
+const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|INDEX|UNIQUE\s+INDEX|SCHEMA)\s+IF\s+NOT\s+EXISTS\b)/i;
 
 /** The engine's PGlite back-end: one instance, kept for the whole session, reset between runs. */
 export class PgliteSimDatabase implements SimDatabase {
@@ -137,9 +138,11 @@ export class PgliteSimDatabase implements SimDatabase {
     this.owner = null;
     // One round trip: empty the tables, start the clock, and count the prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD).
-    const results = await this.pg.exec(`${resetSql(extraTables, extraSequences)} ${setClockSql(SIM_EPOCH_MS)}; SELECT count(*)::int AS n FROM pg_prepared_statements;`);
+    const results = await this.pg.exec(
+      resetSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), '(SELECT count(*)::int FROM pg_prepared_statements) AS prepared']),
+    );
     this.clockMs = SIM_EPOCH_MS;
-    await this.statements.verify(Number(results.at(-1)?.rows[0]?.n ?? -1));
+    await this.statements.verify(Number(results.at(-1)?.rows[0]?.prepared ?? -1));
   }
 
 

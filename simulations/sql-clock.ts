@@ -25,7 +25,12 @@ export interface ScriptRunner {
 
 /** The statement that sets the virtual clock on one connection. */
 export function setClockSql(nowMs: number): string {
-  return `SELECT set_config('sim.clock', '${new Date(nowMs).toISOString()}', false)`;
+  return `SELECT ${setClockExpr(nowMs)}`;
+}
+
+/** The expression that sets the virtual clock (to combine with others in one SELECT). */
+export function setClockExpr(nowMs: number): string {
+  return `set_config('sim.clock', '${new Date(nowMs).toISOString()}', false)`;
 }
 
 /** Install the virtual clock, then the lesson's schema, on one connection. */
@@ -33,10 +38,17 @@ export async function prepareSimDatabase(db: ScriptRunner, extraSchemaSql = ''):
   await db.exec(`${SEARCH_PATH_SQL}; ${CLOCK_SQL}; ${SCHEMA_SQL}; ${extraSchemaSql}; ${setClockSql(SIM_EPOCH_MS)}`);
 }
 
-/** Empty every table and restart its sequences, in one round trip. */
-export function resetSql(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): string {
-  const deletes = [...extraTables, ...TABLES].map((t) => `DELETE FROM ${t};`);
+/**
+ * Empty every table and restart its sequences, in one round trip and two statements (each
+ * statement of a script is parsed and planned on its own, so fewer is cheaper). `alsoSelect`
+ * adds expressions to the second statement, e.g. `set_config(…)`.
+ */
+export function resetSql(extraTables: readonly string[] = [], extraSequences: readonly string[] = [], alsoSelect: readonly string[] = []): string {
+  const tables = [...extraTables, ...TABLES];
+  // One DELETE per table, as data-modifying CTEs of a single statement (no table references another).
+  const deletes = tables.slice(0, -1).map((t, i) => `d${i} AS (DELETE FROM ${t})`);
+  const empty = `${deletes.length ? `WITH ${deletes.join(', ')} ` : ''}DELETE FROM ${tables[tables.length - 1]};`;
   // setval, not ALTER SEQUENCE … RESTART: same effect, no DDL, several times cheaper.
-  const restarts = [...SEQUENCES, ...extraSequences].map((s) => `SELECT setval('${s}', 1, false);`);
-  return [...deletes, ...restarts].join(' ');
+  const select = [...[...SEQUENCES, ...extraSequences].map((s) => `setval('${s}', 1, false)`), ...alsoSelect];
+  return select.length ? `${empty} SELECT ${select.join(', ')};` : empty;
 }
