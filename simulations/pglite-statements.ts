@@ -4,8 +4,8 @@
  * `PGlite.query` sends Parse, Describe, Bind, Describe, Execute and Sync as six separate calls
  * into the WebAssembly module and parses and plans the text every time. Here a statement is a
  * single pipelined call: a plain read or write (SELECT, INSERT, UPDATE, DELETE, WITH) is parsed
- * once into a named prepared statement, remembered by its text, and afterwards only bound and
- * executed; anything else (BEGIN, COMMIT, DDL) runs unnamed. An optional simple-protocol script
+ * once into a named prepared statement, remembered by its text with its row description, and
+ * afterwards only bound and executed; anything else (BEGIN, COMMIT, DDL) runs unnamed. An optional simple-protocol script
  * (the virtual clock's `set_config`) rides in the same call, ahead of the statement.
  *
  * Guarantees: the same rows, `affectedRows` and errors (same message, code and fields) as
@@ -42,6 +42,8 @@ const STALE_STATEMENT = new Set(['26000', '0A000']);
 interface Prepared {
   name: string;
   paramTypes: number[];
+  /** The statement's RowDescription from Describe, reused instead of describing every portal. */
+  rowDescription: Message | null;
 }
 
 /** Runs statements on one PGlite connection, one round trip each. */
@@ -71,16 +73,17 @@ export class PgliteStatements {
         await this.send([undefined, concat([serialize.close({ type: 'S', name: known.name }), serialize.sync()])]);
         return this.query(text, params);
       }
-      return this.result(first, text, params);
+      return this.result(first, text, params, known);
     }
     if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
       const name = `eo_${++this.serial}`;
       const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
       if (described.error) return this.result(described, text, params);
-      const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages) };
+      const rowDescription = described.messages.find((m) => m.name === 'rowDescription') ?? null;
+      const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages), rowDescription };
       this.prepared.set(text, prepared);
       if (prepared.paramTypes.length === params.length) {
-        return this.result(await this.send([undefined, this.bindAndRun(prepared, params)]), text, params);
+        return this.result(await this.send([undefined, this.bindAndRun(prepared, params)]), text, params, prepared);
       }
       script = undefined;
     }
@@ -115,7 +118,7 @@ export class PgliteStatements {
 
   private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {
     const values = this.serializeParams(params, p.paramTypes);
-    return concat([serialize.bind({ statement: p.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+    return concat([serialize.bind({ statement: p.name, values }), serialize.execute({}), serialize.sync()]);
   }
 
   /** Exactly PGlite's rule: the serializer for the inferred type, else `toString()`; null stays null. */
@@ -144,13 +147,14 @@ export class PgliteStatements {
     return { messages: messages.slice(start) as Message[], error, scriptFailed, status: last?.name === 'readyForQuery' ? String(last.status) : '' };
   }
 
-  private result(sent: Awaited<ReturnType<PgliteStatements['send']>>, text: string, params: readonly unknown[]): StatementRows {
+  private result(sent: Awaited<ReturnType<PgliteStatements['send']>>, text: string, params: readonly unknown[], prepared?: Prepared): StatementRows {
     if (sent.error) {
       // PGlite.query's error: the server's DatabaseError with the statement attached.
       throw Object.assign(sent.error, { query: text, params: [...params], queryOptions: undefined });
     }
     const parsers = this.pg.parsers ?? pgliteTypes.parsers;
-    const res = pgliteParse.parseResults(sent.messages as Parameters<typeof pgliteParse.parseResults>[0], parsers as Parameters<typeof pgliteParse.parseResults>[1])[0];
+    const messages = prepared?.rowDescription ? [prepared.rowDescription, ...sent.messages] : sent.messages;
+    const res = pgliteParse.parseResults(messages as Parameters<typeof pgliteParse.parseResults>[0], parsers as Parameters<typeof pgliteParse.parseResults>[1])[0];
     return { rows: res.rows as Record<string, unknown>[], affectedRows: res.affectedRows };
   }
 }
