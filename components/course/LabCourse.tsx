@@ -77,19 +77,24 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         )}
       </section>
 
-      {scenario.id === 'replay-safety' && <ReplaySort />}
-      {TRY_IT_SCENARIOS.has(scenario.id) && (
-        <p className="text-sm text-slate-700 dark:text-slate-300">
-          <a
-            href="/try/"
-            className="font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
-          >
-            Try it: sign and hash in your browser
-          </a>{' '}
-          — the same message and secret give the same HMAC every time, which is why a transformation can be replayed.
-        </p>
-      )}
-      <QuizList questions={questions} />
+      {/* The lab's single-key shortcuts (Space runs, R resets) belong to the lab, not to the exercises below it.
+          React listens at the document, where the lab's own listener sits too (added later, so it runs after
+          this one): only stopImmediatePropagation keeps it from seeing the key. Default actions are untouched. */}
+      <div className="space-y-10" onKeyDown={(event) => event.nativeEvent.stopImmediatePropagation()}>
+        {scenario.id === 'replay-safety' && <ReplaySort />}
+        {TRY_IT_SCENARIOS.has(scenario.id) && (
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            <a
+              href="/try/"
+              className="font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
+            >
+              Try it: sign and hash in your browser
+            </a>{' '}
+            — the same message and secret give the same HMAC every time, which is why a transformation can be replayed.
+          </p>
+        )}
+        <QuizList questions={questions} />
+      </div>
     </div>
   );
 }

@@ -26,6 +26,16 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
   const restored = useRef(false);
   const feedbackRef = useRef<HTMLDivElement>(null);
   const uid = useId();
+  // Inside an iframe (a quiz embedded in a course page) the lab opens in its own tab instead of
+  // replacing the embed; known only after mount, so the server render and hydration agree.
+  const [framed, setFramed] = useState(false);
+  useEffect(() => {
+    try {
+      setFramed(window.self !== window.top);
+    } catch {
+      setFramed(true); // a cross-origin parent: reading window.top throws
+    }
+  }, []);
   const name = `quiz-${uid}`;
 
   // A saved answer comes back once, after hydration.
@@ -159,12 +169,14 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
               <p className="mt-2">
                 <a
                   href={href}
+                  {...(framed ? { target: '_blank', rel: 'noopener' } : {})}
                   data-testid="see-it-link"
                   className="inline-flex items-center gap-1 rounded font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
                 >
                   See it happen
                   <span className="sr-only">
                     : the {question.see.variant} of this lab with seed {question.see.seed}, {question.see.expect === 'violated' ? 'where it breaks' : 'where it holds'}
+                    {framed && ' (opens in a new tab)'}
                   </span>
                   <span aria-hidden="true">→</span>
                 </a>

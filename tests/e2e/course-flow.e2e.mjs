@@ -94,6 +94,11 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.locator('[data-question="receipt-redelivery-what-happens"][data-state="correct"]').waitFor();
     assert.match(await quiz.getByTestId('quiz-feedback').innerText(), /^Correct\.\s+A queue may only forget a message/);
     assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 1/);
+    // Focus sits on the explanation; the lab's single-key shortcuts do not fire from down here.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'quiz-explanation');
+    await page.keyboard.press('r');
+    await page.keyboard.press(' ');
+    assert.match(await page.getByTestId('lab-status').innerText(), /Finished/, 'R and Space in a question neither reset nor rerun the lab');
     await screenshot(page, 'course-quiz-answered');
 
     // "See it happen" opens the starter at the step where the second receipt went out.
