@@ -5,9 +5,9 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
-import type { CallKind, Fault } from '@/simulations/types';
+import type { CallKind, Delivery, Fault, TraceEvent } from '@/simulations/types';
 import type { LabEvent, labMachine } from './lab-machine';
-import { callKindOf, hasQueue, providerOf, workersOf, type LabScenario } from './lab-scenario';
+import { callKindOf, canRedeliver, providerOf, workersOf, type LabScenario } from './lab-scenario';
 
 /** How many schedules "Explore" runs. */
 export const EXPLORE_RUNS = 200;
@@ -147,12 +147,38 @@ export function loseResponseAction(call: CallKind): LabAction {
   };
 }
 
+/**
+ * The message "Redeliver now" hands to a second consumer: the last one received up to the event
+ * being looked at, else the first the run received. Ids differ by scenario (m1, evt_1, p1…), so
+ * they are read from the trace rather than assumed; null when no message was ever received.
+ */
+export function messageToRedeliver(trace: readonly TraceEvent[], selected: number): string | null {
+  let first: string | null = null;
+  let last: string | null = null;
+  for (const e of trace) {
+    if (e.type !== 'receive') continue;
+    const id = (e.data as Partial<Delivery> | undefined)?.messageId;
+    if (typeof id !== 'string') continue;
+    first ??= id;
+    if (e.i <= selected) last = id;
+  }
+  return last ?? first;
+}
+
+function redeliveryOf(ctx: ActionContext): string | null {
+  const { run, selected } = ctx.state.context;
+  return run ? messageToRedeliver(run.result.trace, selected) : null;
+}
+
 export const redeliverAction: LabAction = {
   name: 'redeliver-now',
   label: 'Redeliver now',
   keys: [],
-  enabled: atEvent,
-  perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message: 'm1' } }),
+  enabled: (ctx) => atEvent(ctx) && redeliveryOf(ctx) !== null,
+  perform: (ctx) => {
+    const message = redeliveryOf(ctx);
+    if (message) ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message } });
+  },
 };
 
 /** "Share": a link to the code, seed, fault plan and selected event on screen. */
@@ -228,7 +254,7 @@ export function faultActions(scenario: LabScenario): LabAction[] {
   const out = workersOf(scenario).map(crashAction);
   const call = callKindOf(scenario);
   if (call) out.push(loseResponseAction(call));
-  if (hasQueue(scenario)) out.push(redeliverAction);
+  if (canRedeliver(scenario)) out.push(redeliverAction);
   return out;
 }
 

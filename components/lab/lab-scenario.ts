@@ -68,7 +68,10 @@ export function providerOf(call: CallKind): string {
   return call.split('.')[0]!;
 }
 
-/** Whether the scenario has a queue message to redeliver (a scheduler's messages are published later, under other ids). */
-export function hasQueue(scenario: Pick<LabScenario, 'actors'>): boolean {
-  return scenario.actors.includes('queue') && !scenario.actors.includes('scheduler');
+/**
+ * Whether "Redeliver now" can do something: a duplicate delivery hands a message another consumer
+ * still holds to a second one, so it needs a queue and at least two consumers.
+ */
+export function canRedeliver(scenario: Pick<LabScenario, 'actors'>): boolean {
+  return scenario.actors.includes('queue') && scenario.actors.filter((a) => /^(worker|handler)-\d+$/.test(a)).length >= 2;
 }
