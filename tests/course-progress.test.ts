@@ -1,0 +1,101 @@
+/**
+ * The learner's saved progress (components/course/progress.ts) over a stand-in localStorage:
+ * what counts as started and done, the next step in lesson order, and that broken or unavailable
+ * storage never breaks the course.
+ */
+import { beforeEach, expect, test } from 'vitest';
+import { SCENARIO_CATALOG } from '../simulations/catalog';
+import {
+  PROGRESS_KEY,
+  clearPrediction,
+  lessonState,
+  markPassed,
+  markVisited,
+  nextLesson,
+  recordPrediction,
+  recordQuiz,
+  revealPrediction,
+  updateProgress,
+  type Progress,
+} from '../components/course/progress';
+
+class MemoryStorage {
+  data = new Map<string, string>();
+  broken = false;
+  getItem(k: string) {
+    if (this.broken) throw new Error('storage disabled');
+    return this.data.get(k) ?? null;
+  }
+  setItem(k: string, v: string) {
+    if (this.broken) throw new Error('storage disabled');
+    this.data.set(k, v);
+  }
+  removeItem(k: string) {
+    this.data.delete(k);
+  }
+}
+
+let storage: MemoryStorage;
+beforeEach(() => {
+  storage = new MemoryStorage();
+  (globalThis as { window?: unknown }).window = { localStorage: storage, addEventListener() {}, removeEventListener() {} };
+});
+
+const current = (): Progress => {
+  let seen: Progress | null = null;
+  updateProgress((p) => (seen = p));
+  return seen!;
+};
+
+const [first, second] = SCENARIO_CATALOG;
+
+test('a fresh learner starts at the first lesson', () => {
+  const p = current();
+  expect(lessonState(p, first!.id)).toBe('new');
+  expect(nextLesson(p, SCENARIO_CATALOG)?.id).toBe(first!.id);
+});
+
+test('visiting starts a lesson; only "Your code" held makes it done and moves the next step on', () => {
+  markVisited(first!.id);
+  expect(lessonState(current(), first!.id)).toBe('started');
+  expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(first!.id);
+  recordQuiz('some-question', 'a', true);
+  expect(lessonState(current(), first!.id)).toBe('started');
+  markPassed(first!.id);
+  expect(lessonState(current(), first!.id)).toBe('done');
+  expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(second!.id);
+  expect(JSON.parse(storage.data.get(PROGRESS_KEY)!)).toMatchObject({ version: 1, scenarios: { [first!.id]: { visited: true, passed: true } } });
+});
+
+test('all lessons done: no next lesson', () => {
+  for (const s of SCENARIO_CATALOG) markPassed(s.id);
+  expect(nextLesson(current(), SCENARIO_CATALOG)).toBeNull();
+});
+
+test('a prediction is revealed only once made, and can be made again', () => {
+  revealPrediction(first!.id, '2', 'order 1042 got 2 receipts');
+  expect(current().scenarios[first!.id]?.predicted).toBeUndefined();
+  recordPrediction(first!.id, '1');
+  revealPrediction(first!.id, '2', 'order 1042 got 2 receipts');
+  expect(current().scenarios[first!.id]?.predicted).toEqual({ choice: '1', actual: '2', actualText: 'order 1042 got 2 receipts' });
+  clearPrediction(first!.id);
+  expect(current().scenarios[first!.id]?.predicted).toBeUndefined();
+});
+
+test('corrupt or foreign data in storage reads as no progress', () => {
+  for (const raw of ['{not json', 'null', '{"version":2,"scenarios":{}}', '[]']) {
+    storage.data.set(PROGRESS_KEY, raw);
+    const p = current();
+    expect(p.scenarios).toEqual({});
+    expect(p.quizzes).toEqual({});
+  }
+});
+
+test('with storage disabled, progress still lives for the page', () => {
+  storage.broken = true;
+  markVisited(second!.id);
+  recordQuiz('q', 'b', false);
+  const p = current();
+  expect(p.scenarios[second!.id]?.visited).toBe(true);
+  expect(p.quizzes.q).toEqual({ choice: 'b', correct: false });
+});
