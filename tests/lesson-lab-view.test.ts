@@ -16,7 +16,6 @@ import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 const h = React.createElement;
-const NEW_IDS = ['replay-safety', 'moving-answers', 'batch-credits', 'ambiguous-timeout-charge', 'business-date-reminder', 'human-rerun'];
 let sim: Awaited<ReturnType<typeof openSimDb>>;
 beforeAll(async () => {
   sim = await openSimDb();
