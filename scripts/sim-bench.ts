@@ -76,20 +76,25 @@ async function main() {
   const warmUpCalls = log.length;
   insideSqlMs = 0;
   let steps = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 1; i <= runs; i++) {
     const r = await runScenario(sim, { scenario, code, variant: 'solution', seed: i, faults: drawFaults(scenario, i) });
     steps += r.steps;
   }
   const engineMs = performance.now() - t0;
+  const engineCpu = process.cpuUsage(c0);
   const measured = log.splice(warmUpCalls);
   const warmUp = log.splice(0);
 
   await pg.exec('DEALLOCATE ALL');
   await replay(pg, warmUp);
+  const c1 = process.cpuUsage();
   const t1 = performance.now();
   await replay(pg, measured);
   const sqlMs = performance.now() - t1;
+  const sqlCpu = process.cpuUsage(c1);
+  const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
   const mem = process.memoryUsage();
   const figures = {
@@ -103,10 +108,16 @@ async function main() {
     sqlBackToBackMs: Math.round(sqlMs),
     sqlInsideEngineMs: Math.round(insideSqlMs),
     ratio: +(engineMs / sqlMs).toFixed(2),
+    // CPU time of this process: steadier than wall time when other processes share the cores.
+    engineCpuMs: Math.round(cpuMs(engineCpu)),
+    sqlBackToBackCpuMs: Math.round(cpuMs(sqlCpu)),
+    cpuRatio: +(cpuMs(engineCpu) / cpuMs(sqlCpu)).toFixed(2),
     rssMB: Math.round(mem.rss / 1e6),
     targets: { schedulesPerSecond: 1000, ratio: 1.3 },
   };
-  console.log(`concurrent-redelivery bench: ${figures.schedulesPerSecond} schedules/s (target ≥ 1000), engine/SQL ratio ${figures.ratio} (target ≤ 1.3)`);
+  console.log(
+    `${scenarioId} bench: ${figures.schedulesPerSecond} schedules/s (target ≥ 1000), engine/SQL ratio ${figures.ratio} (target ≤ 1.3); CPU: ${Math.round((runs / cpuMs(engineCpu)) * 1000)} schedules per CPU-second, ratio ${figures.cpuRatio}`,
+  );
   console.log(JSON.stringify(figures, null, 2));
   process.stdout.on('error', () => {});
   await pg.close();

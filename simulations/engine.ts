@@ -21,7 +21,7 @@ import { Providers, TimeoutError, type Ledger, type ProviderOptions } from './pr
 import { isParked, type SimDatabase } from './sim-database';
 import { SIM_EPOCH_MS } from './sql-clock';
 import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
-import { hostTick } from './host-tick';
+import { afterHostTick, hostTick } from './host-tick';
 
 /** A process of the world. */
 export interface ProcessSpec {
@@ -377,14 +377,18 @@ export class Engine {
     if (!proc.alive || proc.incarnation !== incarnation || proc.pending > 0) return;
     let stalled = false;
     await new Promise<void>((resolve) => {
-      proc.notify = resolve;
-      hostTick().then(() => {
-        if (proc.notify === resolve) {
+      const registered = () => {
+        cancel();
+        resolve();
+      };
+      const cancel = afterHostTick(() => {
+        if (proc.notify === registered) {
           stalled = true;
           proc.notify = null;
           resolve();
         }
       });
+      proc.notify = registered;
     });
     if (stalled && proc.alive && proc.incarnation === incarnation && proc.pending === 0) {
       proc.alive = false;

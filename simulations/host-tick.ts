@@ -15,3 +15,33 @@ export function hostTick(): Promise<void> {
     channel.port2.postMessage(null);
   });
 }
+
+const waiters = new Set<() => void>();
+let armed = false;
+
+function fire() {
+  armed = false;
+  const due = [...waiters];
+  waiters.clear();
+  for (const onTick of due) onTick();
+}
+
+/**
+ * Call `onTick` once the host's task queue has turned (every microtask queued before has run),
+ * unless the returned function cancels it first. All callers share one pending host task.
+ *
+ * Why shared: an engine step settles through microtasks only, so in a long exploration the host's
+ * event loop may not turn for thousands of steps. One `hostTick()` per step would pile up that
+ * many pending tasks, each holding its engine alive; this keeps one, holding nothing once cancelled.
+ */
+export function afterHostTick(onTick: () => void): () => void {
+  const waiter = () => onTick();
+  waiters.add(waiter);
+  if (!armed) {
+    armed = true;
+    void hostTick().then(fire);
+  }
+  return () => {
+    waiters.delete(waiter);
+  };
+}
