@@ -207,6 +207,7 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
   const { context, page, errors, requests } = await openPage(browser);
   try {
     await page.goto(urlOf('/'));
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(urlOf('/')).origin });
     await page.getByTestId('try-link').click();
     await page.waitForURL('**/try/');
     const hmacNode = createHmac('sha256', 'whsec_demo').update('order-1042:charge').digest('hex');
@@ -215,6 +216,10 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
     assert.equal(await page.getByTestId('sha-direct').innerText(), shaNode);
     assert.equal(await page.getByTestId('sha-lib').innerText(), shaNode);
     assert.match(await page.getByTestId('sha-match').innerText(), /identical/);
+    // Copy puts the digest on the clipboard and says so.
+    await page.getByRole('button', { name: 'Copy', description: 'sha256 (hash library)' }).click();
+    await page.getByTestId('try-sha256').getByText('Copied', { exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shaNode);
     const opKeyNode = createHash('sha256').update('charge:{"orderId":1042}').digest('hex');
     assert.equal(await page.getByTestId('opkey-preimage').innerText(), 'charge:{"orderId":1042}');
     assert.equal(await page.getByTestId('opkey-output').innerText(), opKeyNode);
