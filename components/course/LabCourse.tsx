@@ -31,12 +31,20 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
   const predictedRef = useRef(mine?.predicted);
   predictedRef.current = mine?.predicted;
   const [announcement, setAnnouncement] = useState('');
+  // A run off the demonstration plan while a prediction waits: say why nothing was revealed.
+  const [offPlan, setOffPlan] = useState<string | null>(null);
 
   useEffect(() => markVisited(scenario.id), [scenario.id]);
 
   const onRunFinished = useCallback(
     (r: RunFinished) => {
-      if (!isDemoRun(r, scenario.demo)) return;
+      if (!isDemoRun(r, scenario.demo)) {
+        if (predictedRef.current && predictedRef.current.actual === undefined) {
+          setOffPlan(`That run used ${r.seed === scenario.demo.seed ? 'a different fault plan' : `seed ${r.seed}`}; your prediction is about the demonstration (seed ${scenario.demo.seed} with its own faults). Set the seed back, clear injected faults, and run again.`);
+        }
+        return;
+      }
+      setOffPlan(null);
       if (r.mode === 'yours' && r.verdict === 'held') markPassed(scenario.id);
       const predicted = predictedRef.current;
       if (prediction && predicted && predicted.actual === undefined) {
@@ -55,7 +63,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
 
   return (
     <div className="space-y-10">
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} /> : null} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>

@@ -8,7 +8,7 @@ import { useId, useState } from 'react';
 import type { Prediction } from '@/simulations/predictions';
 import { clearPrediction, recordPrediction, useProgress } from './progress';
 
-export function PredictPanel({ prediction }: { prediction: Prediction }) {
+export function PredictPanel({ prediction, note = null }: { prediction: Prediction; note?: string | null }) {
   const saved = useProgress().scenarios[prediction.scenario]?.predicted;
   const [choice, setChoice] = useState<string | null>(null);
   const name = `predict-${useId()}`;
@@ -63,6 +63,11 @@ export function PredictPanel({ prediction }: { prediction: Prediction }) {
         <p className="mt-1">
           {prediction.prompt} Now press <strong>Run</strong> with the demonstration plan; the answer appears here when the verdict does.
         </p>
+        {note && (
+          <p role="status" data-testid="prediction-note" className="mt-1 font-medium">
+            {note}
+          </p>
+        )}
         <button
           type="button"
           onClick={() => clearPrediction(prediction.scenario)}

@@ -297,6 +297,13 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await prediction.getByRole('radio', { name: '1', exact: true }).check();
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.getByLabel('Speed').selectOption('instant');
+    // A run on another seed is not the demonstration: nothing is revealed, and the panel says why.
+    await page.getByLabel('Seed').fill('7');
+    await button(page, 'Run').click();
+    await page.getByTestId('prediction-note').waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('prediction-note').innerText(), /seed 7.*demonstration \(seed 1/);
+    assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
+    await page.getByLabel('Seed').fill('1');
     await button(page, 'Run').click();
     await waitVerdict(page, /Violated/);
     await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
