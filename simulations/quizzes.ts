@@ -239,6 +239,20 @@ export const QUESTIONS: readonly Question[] = [
     see: { scenario: 'ambiguous-timeout-charge', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
   },
   {
+    id: 'ambiguous-timeout-key-reuse',
+    scenario: 'ambiguous-timeout-charge',
+    prompt:
+      "A bug builds the charge key from the customer alone, so two different orders of the same customer — $129.00 and $19.90 — reach the payment provider with the same key within the hour. What does the provider do with the second one?",
+    choices: [
+      { id: 'refuses', text: 'It refuses it with an idempotency error: the same key came with different parameters' },
+      { id: 'returns-first', text: 'It returns the first charge of $129.00 and charges nothing for the second order' },
+      { id: 'charges', text: 'It charges $19.90: a different amount makes it a different request' },
+    ],
+    correct: 'refuses',
+    explanation:
+      "A provider that keeps keys also keeps what each key was used for. The same key with the same parameters is a retry and gets the original result; the same key with different parameters cannot be a retry, so it is refused rather than guessed at. That refusal is a gift: it exposes a key that does not identify its operation. Derive the key from what makes the operation unique — here the order, not the customer.",
+  },
+  {
     id: 'business-date-reminder-key',
     scenario: 'business-date-reminder',
     prompt: 'A payment reminder for an order may go out once per business day. The scheduler sometimes fires twice in a day after a deploy. Which key is right?',
