@@ -39,6 +39,9 @@ const MAX_PREPARED = 200;
 /** Errors that mean a remembered statement must be prepared again. */
 const STALE_STATEMENT = new Set(['26000', '0A000']);
 
+/** Instances on one PGlite must not reuse each other's statement names. */
+let instances = 0;
+
 interface Prepared {
   name: string;
   paramTypes: number[];
@@ -50,12 +53,19 @@ interface Prepared {
 export class PgliteStatements {
   private readonly prepared = new Map<string, Prepared>();
   private serial = 0;
+  /** Every statement this object prepares is named `${prefix}${n}`. */
+  private readonly prefix = `eo${++instances}_`;
 
   constructor(private readonly pg: PgliteConnection) {}
 
   /** How many statements are prepared on the server under this object's names. */
   get preparedCount(): number {
     return this.prepared.size;
+  }
+
+  /** An SQL expression counting the server's statements under this object's names (for `verify`). */
+  get countSql(): string {
+    return `(SELECT count(*)::int FROM pg_prepared_statements WHERE starts_with(name, '${this.prefix}'))`;
   }
 
   /**
@@ -76,7 +86,7 @@ export class PgliteStatements {
       return this.result(first, text, params, known);
     }
     if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
-      const name = `eo_${++this.serial}`;
+      const name = `${this.prefix}${++this.serial}`;
       const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
       if (described.error) return this.result(described, text, params);
       const rowDescription = described.messages.find((m) => m.name === 'rowDescription') ?? null;
@@ -101,19 +111,19 @@ export class PgliteStatements {
 
   /**
    * Check that every remembered statement still exists (someone may have run DEALLOCATE or
-   * DISCARD on the shared connection); forget them all if not. `count` is the server's count of
-   * prepared statements, which the caller reads in a round trip it makes anyway.
+   * DISCARD on the shared connection); forget them all if not. `count` is the value of `countSql`,
+   * which the caller reads in a round trip it makes anyway.
    */
   async verify(count: number): Promise<void> {
-    if (count === this.prepared.size) return;
-    this.prepared.clear();
-    await this.pg.exec('DEALLOCATE ALL');
+    if (count !== this.prepared.size) await this.forgetAll();
   }
 
-  /** Forget every prepared statement, on the server too (after DDL run outside this object). */
+  /** Forget every statement prepared under this object's names, on the server too. */
   async forgetAll(): Promise<void> {
+    const names = [...this.prepared.values()].map((p) => p.name);
     this.prepared.clear();
-    await this.pg.exec('DEALLOCATE ALL');
+    // Closing a statement that no longer exists is not an error.
+    if (names.length) await this.send([undefined, concat([...names.map((name) => serialize.close({ type: 'S', name })), serialize.sync()])]);
   }
 
   private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {

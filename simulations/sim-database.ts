@@ -136,18 +136,27 @@ export class PgliteSimDatabase implements SimDatabase {
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
     if (this.owner !== null) await this.pg.exec('ROLLBACK');
     this.owner = null;
-    // One round trip: empty the tables, start the clock, and count the prepared statements (the
+    // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD).
     const results = await this.pg.exec(
-      resetSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), '(SELECT count(*)::int FROM pg_prepared_statements) AS prepared']),
+      resetSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`]),
     );
     this.clockMs = SIM_EPOCH_MS;
     await this.statements.verify(Number(results.at(-1)?.rows[0]?.prepared ?? -1));
   }
 
 
+  /**
+   * SQL ran on this connection outside the engine (the lab's query panel): forget the prepared
+   * statements, so a table changed by ALTER cannot meet a statement prepared for its old shape.
+   */
+  async forgetPreparedStatements(): Promise<void> {
+    await this.statements.forgetAll();
+  }
+
   async inspect(text: string, params?: unknown[]) {
-    return (await this.pg.query<Record<string, unknown>>(text, params)).rows;
+    // Checkers and the lab's snapshots run the same reads after every run or step: prepared too.
+    return (await this.statements.query(text, params)).rows;
   }
 
   async exec(sql: string): Promise<void> {

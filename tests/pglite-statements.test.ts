@@ -101,6 +101,20 @@ describe('same answers as PGlite.query', () => {
   });
 });
 
+describe('two runners on one PGlite', () => {
+  test('do not share statement names, and forgetting is per runner', async () => {
+    const other = new PgliteStatements(pg);
+    await statements.query('SELECT 1 AS a');
+    await other.query('SELECT 2 AS b');
+    expect((await statements.query('SELECT 1 AS a')).rows).toEqual([{ a: 1 }]);
+    expect((await other.query('SELECT 2 AS b')).rows).toEqual([{ b: 2 }]);
+    const mine = statements.preparedCount;
+    await other.forgetAll();
+    const { rows } = await pg.query<{ n: number }>(`SELECT ${statements.countSql} AS n`);
+    expect(rows[0].n).toBe(mine);
+  });
+});
+
 describe('prepared statements that went away (outside a transaction: inside one, the engine verifies before each run)', () => {
   test('after DEALLOCATE ALL the statement is prepared again', async () => {
     await both('SELECT name FROM t WHERE id = $1', [1]);
@@ -119,7 +133,7 @@ describe('prepared statements that went away (outside a transaction: inside one,
     await statements.query('SELECT 1 AS one');
     expect(statements.preparedCount).toBeGreaterThan(0);
     await pg.exec('DISCARD ALL');
-    const { rows } = await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements');
+    const { rows } = await pg.query<{ n: number }>(`SELECT ${statements.countSql} AS n`);
     await statements.verify(rows[0].n);
     expect(statements.preparedCount).toBe(0);
     expect((await statements.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);

@@ -165,6 +165,9 @@ async function runQuery(id: number, sql: string): Promise<void> {
     });
   } catch (error) {
     post(sqlError(id, error));
+  } finally {
+    // The query may have changed a table the engine's prepared statements read.
+    await db.sim.forgetPreparedStatements().catch(() => {});
   }
 }
 
