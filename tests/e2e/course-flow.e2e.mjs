@@ -71,6 +71,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     const prediction = page.getByTestId('prediction');
     assert.equal(await prediction.getAttribute('data-state'), 'asking');
     assert.match(await prediction.innerText(), /How many receipts will order 1042 get\?/);
+    await screenshot(page, 'course-predict-asking');
     await prediction.getByRole('radio', { name: '1', exact: true }).check();
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.locator('[data-testid="prediction"][data-state="waiting"]').waitFor();
