@@ -50,11 +50,38 @@ async function compileWasm(url: URL): Promise<WebAssembly.Module> {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+/**
+ * The data directory as a plain tar: a gzip body is inflated while it streams in (the worker
+ * waits for the wasm compile meanwhile), so PGlite's boot does not inflate it afterwards. A host
+ * that already decoded it (Content-Encoding: gzip) hands over the tar as it is.
+ */
+async function tarball(url: URL): Promise<ArrayBuffer> {
+  const response = await ok(url);
+  if (!response.body || typeof DecompressionStream !== 'function') return response.arrayBuffer();
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  if (first.done) throw new Error(`${url.pathname}: empty`);
+  const head = first.value;
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+  const gzip = head[0] === 0x1f && head[1] === 0x8b;
+  const body = gzip ? rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>) : rest;
+  return new Response(body).arrayBuffer();
+}
+
 /** Start all three downloads now. */
 export function startBootAssets(urls: BootAssetUrls): BootAssets {
   return {
     wasmModule: settle(() => compileWasm(urls.wasm)),
     fsBundle: settle(async () => (await ok(urls.fsBundle)).blob()),
-    dataDir: settle(async () => (await ok(urls.dataDir)).arrayBuffer()),
+    dataDir: settle(() => tarball(urls.dataDir)),
   };
 }

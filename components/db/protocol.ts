@@ -134,7 +134,7 @@ export interface BootTimings {
   wasmCompiled: number;
   /** PGlite's file-system bundle downloaded. */
   fsBundleLoaded: number;
-  /** The prebuilt data directory downloaded. */
+  /** The prebuilt data directory downloaded (and inflated). */
   dataDirLoaded: number;
   /** PGlite.create() resolved: instantiated, files in place, the server started (initdb first, when not prebuilt). */
   pgliteCreated: number;

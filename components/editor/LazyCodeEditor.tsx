@@ -4,8 +4,9 @@
  * is readable before any script runs), replaced by Monaco once Monaco has loaded and mounted.
  *
  * Monaco (megabytes of script, plus its TypeScript worker) starts loading once the tab's database
- * has booted, so on a cold load the two do not fight over the CPU and "ready to run" comes first;
- * sooner if the learner reaches for the editor, and after MONACO_AT_LATEST_MS whatever happens.
+ * has booted and the page is idle, so on a cold load the two do not fight over the CPU and "ready
+ * to run" comes first; sooner if the learner reaches for the editor, and after
+ * MONACO_AT_LATEST_MS whatever happens.
  */
 import dynamic from 'next/dynamic';
 import { useEffect, useState } from 'react';
@@ -33,7 +34,14 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
   // Once allowed, for good: a database restart (a stuck run) must not unmount the editor.
   const [load, setLoad] = useState(false);
   useEffect(() => {
-    if (dbStatus !== 'booting') setLoad(true);
+    if (dbStatus === 'booting') return;
+    // Let the page take in "ready" (the Run button) before Monaco's evaluation holds the main thread.
+    if (typeof requestIdleCallback !== 'function') {
+      setLoad(true);
+      return;
+    }
+    const idle = requestIdleCallback(() => setLoad(true), { timeout: 500 });
+    return () => cancelIdleCallback(idle);
   }, [dbStatus]);
   useEffect(() => {
     const timer = setTimeout(() => setLoad(true), MONACO_AT_LATEST_MS);

@@ -5,6 +5,7 @@
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  */
 import { useMachine } from '@xstate/react';
+import dynamic from 'next/dynamic';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { fromCallback, fromPromise } from 'xstate';
 import { DbStatus } from '@/components/db/DbStatus';
@@ -17,18 +18,22 @@ import { CodePanel, type CodeMode } from './CodePanel';
 import { labMachine, SPEED_DELAY_MS, type ExploreInput, type RunInput } from './lab-machine';
 import type { LabScenario } from './lab-scenario';
 import { LabControls } from './LabControls';
-import { QueryPanel } from './QueryPanel';
 import { RunProblems, problemMarkers } from './RunProblems';
 import { SharePanel, useShareButton } from './SharePanel';
 import { ShareNotice } from './ShareNotice';
 import { currentLinkState, useSharedLink } from './use-share-link';
 import { useLearnerCode } from './use-learner-code';
-import { DbInspector } from './view/DbInspector';
-import { EventLog } from './view/EventLog';
-import { ExplorerPanel } from './view/ExplorerPanel';
-import { Ledger } from './view/Ledger';
-import { Timeline } from './view/Timeline';
 import { VerdictPanel } from './view/VerdictPanel';
+
+// Views with nothing to show before the first run (and the collapsed query panel) are their own
+// chunks: server-rendered as usual, their scripts preloaded, hydrated when they arrive — so they
+// are not part of the scripts the page needs before the controls work.
+const Timeline = dynamic(() => import('./view/Timeline').then((m) => m.Timeline));
+const DbInspector = dynamic(() => import('./view/DbInspector').then((m) => m.DbInspector));
+const Ledger = dynamic(() => import('./view/Ledger').then((m) => m.Ledger));
+const EventLog = dynamic(() => import('./view/EventLog').then((m) => m.EventLog));
+const ExplorerPanel = dynamic(() => import('./view/ExplorerPanel').then((m) => m.ExplorerPanel));
+const QueryPanel = dynamic(() => import('./QueryPanel').then((m) => m.QueryPanel));
 
 /** The hook tests use to act on the lab without typing into Monaco (it drops fast keystrokes). */
 interface LabTestHook {
