@@ -1,6 +1,7 @@
 /**
- * Share links: a lab state (scenario, code or variant, seed, fault plan, selected event) packed
- * into a URL fragment — JSON, deflated with fflate, base64url, behind a `v1.` version prefix.
+ * Share links: a lab state (scenario, code or variant, seed, fault plan, selected event, and the
+ * scheduler's choices when a replay steered the run) packed into a URL fragment — JSON, deflated
+ * with fflate, base64url, behind a `v1.` version prefix.
  *
  * Guarantees of the decoder, whatever the input: it never throws, it returns `{ ok: true }` only
  * for a state that passes strict validation (known scenario, known fields only, fault plan through
@@ -30,6 +31,10 @@ export const MAX_CODE_CHARS = 16_000;
 export const MAX_SEED = 2 ** 31 - 1;
 export const MAX_STEP = 100_000;
 
+/** Most scheduler choices a link may carry, and the largest one. */
+export const MAX_CHOICES = 10_000;
+export const MAX_CHOICE = 1_000;
+
 /** Compressed bytes fed to the inflater at a time: bounds what one chunk can expand to (~1 MB). */
 const INFLATE_CHUNK_BYTES = 1024;
 
@@ -47,6 +52,11 @@ export interface LabLink {
   faults: Fault[];
   /** The trace event that was selected: the receiver's first run stops there. */
   step?: number;
+  /**
+   * The scheduler's choices of the shared run, when it was steered by them (a replayed
+   * counterexample, a rerun with an injected fault): the receiver's first run makes the same ones.
+   */
+  choices?: number[];
 }
 
 /** What `encodeLabLink` and `labLinkHref` take: a `LabLink` without the version. */
@@ -62,7 +72,7 @@ export class ShareLinkError extends Error {
   }
 }
 
-const FIELDS = new Set(['v', 'scenario', 'variant', 'code', 'seed', 'faults', 'step']);
+const FIELDS = new Set(['v', 'scenario', 'variant', 'code', 'seed', 'faults', 'step', 'choices']);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
@@ -105,6 +115,14 @@ export function validateLabLink(value: unknown): LabLink {
       throw new ShareLinkError(`the link's step must be a whole number from 0 to ${MAX_STEP}`);
     }
     link.step = value.step;
+  }
+  if (value.choices !== undefined) {
+    const choices = value.choices;
+    if (!Array.isArray(choices) || choices.length > MAX_CHOICES) throw new ShareLinkError(`the link's choices must be a list of at most ${MAX_CHOICES} numbers`);
+    if (!choices.every((c): c is number => typeof c === 'number' && Number.isInteger(c) && c >= 0 && c <= MAX_CHOICE)) {
+      throw new ShareLinkError(`the link's choices must be whole numbers from 0 to ${MAX_CHOICE}`);
+    }
+    link.choices = [...choices];
   }
   return link;
 }

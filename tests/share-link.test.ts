@@ -51,8 +51,9 @@ const linkInput: fc.Arbitrary<LabLinkInput> = fc
     seed: fc.integer({ min: 0, max: MAX_SEED }),
     faults: fc.array(fault, { maxLength: 8 }),
     step: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined }),
+    choices: fc.option(fc.array(fc.integer({ min: 0, max: 1_000 }), { maxLength: 300 }), { nil: undefined }),
   })
-  .map(({ which, step, ...rest }) => ({ ...rest, ...which, ...(step === undefined ? {} : { step }) }));
+  .map(({ which, step, choices, ...rest }) => ({ ...rest, ...which, ...(step === undefined ? {} : { step }), ...(choices === undefined ? {} : { choices }) }));
 
 /** Strip `undefined` fields, as JSON does. */
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -189,6 +190,10 @@ describe('the decoder under fuzzing', () => {
       [{ ...ok, code: 'x'.repeat(MAX_CODE_CHARS + 1) }, /longer than/],
       [{ ...ok, step: 1.5 }, /step/],
       [{ ...ok, extra: true }, /unknown field "extra"/],
+      [{ ...ok, choices: [0, 1, -1] }, /choices must be whole numbers/],
+      [{ ...ok, choices: [0.5] }, /choices must be whole numbers/],
+      [{ ...ok, choices: 'abc' }, /choices must be a list/],
+      [{ ...ok, choices: new Array(10_001).fill(0) }, /at most 10000/],
     ];
     for (const [state, error] of cases) {
       const r = decodeLabLink(packJson(JSON.stringify(state)));

@@ -74,7 +74,7 @@ export function ShareNotice({ shared, hasRun }: { shared: SharedLink; hasRun: bo
       )}
       {previous !== null && (
         <div role="status" className={info} data-testid="share-loaded">
-          <p>The shared code is in “Your code”. Nothing has run yet.</p>
+          <p>The shared code is in “Your code”.{hasRun ? '' : ' Nothing has run yet: it runs when you press Run.'}</p>
           <div className="mt-2 flex flex-wrap gap-2">
             <button type="button" onClick={shared.restorePrevious} className={plainBtn}>
               Put my code back

@@ -49,6 +49,10 @@ export interface LabContext {
   demoFaults: Fault[];
   seed: number;
   speed: Speed;
+  /** Scheduler choices for the next Run only (from a share link of a replayed schedule). */
+  nextChoices: number[] | null;
+  /** The choices that steered the run on screen; null when the seed alone made it. */
+  runChoices: number[] | null;
   /** Faults injected by hand, added to the demonstration plan. */
   injected: Fault[];
   run: LabRun | null;
@@ -82,7 +86,7 @@ export type LabEvent =
   | { type: 'INJECT'; fault: Fault; code: string }
   | { type: 'CLEAR_FAULTS' }
   /** Replace the plan every Run starts from (a share link's seed and whole fault plan). */
-  | { type: 'SET_PLAN'; seed: number; faults: Fault[] }
+  | { type: 'SET_PLAN'; seed: number; faults: Fault[]; choices?: number[] }
   | { type: 'EXPLORE'; code: string; runs: number }
   | { type: 'CANCEL_EXPLORE' }
   | { type: 'EXPLORE_PROGRESS'; done: number; total: number; schedulesPerSecond: number | null }
@@ -143,19 +147,23 @@ export const labMachine = setup({
     }),
     planRun: assign(({ context, event }) => {
       if (event.type !== 'RUN') return {};
-      return { notice: null, pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected] } };
+      // A shared run's scheduler choices steer the first run after the link only, as a replay's do.
+      const choices = context.nextChoices ?? undefined;
+      return { notice: null, nextChoices: null, pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected], choices } };
     }),
     planReplay: assign(({ event }) => {
       if (event.type !== 'REPLAY') return {};
       const cx = event.counterexample;
       return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
     }),
-    clearRun: assign({ run: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pending: null }),
+    clearRun: assign({ run: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pending: null }),
   },
 }).createMachine({
   id: 'lab',
   context: ({ input }) => ({
     demoFaults: input.demoFaults,
+    nextChoices: null,
+    runChoices: null,
     seed: input.seed,
     speed: '1x',
     injected: [],
@@ -172,10 +180,10 @@ export const labMachine = setup({
   initial: 'booting',
   on: {
     DB_DOWN: { target: '.booting' },
-    SET_SEED: { actions: assign({ seed: ({ event }) => event.seed }) },
+    SET_SEED: { actions: assign({ seed: ({ event }) => event.seed, nextChoices: null }) },
     SET_SPEED: { actions: assign({ speed: ({ event }) => event.speed }) },
     CLEAR_FAULTS: { actions: assign({ injected: [] }) },
-    SET_PLAN: { actions: assign(({ event }) => ({ seed: event.seed, demoFaults: event.faults, injected: [] })) },
+    SET_PLAN: { actions: assign(({ event }) => ({ seed: event.seed, demoFaults: event.faults, injected: [], nextChoices: event.choices ?? null })) },
     DISMISS_NOTICE: { actions: assign({ notice: null }) },
   },
   states: {
@@ -213,7 +221,8 @@ export const labMachine = setup({
                 // Nothing to play: the code did not load (syntax error, missing export).
                 guard: ({ event }) => event.output.run.result.trace.length === 0,
                 target: '#lab.finished',
-                actions: assign(({ event }) => ({
+                actions: assign(({ context, event }) => ({
+                  runChoices: context.pending?.choices ?? null,
                   run: event.output.run,
                   unhandled: event.output.unhandled,
                   visibleUpTo: -1,
@@ -227,7 +236,15 @@ export const labMachine = setup({
                 actions: assign(({ context, event }) => {
                   const last = event.output.run.result.trace.length - 1;
                   const at = Math.min(context.resumeAt ?? 0, last);
-                  return { run: event.output.run, unhandled: event.output.unhandled, visibleUpTo: at, selected: at, resumeAt: null, pending: null };
+                  return {
+                    run: event.output.run,
+                    runChoices: context.pending?.choices ?? null,
+                    unhandled: event.output.unhandled,
+                    visibleUpTo: at,
+                    selected: at,
+                    resumeAt: null,
+                    pending: null,
+                  };
                 }),
               },
             ],

@@ -78,7 +78,7 @@ export function useSharedLink(
     if (!arrived || !learner.loaded) return;
     const link = arrived;
     setArrived(null);
-    send({ type: 'SET_PLAN', seed: link.seed, faults: link.faults });
+    send({ type: 'SET_PLAN', seed: link.seed, faults: link.faults, choices: link.choices });
     let offer: string | null = null;
     if (link.variant) chooseMode(link.variant);
     else {
@@ -123,5 +123,7 @@ export function currentLinkState(scenarioId: string, mode: CodeMode, learnerText
   if (mode === 'yours') link.code = learnerText;
   else link.variant = mode;
   if (run && run.result.trace.length > 0 && context.selected >= 0) link.step = context.selected;
+  // A replayed or injected schedule is steered by its choices; a seeded one must not be (the seed makes them).
+  if (run && context.runChoices) link.choices = run.result.choices;
   return link;
 }

@@ -54,3 +54,58 @@ test('the lab exports the finished run as JSON and as a Mermaid diagram', { time
     await context.close();
   }
 });
+
+/** Download the JSON of the finished run on screen. */
+async function exportedRun(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download trace (JSON)' }).click()]);
+  return JSON.parse(await readFile(await download.path(), 'utf8'));
+}
+
+const waitFinished = (page) =>
+  page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+
+test('a shared replay of a counterexample (steered by scheduler choices) replays to the same trace hash', { timeout: 300_000 }, async () => {
+  const a = await openPage(browser);
+  const b = await openPage(browser);
+  try {
+    await a.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(urlOf('/')).origin });
+    await a.page.goto(urlOf('/lab/concurrent-redelivery/'));
+    await a.page.waitForFunction(() => !document.querySelector('[data-action="run"]')?.disabled, undefined, { timeout: 60_000 });
+    await a.page.getByRole('button', { name: 'Starter', exact: true }).click();
+    await a.page.getByRole('button', { name: 'Explore', exact: true }).click();
+    const replay = a.page.getByRole('button', { name: 'Replay the smallest counterexample' });
+    await replay.waitFor({ timeout: 180_000 });
+    await a.page.getByLabel('Speed').selectOption('instant');
+    await replay.click();
+    await waitFinished(a.page);
+    const sent = await exportedRun(a.page);
+    await a.page.getByRole('button', { name: 'Share', exact: true }).click();
+    await a.page.waitForFunction(() => /copied/.test(document.querySelector('[data-testid="share-status"]')?.textContent ?? ''));
+    const url = await a.page.getByTestId('share-url').inputValue();
+
+    await b.page.goto(url);
+    await b.page.waitForFunction(() => !document.querySelector('[data-action="run"]')?.disabled, undefined, { timeout: 60_000 });
+    await b.page.getByTestId('share-restored').waitFor();
+    await b.page.getByLabel('Speed').selectOption('instant');
+    await b.page.getByRole('button', { name: 'Run', exact: true }).click();
+    await b.page.waitForFunction(() => /^Paused at event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    assert.equal(await b.page.evaluate(() => window.__eoLab.perform('skip')), true);
+    await waitFinished(b.page);
+    const received = await exportedRun(b.page);
+    assert.deepEqual(received.faults, sent.faults);
+    assert.equal(received.seed, sent.seed);
+    assert.equal(received.traceHash, sent.traceHash, 'the receiver sees exactly the shared run');
+
+    // The choices mattered: the same seed and faults without them make another schedule, which is
+    // what the receiver's next Run (seed only, as after any replay) shows.
+    await b.page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitFinished(b.page);
+    const seeded = await exportedRun(b.page);
+    assert.deepEqual(seeded.faults, sent.faults);
+    assert.notEqual(seeded.traceHash, sent.traceHash, 'without the link\'s choices the run would differ');
+    assert.deepEqual([...a.errors, ...b.errors], []);
+  } finally {
+    await a.context.close();
+    await b.context.close();
+  }
+});
