@@ -12,6 +12,7 @@ import { parseFaultPlan } from '@/simulations/faults';
 import type { Fault } from '@/simulations/types';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel } from './embed-channel';
+import { openLinksOutside } from './open-links-outside';
 
 const samePlan = (a: Fault[], b: Fault[]) => JSON.stringify(parseFaultPlan(a)) === JSON.stringify(parseFaultPlan(b));
 
@@ -35,7 +36,7 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
   );
 
   return (
-    <div data-chrome="embed">
+    <div data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={scenario.title} href={`/lab/${scenario.id}/`} target={target} />
       <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} />
     </div>

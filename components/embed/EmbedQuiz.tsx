@@ -5,6 +5,7 @@ import { QuizCard, type QuizAnswer } from '@/components/course/QuizCard';
 import { questionById } from '@/simulations/quizzes';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel } from './embed-channel';
+import { openLinksOutside } from './open-links-outside';
 
 export function EmbedQuiz({ questionId, title }: { questionId: string; title: string }) {
   const question = questionById(questionId);
@@ -23,7 +24,7 @@ export function EmbedQuiz({ questionId, title }: { questionId: string; title: st
 
   if (!question) return <p role="alert">There is no question {questionId}.</p>;
   return (
-    <div data-chrome="embed">
+    <div data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={title} href={question.scenario ? `/lab/${question.scenario}/` : '/'} target={target} />
       <QuizCard question={question} onAnswered={onAnswered} />
     </div>

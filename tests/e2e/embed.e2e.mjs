@@ -6,7 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+
+const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/axe-core/axe.min.js');
 
 const READY_MS = 60_000;
 
@@ -41,7 +45,7 @@ async function waitRunnable(frame) {
   await frame.waitForFunction(() => {
     const b = document.querySelector('[data-action="run"]');
     return b && !b.disabled;
-  }, undefined, { timeout: READY_MS });
+  }, undefined, { timeout: READY_MS, polling: 250 });
 }
 
 test('the example host page receives ready, run-finished, exercise-passed and quiz-answered', { timeout: 240_000 }, async () => {
@@ -97,6 +101,12 @@ test('the example host page receives ready, run-finished, exercise-passed and qu
     assert.equal(answer.questionId, 'lesson-receipt-key');
     assert.equal(answer.correct, state === 'correct', 'the event agrees with what the card shows');
     assert.equal(typeof answer.choiceId, 'string');
+    // "See it happen" opens the lab in a new tab; the frame stays the question.
+    const [popup] = await Promise.all([context.waitForEvent('page'), quiz.getByRole('link', { name: /See it happen/ }).click()]);
+    await popup.waitForLoadState('domcontentloaded');
+    assert.match(popup.url(), /\/lab\/[a-z-]+\/#v1\./);
+    await popup.close();
+    assert.match(quiz.url(), /\/embed\/quiz\/lesson-receipt-key\//);
     assert.equal((await events(page)).every((e) => e.source === 'effectively-once' && e.version === 1), true);
 
     const log = await page.getByTestId('host-log').innerText();
@@ -114,7 +124,9 @@ test('embeds told another origin, or a wildcard, send the host nothing', { timeo
   const { context, page } = await openPage(browser);
   try {
     await page.goto(urlOf('/embed-example.html'));
+    // Both of the page's own embeds have said ready, so any later message would come from the new frames.
     await waitEvent(page, (e) => e.type === 'ready' && e.view === 'quiz');
+    await waitEvent(page, (e) => e.type === 'ready' && e.view === 'lab');
     const before = (await events(page)).length;
     await page.evaluate(() => {
       for (const [id, origin] of [['other', 'http://elsewhere.invalid'], ['wild', '*']]) {
@@ -138,3 +150,28 @@ test('embeds told another origin, or a wildcard, send the host nothing', { timeo
     await context.close();
   }
 });
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`the embeds have no serious or critical axe violations (${colorScheme})`, { timeout: 120_000 }, async () => {
+    const { context, page } = await openPage(browser, { colorScheme });
+    try {
+      for (const where of ['/embed/receipt-redelivery/', '/embed/quiz/lesson-receipt-key/']) {
+        await page.goto(urlOf(where));
+        await page.getByTestId('embed-target').getByText('Not reporting to a host page').waitFor();
+        if (where === '/embed/receipt-redelivery/') {
+          // As in the lab's own axe test: once the editor has replaced its static preview.
+          await waitRunnable(page.mainFrame());
+          await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+        }
+        await page.addScriptTag({ path: AXE });
+        const bad = await page.evaluate(async () => {
+          const r = await axe.run(document, { resultTypes: ['violations'] });
+          return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+        });
+        assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+}
