@@ -35,19 +35,27 @@ export default async function LabPage({ params }: LabPageProps) {
 
   return (
     <div className="space-y-8">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500 dark:text-slate-400">
-        <ol className="flex items-center gap-2">
-          <li>
-            <Link href="/" className="rounded hover:text-teal-700 focus-visible:outline-2 dark:hover:text-teal-400">
-              Course map
-            </Link>
-          </li>
-          <li aria-hidden="true">/</li>
-          <li aria-current="page">
-            Lesson {index + 1} of {SCENARIO_CATALOG.length}
-          </li>
-        </ol>
-      </nav>
+      <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+        <nav aria-label="Breadcrumb" className="text-slate-500 dark:text-slate-400">
+          <ol className="flex items-center gap-2">
+            <li>
+              <Link href="/" className="rounded hover:text-teal-700 focus-visible:outline-2 dark:hover:text-teal-400">
+                Course map
+              </Link>
+            </li>
+            <li aria-hidden="true">/</li>
+            <li aria-current="page">
+              Lesson {index + 1} of {SCENARIO_CATALOG.length}
+            </li>
+          </ol>
+        </nav>
+        <Link
+          href={`/demo/${scenario.id}/`}
+          className="rounded font-medium text-slate-600 hover:text-teal-700 focus-visible:outline-2 dark:text-slate-300 dark:hover:text-teal-400"
+        >
+          Presenter mode
+        </Link>
+      </div>
 
       <header className="max-w-3xl">
         <p className="inline-flex rounded-full bg-teal-50 px-2.5 py-0.5 text-xs font-semibold text-teal-800 ring-1 ring-teal-600/20 dark:bg-teal-400/10 dark:text-teal-300 dark:ring-teal-400/30">
