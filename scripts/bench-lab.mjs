@@ -14,6 +14,7 @@
  *
  *   npm run bench:lab            # N=5
  *   BENCH_RUNS=10 npm run bench:lab
+ *   BENCH_OUT=path/to/export npm run bench:lab   # another build of the site
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { chromium } from 'playwright-core';
 import { startServer } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'out');
+const out = path.resolve(process.env.BENCH_OUT ?? path.join(root, 'out'));
 const LAB = '/lab/receipt-redelivery/';
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TARGET_READY_MS = 1500;

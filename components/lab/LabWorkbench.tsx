@@ -26,8 +26,8 @@ import { useLearnerCode } from './use-learner-code';
 import { VerdictPanel } from './view/VerdictPanel';
 
 // Views with nothing to show before the first run (and the collapsed query panel) are their own
-// chunks: server-rendered as usual, their scripts preloaded, hydrated when they arrive — so they
-// are not part of the scripts the page needs before the controls work.
+// chunks: server-rendered as usual, fetched when hydration reaches them and hydrated on arrival,
+// so they are not among the scripts the page runs before the controls work.
 const Timeline = dynamic(() => import('./view/Timeline').then((m) => m.Timeline));
 const DbInspector = dynamic(() => import('./view/DbInspector').then((m) => m.DbInspector));
 const Ledger = dynamic(() => import('./view/Ledger').then((m) => m.Ledger));
