@@ -85,10 +85,8 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         )}
       </section>
 
-      {/* The lab's single-key shortcuts (Space runs, R resets) belong to the lab, not to the exercises below it.
-          React listens at the document, where the lab's own listener sits too (added later, so it runs after
-          this one): only stopImmediatePropagation keeps it from seeing the key. Default actions are untouched. */}
-      <div className="space-y-10" onKeyDown={(event) => event.nativeEvent.stopImmediatePropagation()}>
+      {/* The lab's single-key shortcuts (Space runs, R resets) belong to the lab, not to the exercises below it. */}
+      <div className="space-y-10" data-lab-keys="off">
         {scenario.id === 'replay-safety' && <ReplaySort />}
         {TRY_IT_SCENARIOS.has(scenario.id) && (
           <p className="text-sm text-slate-700 dark:text-slate-300">

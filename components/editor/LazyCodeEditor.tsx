@@ -69,6 +69,9 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       {!ready && (
         <pre
           data-testid="code-fallback"
+          // Focusable, so keyboard users can scroll the code before the editor arrives (focusing it loads the editor).
+          tabIndex={0}
+          aria-label="Code (the editor is loading)"
           className="absolute inset-0 m-0 overflow-auto py-3 pr-4 pl-[4.25rem] font-mono text-[13px] leading-5 text-slate-800 dark:text-slate-200"
         >
           <code>{editor.value}</code>

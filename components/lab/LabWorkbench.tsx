@@ -56,7 +56,8 @@ function keyBelongsElsewhere(event: KeyboardEvent): boolean {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return true;
   const target = event.target as HTMLElement | null;
   if (!target || target === document.body) return false;
-  if (target.closest('[data-testid="code-editor"], .monaco-editor, input, textarea, select, [contenteditable="true"]')) return true;
+  // data-lab-keys="off" marks content that is not the lab (the exercises below it): R and Space there are just keys.
+  if (target.closest('[data-testid="code-editor"], .monaco-editor, input, textarea, select, [contenteditable="true"], [data-lab-keys="off"]')) return true;
   // Space and Enter on a button press that button.
   if (event.key === ' ' && target.closest('button, a, summary, [role="button"]')) return true;
   return false;
