@@ -12,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/replay-safety.ts';
-import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
-const READY_MS = 60_000;
 const FIRST = SCENARIO_CATALOG[0];
 
 let browser;
@@ -26,22 +25,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function waitRunnable(page, timeout = READY_MS) {
-  await page.waitForFunction(() => {
-    const b = document.querySelector('[data-action="run"]');
-    return b && !b.disabled;
-  }, undefined, { timeout });
-}
-
-async function waitVerdict(page, pattern, timeout = 30_000) {
-  await page.waitForFunction(
-    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
-    pattern.source,
-    { timeout },
-  );
-  return page.getByRole('status', { name: 'Verdict' }).innerText();
-}
 
 const button = (page, name) => page.getByRole('button', { name, exact: true });
 

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
 
 const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/axe-core/axe.min.js');
 
-const READY_MS = 60_000;
 
 let browser;
 before(async () => {
@@ -39,13 +38,6 @@ async function frameOf(page, pattern) {
     await page.waitForTimeout(100);
   }
   throw new Error(`no frame matches ${pattern}`);
-}
-
-async function waitRunnable(frame) {
-  await frame.waitForFunction(() => {
-    const b = document.querySelector('[data-action="run"]');
-    return b && !b.disabled;
-  }, undefined, { timeout: READY_MS, polling: 250 });
 }
 
 test('the example host page receives ready, run-finished, exercise-passed and quiz-answered', { timeout: 240_000 }, async () => {

@@ -78,3 +78,21 @@ export async function waitForDbReady(page, timeout = 30_000) {
     throw new Error(`PGlite failed to boot: ${await status.innerText()}`);
   }
 }
+
+/** Wait until the lab's Run button is enabled (the database is booted and the code loaded); `target` is a page or a frame. */
+export async function waitRunnable(target, timeout = 60_000) {
+  await target.waitForFunction(() => {
+    const b = document.querySelector('[data-action="run"]');
+    return b && !b.disabled;
+  }, undefined, { timeout });
+}
+
+/** Wait until the Verdict live region matches `pattern`; returns its text. */
+export async function waitVerdict(page, pattern, timeout = 30_000) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
+    pattern.source,
+    { timeout },
+  );
+  return page.getByRole('status', { name: 'Verdict' }).innerText();
+}

@@ -9,13 +9,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
 
 // PGlite boots slowly in headless Chromium on this machine (5–11 s): wait generously for readiness.
-const READY_MS = 60_000;
 
 let browser;
 before(async () => {
@@ -33,24 +32,7 @@ async function openLab(scenario, options = {}) {
   return opened;
 }
 
-async function waitRunnable(page, timeout = READY_MS) {
-  await page.waitForFunction(() => {
-    const b = document.querySelector('[data-action="run"]');
-    return b && !b.disabled;
-  }, undefined, { timeout });
-}
-
-const verdict = (page) => page.getByRole('status', { name: 'Verdict' });
 const button = (page, name) => page.getByRole('button', { name, exact: true });
-
-async function waitVerdict(page, pattern, timeout = 30_000) {
-  await page.waitForFunction(
-    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
-    pattern.source,
-    { timeout },
-  );
-  return verdict(page).innerText();
-}
 
 async function setCode(page, text) {
   await page.waitForFunction(() => !!window.__eoLab);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitVerdict } from './helpers.mjs';
 
 const READY_MS = 60_000;
 
@@ -29,15 +29,6 @@ after(async () => {
 });
 
 const button = (page, name) => page.getByRole('button', { name, exact: true });
-
-async function waitVerdict(page, pattern, timeout = 30_000) {
-  await page.waitForFunction(
-    (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
-    pattern.source,
-    { timeout },
-  );
-  return page.getByRole('status', { name: 'Verdict' }).innerText();
-}
 
 for (const [scenario, brokenText] of LABS) {
   test(`lab ${scenario}: the starter is caught, the solution holds`, { timeout: 180_000 }, async () => {

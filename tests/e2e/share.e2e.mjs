@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { labLinkHref } from '../../simulations/share-link.ts';
-import { launchBrowser, openPage, screenshot, urlOf } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
 
-const READY_MS = 60_000;
 const SCENARIO = 'receipt-redelivery';
 
 let browser;
@@ -19,13 +18,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function waitRunnable(page, timeout = READY_MS) {
-  await page.waitForFunction(() => {
-    const b = document.querySelector('[data-action="run"]');
-    return b && !b.disabled;
-  }, undefined, { timeout });
-}
 
 const button = (page, name) => page.getByRole('button', { name, exact: true });
 const getCode = (page) => page.evaluate(() => window.__eoLab.getCode());
