@@ -293,6 +293,8 @@ export const labMachine = setup({
       },
     },
     paused: {
+      // Arriving at the last event (a shared step, a seek, an injection resumed there) is finishing.
+      always: { guard: 'atEnd', target: 'finished', actions: 'revealAll' },
       on: {
         RUN: 'running.playing',
         STEP: [{ guard: 'nextIsEnd', target: 'finished', actions: 'revealAll' }, { actions: 'advance' }],

@@ -1,0 +1,69 @@
+/** The lab controller: when the verdict shows, and what Step does before a run. */
+import { expect, test } from 'vitest';
+import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import { labMachine, type RunInput } from '../components/lab/lab-machine';
+import type { RunAnswer } from '../components/db/worker-client';
+import type { LabRun } from '../simulations/lab-run';
+
+const EVENTS = 16;
+
+/** The machine reads only the trace's length from a run, so a run of blank events will do. */
+function fakeAnswer(): RunAnswer {
+  const run = { result: { trace: Array.from({ length: EVENTS }, (_, i) => ({ i })) } } as unknown as LabRun;
+  return { run, unhandled: [] } as unknown as RunAnswer;
+}
+
+function start() {
+  const inputs: RunInput[] = [];
+  const machine = labMachine.provide({
+    actors: {
+      runLab: fromPromise<RunAnswer, RunInput>(async ({ input }) => {
+        inputs.push(input);
+        return fakeAnswer();
+      }),
+    },
+  });
+  const actor = createActor(machine, { input: { seed: 1, demoFaults: [] } });
+  actor.start();
+  actor.send({ type: 'DB_READY' });
+  return { actor, inputs };
+}
+
+async function settle(actor: ReturnType<typeof start>['actor'], done: (s: SnapshotFrom<typeof labMachine>) => boolean) {
+  for (let i = 0; i < 50 && !done(actor.getSnapshot()); i++) await Promise.resolve();
+  return actor.getSnapshot();
+}
+
+test('stopping a run at its last event (a shared step) reveals the verdict, as finishing playback does', async () => {
+  const { actor } = start();
+  actor.send({ type: 'RUN', code: 'x' });
+  let s = await settle(actor, (s) => s.matches({ running: 'playing' }));
+  expect(s.context.revealed).toBe(false);
+  actor.send({ type: 'SEEK', index: EVENTS - 1 });
+  s = actor.getSnapshot();
+  expect(s.value).toBe('finished');
+  expect(s.context.revealed).toBe(true);
+  expect(s.context.selected).toBe(EVENTS - 1);
+});
+
+test('seeking while paused onto the last event, or stepping onto it, reveals the verdict', async () => {
+  const { actor } = start();
+  actor.send({ type: 'RUN', code: 'x' });
+  await settle(actor, (s) => s.matches({ running: 'playing' }));
+  actor.send({ type: 'PAUSE' });
+  actor.send({ type: 'SEEK', index: 3 });
+  expect(actor.getSnapshot().value).toBe('paused');
+  expect(actor.getSnapshot().context.revealed).toBe(false);
+  actor.send({ type: 'SEEK', index: EVENTS - 1 });
+  expect(actor.getSnapshot().value).toBe('finished');
+  expect(actor.getSnapshot().context.revealed).toBe(true);
+
+  const second = start();
+  second.actor.send({ type: 'RUN', code: 'x' });
+  await settle(second.actor, (s) => s.matches({ running: 'playing' }));
+  second.actor.send({ type: 'SEEK', index: EVENTS - 2 });
+  expect(second.actor.getSnapshot().context.revealed).toBe(false);
+  second.actor.send({ type: 'STEP' });
+  expect(second.actor.getSnapshot().value).toBe('finished');
+  expect(second.actor.getSnapshot().context.revealed).toBe(true);
+});
