@@ -67,3 +67,24 @@ test('seeking while paused onto the last event, or stepping onto it, reveals the
   expect(second.actor.getSnapshot().value).toBe('finished');
   expect(second.actor.getSnapshot().context.revealed).toBe(true);
 });
+
+test('Step from Ready runs the code and pauses at the first event; Run still plays', async () => {
+  const { actor, inputs } = start();
+  actor.send({ type: 'STEP', code: 'mine' });
+  const s = await settle(actor, (s) => s.matches('paused'));
+  expect(s.value).toBe('paused');
+  expect(s.context.visibleUpTo).toBe(0);
+  expect(s.context.selected).toBe(0);
+  expect(s.context.revealed).toBe(false);
+  expect(inputs).toMatchObject([{ code: 'mine', seed: 1 }]);
+  actor.send({ type: 'STEP' });
+  expect(actor.getSnapshot().context.visibleUpTo).toBe(1);
+
+  // Step without code (a stale key press) does nothing in Ready.
+  const other = start();
+  other.actor.send({ type: 'STEP' });
+  expect(other.actor.getSnapshot().value).toBe('ready');
+  // Run keeps playing rather than pausing.
+  other.actor.send({ type: 'RUN', code: 'x' });
+  expect((await settle(other.actor, (s) => s.matches({ running: 'playing' }))).matches({ running: 'playing' })).toBe(true);
+});

@@ -84,10 +84,12 @@ export const stepAction: LabAction = {
   keyLabel: '→',
   enabled: (ctx) => {
     const { run, selected } = ctx.state.context;
+    // From Ready, Step starts a run paused at its first event.
+    if (is(ctx, 'ready')) return true;
     if (!run || run.result.trace.length === 0) return false;
     return is(ctx, 'running.playing', 'paused') || (is(ctx, 'finished') && selected < run.result.trace.length - 1);
   },
-  perform: (ctx) => ctx.send({ type: 'STEP' }),
+  perform: (ctx) => ctx.send(is(ctx, 'ready') ? { type: 'STEP', code: ctx.code() } : { type: 'STEP' }),
 };
 
 export const backAction: LabAction = {

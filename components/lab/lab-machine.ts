@@ -65,6 +65,8 @@ export interface LabContext {
   revealed: boolean;
   /** Where playback continues after an injection reran the schedule. */
   resumeAt: number | null;
+  /** Whether the run being loaded stops at its first event (Step from Ready) instead of playing. */
+  pauseAfterLoad: boolean;
   pending: RunInput | null;
   explorer: ExplorerState;
   notice: Notice | null;
@@ -76,7 +78,8 @@ export type LabEvent =
   | { type: 'RUN'; code: string }
   | { type: 'PAUSE' }
   | { type: 'TICK' }
-  | { type: 'STEP' }
+  /** From Ready, `code` starts a run paused at its first event; elsewhere it moves one event on. */
+  | { type: 'STEP'; code?: string }
   | { type: 'BACK' }
   | { type: 'SEEK'; index: number }
   | { type: 'SKIP' }
@@ -104,6 +107,22 @@ const lastIndex = (run: LabRun | null) => (run ? run.result.trace.length - 1 : -
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A loaded run on screen at the event playback resumes from (the first, unless an injection reran it). */
+function showLoaded(context: LabContext, output: RunAnswer): Partial<LabContext> {
+  const last = output.run.result.trace.length - 1;
+  const at = Math.min(context.resumeAt ?? 0, last);
+  return {
+    run: output.run,
+    runChoices: context.pending?.choices ?? null,
+    unhandled: output.unhandled,
+    visibleUpTo: at,
+    selected: at,
+    resumeAt: null,
+    pauseAfterLoad: false,
+    pending: null,
+  };
 }
 
 export const labMachine = setup({
@@ -146,7 +165,8 @@ export const labMachine = setup({
       };
     }),
     planRun: assign(({ context, event }) => {
-      if (event.type !== 'RUN') return {};
+      if (event.type !== 'RUN' && event.type !== 'STEP') return {};
+      if (event.code === undefined) return {};
       // A shared run's scheduler choices steer the first run after the link only, as a replay's do.
       const choices = context.nextChoices ?? undefined;
       return { notice: null, nextChoices: null, pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected], choices } };
@@ -156,7 +176,7 @@ export const labMachine = setup({
       const cx = event.counterexample;
       return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
     }),
-    clearRun: assign({ run: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pending: null }),
+    clearRun: assign({ run: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, pending: null }),
   },
 }).createMachine({
   id: 'lab',
@@ -173,6 +193,7 @@ export const labMachine = setup({
     selected: -1,
     revealed: false,
     resumeAt: null,
+    pauseAfterLoad: false,
     pending: null,
     explorer: { status: 'idle' },
     notice: null,
@@ -195,6 +216,12 @@ export const labMachine = setup({
         RUN: {
           target: 'running',
           actions: ['clearRun', 'planRun'],
+        },
+        // Step before any run: start the run and stop at its first event, as the fault hint promises.
+        STEP: {
+          guard: ({ event }) => event.code !== undefined,
+          target: 'running',
+          actions: ['clearRun', 'planRun', assign({ pauseAfterLoad: true })],
         },
         EXPLORE: 'exploring',
         REPLAY: {
@@ -232,21 +259,11 @@ export const labMachine = setup({
                 })),
               },
               {
-                target: 'playing',
-                actions: assign(({ context, event }) => {
-                  const last = event.output.run.result.trace.length - 1;
-                  const at = Math.min(context.resumeAt ?? 0, last);
-                  return {
-                    run: event.output.run,
-                    runChoices: context.pending?.choices ?? null,
-                    unhandled: event.output.unhandled,
-                    visibleUpTo: at,
-                    selected: at,
-                    resumeAt: null,
-                    pending: null,
-                  };
-                }),
+                guard: ({ context }) => context.pauseAfterLoad,
+                target: '#lab.paused',
+                actions: assign(({ context, event }) => showLoaded(context, event.output)),
               },
+              { target: 'playing', actions: assign(({ context, event }) => showLoaded(context, event.output)) },
             ],
             onError: {
               target: '#lab.ready',
@@ -259,6 +276,7 @@ export const labMachine = setup({
                   revealed: false,
                   pending: null,
                   resumeAt: null,
+                  pauseAfterLoad: false,
                   notice: { kind: error?.name === 'StuckError' ? 'stuck' : 'failed', text: errorMessage(error) } satisfies Notice,
                 };
               }),

@@ -276,6 +276,11 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await button(page, 'Clear injected faults').click();
     await page.keyboard.press('r');
     await page.getByText('Press Run to play the demonstration schedule').waitFor();
+
+    // → from Ready starts a run paused at its first event, as the fault hint promises.
+    assert.equal(await button(page, 'Step').isEnabled(), true, 'Step is offered before a run');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
