@@ -236,9 +236,22 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+// If the engine ever stopped without settling (nothing left on the event loop, no verdict), say so
+// and fail, rather than letting Node exit 0 as if the run had succeeded.
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  process.stderr.write('error: the simulation stopped without reaching a verdict (nothing was left to run). This is an engine bug: the command above reproduces it.\n');
+  process.exit(70);
+});
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    settled = true;
+    process.exit(code);
+  },
   (err: unknown) => {
+    settled = true;
     if (err instanceof UsageError || (err as Error)?.name === 'FaultPlanError') {
       process.stderr.write(`error: ${(err as Error).message}\n\n${USAGE}`);
       process.exit(2);

@@ -472,7 +472,9 @@ export class Engine {
 
   private async applyStepFaults() {
     for (const f of this.options.faults) {
-      if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun) {
+      // Marked fired even when the process is down: a restart at the same step count must not be killed again.
+      if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.fired.has(f)) {
+        this.fired.add(f);
         const proc = this.procs.get(f.process);
         if (proc?.alive) await this.crash(proc, `at step ${f.atStep}`);
       }

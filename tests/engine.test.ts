@@ -108,6 +108,20 @@ describe('shrinking', () => {
 });
 
 describe('crashes, transactions and time', () => {
+  // Regression: a restart happens without a step running, so the same `atStep` crash used to kill
+  // every new incarnation and the run never ended (the lab's "Crash relay-1 now" hung).
+  test.each(['dual-write', 'relay-crash'])('an "at step" crash fires once, and the restarted process finishes (%s)', async (id) => {
+    const scenario = scenarioById(id);
+    for (const atStep of [2, 4, 8]) {
+      const faults = [...scenario.demo.faults, { kind: 'crash' as const, process: 'relay-1', atStep }];
+      const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults });
+      const crashes = r.trace.filter((e) => e.type === 'crash' && e.actor === 'relay-1' && e.text.includes(`at step ${atStep}`));
+      expect(crashes.length, `the crash at step ${atStep} fired ${crashes.length} times (${replayHint(r)})`).toBeLessThanOrEqual(1);
+      expect(r.verdict, replayHint(r)).not.toBe('error');
+      expect(r.trace.some((e) => e.type === 'finish' && e.actor === 'relay-1'), `relay-1 never finished (${replayHint(r)})`).toBe(true);
+    }
+  });
+
   test('a crash inside a transaction rolls it back and the trace says so', async () => {
     await db.reset();
     const engine = new Engine(
