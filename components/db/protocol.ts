@@ -36,6 +36,8 @@ export interface ExploreRequest {
   scenario: string;
   code: string;
   runs: number;
+  /** The label the results carry, as RunRequest.variant: "starter", "solution", "your code". */
+  variant?: string;
 }
 
 /** Stop exploration `id` after its current schedule. */

@@ -246,7 +246,7 @@ async function exploreMany(request: ExploreRequest): Promise<void> {
     const result = await explore(db.sim, {
       scenario,
       code: request.code,
-      variant: 'learner',
+      variant: request.variant ?? 'your code',
       runs: request.runs,
       hostNow: hostClock.now,
       shouldStop: () => cancelled.has(request.id),

@@ -105,7 +105,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
           runLab: fromPromise<RunAnswer, RunInput>(({ input }) => dbRef.current.run({ scenario: scenario.id, variant: variantName(modeRef.current), ...input })),
           explore: fromCallback<{ type: 'CANCEL' }, ExploreInput>(({ input, sendBack, receive }) => {
             const job = dbRef.current.explore(
-              { scenario: scenario.id, code: input.code, runs: input.runs },
+              { scenario: scenario.id, variant: variantName(modeRef.current), code: input.code, runs: input.runs },
               (p) => sendBack({ type: 'EXPLORE_PROGRESS', ...p }),
             );
             let live = true;
