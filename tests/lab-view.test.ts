@@ -179,6 +179,13 @@ describe('VerdictPanel', () => {
     expect(html).toContain('line 3');
     expect(html).toContain('Expected &#x27;;&#x27; but found &#x27;env&#x27;');
     expect(html).toContain('worker-1: TypeError: x is undefined (line 4)');
+    // The starter's errors are not the learner's: "your code" only in "Your code" mode.
+    expect(html).toContain('Errors thrown by the starter code');
+    expect(html).not.toMatch(/your code/i);
+    const yours = renderToStaticMarkup(h(VerdictPanel, { result: { ...result, variant: 'your code' }, revealed: true, running: false, onSelectStep: noop }));
+    expect(yours).toContain('Errors thrown by your code');
+    const sol = renderToStaticMarkup(h(VerdictPanel, { result: { ...result, variant: 'solution' }, revealed: true, running: false, onSelectStep: noop }));
+    expect(sol).toContain('Errors thrown by the solution’s code');
   });
 });
 

@@ -8,6 +8,7 @@ import type { UnhandledRejection } from '@/components/db/protocol';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunResult } from '@/simulations/run';
 import type { Notice } from './lab-machine';
+import { whoseCode } from './whose-code';
 
 /** Markers for the editor: one per distinct problem with a line. */
 export function problemMarkers(result: RunResult, unhandled: readonly UnhandledRejection[]): EditorMarker[] {
@@ -39,6 +40,7 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
   const codeErrors = dedupe(result?.codeErrors ?? []);
   const loadError = result?.verdict === 'error' ? result.error : undefined;
   if (!notice && !loadError && codeErrors.length === 0 && unhandled.length === 0) return null;
+  const owner = whoseCode(result?.variant);
   return (
     <div role="alert" data-testid="run-problems" className="space-y-3">
       {notice && (
@@ -62,7 +64,9 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
       )}
       {loadError && (
         <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
-          <p className="font-semibold">Your code could not run{at(loadError.line)}.</p>
+          <p className="font-semibold">
+            {owner.code} could not run{at(loadError.line)}.
+          </p>
           <p className="mt-1 font-mono text-xs break-words" data-testid="load-error">
             {loadError.message}
             {loadError.line ? ` — line ${loadError.line}${loadError.column ? `, column ${loadError.column}` : ''}` : ''}
@@ -73,8 +77,8 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
         <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
           <p className="font-semibold">
             {codeErrors.every((e) => /^(worker|handler)-\d+$/.test(e.process))
-              ? 'Your handler threw while handling a message; the message stayed unacknowledged.'
-              : 'Your code threw an error it did not catch.'}
+              ? `${owner.handler} threw while handling a message; the message stayed unacknowledged.`
+              : `${owner.code} threw an error it did not catch.`}
           </p>
           <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="code-errors">
             {codeErrors.map((e, i) => (

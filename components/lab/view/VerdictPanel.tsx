@@ -3,6 +3,7 @@
  * to the step where one broke. A live region, so a screen reader hears the verdict when it lands.
  */
 import type { RunResult } from '@/simulations/run';
+import { whoseCode } from '../whose-code';
 
 export interface VerdictPanelProps {
   /** The run to judge; null before the first run. */
@@ -88,7 +89,9 @@ function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i
 
       {result.codeErrors.length > 0 && (
         <div className="mx-4 mt-4">
-          <h3 className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">Errors thrown by your code</h3>
+          <h3 className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">
+            Errors thrown by {whoseCode(result.variant).codeMidSentence}
+          </h3>
           <ul className="mt-1 space-y-1">
             {result.codeErrors.map((e, k) => (
               <li key={k} className="rounded-md bg-red-50 px-2 py-1 font-mono text-xs break-words text-red-900 dark:bg-red-950/40 dark:text-red-100">
