@@ -25,7 +25,7 @@ afterAll(() => sim.close());
 async function ledgerHtml(id: string, variant: 'starter' | 'solution') {
   const scenario = scenarioById(id);
   const run = await runForLab(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
-  return { run, html: renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1 })) };
+  return { run, html: renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1, actors: scenario.actors })) };
 }
 
 describe('Ledger on the new scenarios', () => {
@@ -66,6 +66,21 @@ describe('Ledger on the new scenarios', () => {
     const tables = bad.run.snapshots.at(-1)!.tables;
     expect(tables.counters).toEqual([{ name: 'orders_shipped', value: 2 }]);
     expect(tables.audit_log).toHaveLength(2);
+  });
+
+  test.each(['dual-write', 'relay-concurrency'])('%s: an outbox lab shows what it published, and no e-mail sections', async (id) => {
+    for (const variant of ['starter', 'solution'] as const) {
+      const { html } = await ledgerHtml(id, variant);
+      expect(html).toContain('Messages published');
+      expect(html).not.toContain('Receipts per order');
+      expect(html).not.toContain('E-mails sent');
+    }
+  });
+
+  test('receipt-redelivery still shows its receipts (e-mail is among its actors)', async () => {
+    const { html } = await ledgerHtml('receipt-redelivery', 'starter');
+    expect(html).toContain('Receipts per order');
+    expect(html).toContain('E-mails sent');
   });
 
   test('times past an hour read in hours', () => {

@@ -260,7 +260,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             <Timeline run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
           </div>
           <div className="min-w-0 [zoom:1.45]">
-            <Ledger run={run} selected={selected} />
+            <Ledger run={run} selected={selected} actors={scenario.actors} />
           </div>
         </div>
       )}

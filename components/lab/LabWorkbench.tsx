@@ -311,7 +311,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
           <Timeline run={run} actors={scenario.actors} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
           <div className="grid items-start gap-6 lg:grid-cols-2">
             <DbInspector run={run} tables={scenario.tables} selected={context.selected} />
-            <Ledger run={run} selected={context.selected} />
+            <Ledger run={run} selected={context.selected} actors={scenario.actors} />
           </div>
         </>
       ) : (

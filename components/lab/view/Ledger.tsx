@@ -15,6 +15,11 @@ export interface LedgerProps {
   run: LabRun;
   /** The selected trace event index: entries up to and including it are shown. */
   selected: number;
+  /**
+   * The scenario's actors. A provider's sections show only when it is one of them (or the run has
+   * its entries), so an outbox lab shows no empty "Receipts per order". Without them, the trace decides.
+   */
+  actors?: readonly string[];
 }
 
 function dollars(cents: number): string {
@@ -143,16 +148,19 @@ function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderI
   );
 }
 
-export function Ledger({ run, selected }: LedgerProps) {
+export function Ledger({ run, selected, actors }: LedgerProps) {
   const full: LedgerData = run.result.ledger;
   const now = ledgerAt(full, selected);
   const trace = run.result.trace;
   const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
-  const showPayments = full.charges.length > 0 || reaches('payments');
-  const showMetered = full.credits.length > 0 || full.itemRefusals.length > 0 || reaches('transform') || reaches('lookup');
-  // Receipt lessons may never reach the e-mail provider (that is their bug), so only a payments- or metered-only run hides it.
-  const showEmail = full.emails.length > 0 || reaches('email') || (!showPayments && !showMetered);
+  const has = (provider: string) => (actors ? actors.includes(provider) : reaches(provider));
+  const showPayments = full.charges.length > 0 || has('payments');
+  const showMetered = full.credits.length > 0 || full.itemRefusals.length > 0 || has('transform') || has('lookup');
+  // Receipt lessons may never reach the e-mail provider (that is their bug): with the actors known
+  // that is no guess; without them, only a payments- or metered-only run hides it.
+  const showEmail = full.emails.length > 0 || (actors ? has('email') : reaches('email') || (!showPayments && !showMetered));
+  const nothing = !showEmail && !showPayments && !showMetered && full.replays.length === 0 && full.refusals.length === 0 && full.published.length === 0;
   const emailsPerOrder = emailGroups(now.emails);
   const onlyReceipts = full.emails.every((e) => !e.template);
   const chargesPerOrder = countBy(now.charges, (c) => c.orderId);
@@ -165,6 +173,8 @@ export function Ledger({ run, selected }: LedgerProps) {
       <p className="text-xs text-slate-500 dark:text-slate-400">
         What the providers really did, up to {selected >= 0 ? `step ${selected}` : 'the start'}: the ground truth the invariants check.
       </p>
+
+      {nothing && <Empty>No provider took part in this run.</Empty>}
 
       {showEmail && (
         <>
