@@ -126,7 +126,8 @@ export const PREDICTIONS: readonly Prediction[] = [
   { scenario: 'webhook-dedupe', prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042) },
   {
     scenario: 'dual-write',
-    prompt: 'The shop crashes right after its INSERT. Will every saved order still reach the consumers as an "order-placed" message?',
+    prompt:
+      'The shop crashes right after its first database statement; it restarts and the checkout is retried. Will every saved order reach the consumers as an "order-placed" message?',
     options: [
       { id: 'announced', label: 'Yes: nothing saved goes unannounced' },
       { id: 'lost', label: 'No: a saved order is never announced' },

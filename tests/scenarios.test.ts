@@ -78,6 +78,32 @@ describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) =>
   });
 });
 
+test('dual-write demonstration: the crash is followed by a retried checkout, so both variants really place an order', async () => {
+  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const published = (r: Awaited<ReturnType<typeof runScenario>>) =>
+    r.ledger.published.filter((p) => p.topic === 'order-placed').map((p) => ({ orderId: (p.body as { orderId: number }).orderId, by: p.by }));
+
+  const starter = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  // Order 1 committed before the crash and was never announced; the retry saved the purchase again as order 2.
+  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(starter)).toEqual([1, 2]);
+  expect(published(starter)).toEqual([{ orderId: 2, by: 'shop' }]);
+  const lost = starter.invariants.find((i) => i.id === 'nothing-lost')!;
+  expect(lost.held).toBe(false);
+  expect(lost.detail).toMatch(/^order 1 committed, but no "order-placed" message was ever published.*saved the purchase again as order 2.*2 order rows/);
+
+  const solution = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
+  expect(solution.trace.some((e) => e.actor === 'shop' && e.type === 'rollback'), 'the crash rolled back an open transaction').toBe(true);
+  expect(solution.trace.some((e) => e.actor === 'shop' && e.type === 'restart'), 'the shop restarted and retried').toBe(true);
+  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(solution)).toEqual([1]);
+  const outbox = await db.inspect('SELECT payload, published_at FROM outbox');
+  expect(outbox).toHaveLength(1);
+  expect(outbox[0].published_at, 'the relay marked its row published').not.toBeNull();
+  expect(published(solution)).toEqual([{ orderId: 1, by: 'relay-1' }]);
+  expect(solution.invariants.find((i) => i.id === 'nothing-lost')!.detail).toBe(
+    "the shop's crash rolled back its open transaction (no order, no message); the checkout was retried and order 1 committed; relay-1 published it",
+  );
+});
+
 test('dual-write: publishing first announces an order that never committed (phantom)', async () => {
   const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
   const publishFirst = `import type { Env } from 'effectively-once';

@@ -23,18 +23,23 @@ import type { Env, Fault } from '../types';
 const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 const CUSTOMER_EMAIL = 'ada@example.com';
 
-/** Seconds a relay keeps polling the outbox, per incarnation. */
+/** Passes a relay makes per incarnation, one every `RELAY_INTERVAL_MS`. */
 const RELAY_POLLS = 5;
 const RELAY_INTERVAL_MS = 2_000;
+/**
+ * In dual-write the shop may crash twice and retry after each restart (5 s apiece), so its
+ * relay polls for 20 s: a row committed by the last retry is still published.
+ */
+const DUAL_WRITE_RELAY_POLLS = 10;
 
-/** A relay that calls `pass(env)` every 2 s for 10 s; a crash restarts it. */
-function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
+/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation; a crash restarts it. */
+function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[], polls = RELAY_POLLS): ProcessSpec {
   return {
     id,
     producer: true,
     restart: WORKER_RESTART,
     async main(env) {
-      for (let poll = 0; poll < RELAY_POLLS; poll++) {
+      for (let poll = 0; poll < polls; poll++) {
         try {
           await pass(env);
         } catch (err) {
@@ -49,20 +54,29 @@ function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErro
   };
 }
 
-/** The shop: one request to place order 1042, through the learner's or lib's code. */
-function shopProcess(place: (order: typeof ORDER, env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
+/**
+ * The shop: one checkout, placed through the learner's or lib's code. With `retryAfterCrash`, a
+ * crash restarts the shop and the checkout is placed again, as a customer who never saw a
+ * confirmation presses Buy again; the attempt count lives outside the process (it is the
+ * customer's), so it survives the crash.
+ */
+function shopProcess(place: (order: typeof ORDER, env: Env) => Promise<unknown>, codeErrors: CodeError[], retryAfterCrash = false): ProcessSpec {
+  let attempts = 0;
   return {
     id: 'shop',
     producer: true,
+    ...(retryAfterCrash ? { restart: WORKER_RESTART } : {}),
     async main(env) {
+      attempts++;
+      if (attempts > 1) env.log(`checkout retried (attempt ${attempts}): the customer never got a confirmation, so the order is placed again`);
       try {
         const id = await place({ ...ORDER }, env);
-        env.log(`shop: order ${String(id)} placed`);
+        env.log(`order ${String(id)} placed`);
       } catch (err) {
         const e = err instanceof Error ? err : new Error(String(err));
         const loc = learnerLocation(e);
         if (loc) codeErrors.push({ process: 'shop', message: `${e.name}: ${e.message}`, ...loc });
-        env.log(`shop: placing the order failed: ${e.message}`);
+        env.log(`placing the order failed: ${e.message}`);
       }
     },
   };
@@ -81,16 +95,39 @@ function publishedOrderIds(ctx: Parameters<Invariant['check']>[0]): { orderId: n
     .map((p) => ({ orderId: Number((p.body as { orderId?: unknown })?.orderId), step: p.step }));
 }
 
+const listOf = (ids: number[]) => (ids.length === 1 ? `order ${ids[0]}` : `orders ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`);
+
+/** What the shop went through, read from the trace: crashes, and crashes that rolled a transaction back. */
+function shopHistory(ctx: Parameters<Invariant['check']>[0]): { crashes: number; rollbacks: number } {
+  const shop = ctx.outcome.trace.filter((e) => e.actor === 'shop');
+  return { crashes: shop.filter((e) => e.type === 'crash').length, rollbacks: shop.filter((e) => e.type === 'rollback').length };
+}
+
 const nothingLost: Invariant = {
   id: 'nothing-lost',
   title: 'Every committed order is published',
   async check(ctx) {
     const orders = await committedOrders(ctx);
-    const published = new Set(publishedOrderIds(ctx).map((p) => p.orderId));
-    const lost = orders.filter((id) => !published.has(id));
-    return lost.length
-      ? { held: false, detail: `order ${lost.join(', ')} committed, but no "order-placed" message was ever published: no receipt, no enrichment` }
-      : { held: true, detail: `${orders.length} committed order${orders.length === 1 ? '' : 's'}, each published` };
+    const publishers = new Map<number, string>();
+    for (const p of ctx.outcome.ledger.published.filter((m) => m.topic === 'order-placed')) {
+      const id = Number((p.body as { orderId?: unknown })?.orderId);
+      if (!publishers.has(id)) publishers.set(id, p.by);
+    }
+    const lost = orders.filter((id) => !publishers.has(id));
+    const announced = orders.filter((id) => publishers.has(id));
+    const { crashes, rollbacks } = shopHistory(ctx);
+    if (lost.length) {
+      // A retried checkout that saved and announced a second row: say so, it is the other half of the damage.
+      const retry = crashes && announced.length ? `; the retried checkout saved the purchase again as ${listOf(announced)} and announced only that, so one purchase left ${orders.length} order rows` : '';
+      return { held: false, detail: `${listOf(lost)} committed, but no "order-placed" message was ever published: no receipt, no enrichment${retry}` };
+    }
+    if (!orders.length) return { held: true, detail: '0 committed orders, so nothing to publish' };
+    const story: string[] = [];
+    if (rollbacks) story.push(`the shop's crash rolled back its open transaction (no order, no message)`);
+    if (crashes) story.push(`the checkout was retried and ${listOf(orders)} committed`);
+    const by = [...new Set(orders.map((id) => publishers.get(id)!))].join(' and ');
+    story.push(`${story.length ? '' : `${listOf(orders)} committed; `}${by} published ${orders.length === 1 ? 'it' : 'each'}`);
+    return { held: true, detail: story.join('; ') };
   },
 };
 
@@ -130,13 +167,14 @@ export const dualWrite: Scenario = {
   entry: 'placeOrder',
   brief: [
     'Placing an order writes twice: the order row in our database, and an "order-placed" message that starts the receipt and everything else. Two systems that fail independently cannot be written atomically.',
-    'The starter saves the order and then publishes. The shop crashes between the two: the order exists, and nobody downstream ever hears of it. Publishing first is no better — a crash after publish announces an order that was never saved.',
-    'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does.',
+    'The starter saves the order and then publishes. The shop crashes between the two: the order exists, and nobody downstream ever hears of it. The customer never saw a confirmation, so once the shop is back the checkout is retried and places the order again — now there are two order rows and only the second is announced. Publishing first is no better: a crash after publish announces an order that was never saved.',
+    'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does. A crash before COMMIT rolls both back, the retried checkout commits them together, and the relay publishes that order.',
   ],
   variants: {
     starter: {
       label: 'Starter',
-      explanation: 'Two separate writes. A crash after the INSERT commits and before publish leaves an order with no message (lost).',
+      explanation:
+        'Two separate writes. The crash lands after the INSERT committed and before publish: order 1 is saved and never announced (lost). The retried checkout saves the purchase again as order 2 and publishes that one, so one purchase leaves two rows, and one of them goes unannounced.',
       code: `import type { Env } from 'effectively-once';
 
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
@@ -152,7 +190,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
     solution: {
       label: 'Solution',
       explanation:
-        "lib's placeOrder: the order row and its outbox row commit in one transaction. The relay (already running) publishes what committed; a crash anywhere leaves both or neither.",
+        "lib's placeOrder: the order row and its outbox row commit in one transaction. The crash lands while that transaction is open, so it rolls back and leaves neither row; the retried checkout commits order 1 with its outbox row, and relay-1 publishes it and marks the row published. A crash anywhere leaves both rows or neither.",
       code: `import { placeOrder as placeWithOutbox, type Env } from 'effectively-once';
 
 // The order and its "order-placed" message commit together (lib/outbox.ts).
@@ -167,7 +205,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
     const codeErrors: CodeError[] = [];
     return {
       spec: {
-        processes: [shopProcess(place, codeErrors), relayProcess('relay-1', libRelayPass, codeErrors)],
+        processes: [shopProcess(place, codeErrors, true), relayProcess('relay-1', libRelayPass, codeErrors, DUAL_WRITE_RELAY_POLLS)],
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
@@ -177,7 +215,12 @@ export async function placeOrder(order: { customerId: string; totalCents: number
       codeErrors,
     };
   },
-  demo: { seed: 1, faults: [crash('shop', 'after', 'db', 1)], story: 'The shop crashes right after its INSERT committed, before it publishes.' },
+  demo: {
+    seed: 1,
+    faults: [crash('shop', 'after', 'db', 1)],
+    story:
+      "The shop crashes right after its first database statement (the starter's INSERT, which has committed; the solution's BEGIN, whose transaction is still open). It restarts 5 s later and the checkout is retried.",
+  },
   faultMenu: [crash('shop', 'after', 'db', 1), crash('shop', 'after', 'db', 2), crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
   maxFaults: 2,
   invariants: [nothingLost, noPhantom],
