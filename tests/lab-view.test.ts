@@ -88,7 +88,7 @@ describe('Timeline', () => {
     expect(html).toMatch(/aria-current="step" data-kind="call"/);
     // One tab stop: the selected mark.
     expect(count(html, /tabindex="0"/g)).toBe(1);
-    expect(html).toContain(`aria-label="Step 5, 0.2 s: ${crash.text}"`);
+    expect(html).toContain(`aria-label="Event 6, 0.2 s: ${crash.text}"`);
     expect(html).toContain('30.0 s');
   });
 
@@ -163,7 +163,9 @@ describe('VerdictPanel', () => {
     const html = renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: false, onSelectStep: noop }));
     const broken = starter.result.invariants.find((i) => !i.held)!;
     expect(html).toContain(`Violated: ${broken.title}`);
-    expect(html).toContain(`Show step ${broken.step}`);
+    // Events count from 1 everywhere the learner sees them; the trace index counts from 0.
+    expect(html).toContain(`Show event ${broken.step! + 1}`);
+    expect(html).toContain(`${starter.result.steps} scheduler steps, ${starter.result.trace.length} events`);
     expect(renderToStaticMarkup(h(VerdictPanel, { result: solution.result, revealed: true, running: false, onSelectStep: noop }))).toContain('Held: every invariant kept');
   });
 

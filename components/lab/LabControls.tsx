@@ -126,11 +126,11 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
           value={Math.max(0, context.selected)}
           disabled={!canScrub}
           onChange={(e) => ctx.send({ type: 'SEEK', index: Number(e.target.value) })}
-          aria-valuetext={run && context.selected >= 0 ? `event ${context.selected} of ${last}: ${run.result.trace[context.selected]?.text ?? ''}` : 'no run yet'}
+          aria-valuetext={run && context.selected >= 0 ? `event ${context.selected + 1} of ${last + 1}: ${run.result.trace[context.selected]?.text ?? ''}` : 'no run yet'}
           className="w-full accent-teal-700 disabled:opacity-40 dark:accent-teal-400"
         />
         <span className="w-20 shrink-0 text-right font-mono text-xs text-slate-600 dark:text-slate-300" aria-hidden="true">
-          {run && context.selected >= 0 ? `${context.selected} / ${last}` : '– / –'}
+          {run && context.selected >= 0 ? `${context.selected + 1} / ${last + 1}` : '– / –'}
         </span>
       </div>
 

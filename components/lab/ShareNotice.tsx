@@ -89,7 +89,7 @@ export function ShareNotice({ shared, hasRun }: { shared: SharedLink; hasRun: bo
         <p role="status" className={info} data-testid="share-restored">
           Opened a shared lab: {link.variant ? `the ${link.variant} code` : link.code !== undefined ? 'shared code' : 'your code'}, seed{' '}
           {link.seed}, {link.faults.length === 0 ? 'no faults' : `${link.faults.length} fault${link.faults.length === 1 ? '' : 's'}`} in the plan.{' '}
-          {pendingStep !== null ? `Press Run to replay the shared run up to event ${pendingStep}.` : 'Press Run to play it.'}
+          {pendingStep !== null ? `Press Run to replay the shared run up to event ${pendingStep + 1}.` : 'Press Run to play it.'}
         </p>
       )}
     </div>

@@ -76,7 +76,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     assert.equal(await getCode(b.page), mine, 'the saved code is untouched while the offer is open');
     assert.equal(await b.page.getByLabel('Seed').inputValue(), '5', 'the seed is restored');
     assert.match(await b.page.getByTestId('fault-plan').innerText(), /crash worker-1/);
-    assert.match(await b.page.getByTestId('share-restored').innerText(), new RegExp(`up to event ${step}\\.`));
+    assert.match(await b.page.getByTestId('share-restored').innerText(), new RegExp(`up to event ${step + 1}\\.`));
     assert.match(await status(b.page), /Ready/, 'nothing ran');
     assert.equal(await b.page.getByRole('list', { name: 'Event log' }).count(), 0, 'no run on screen');
     await b.page.getByText('View the shared code').click();

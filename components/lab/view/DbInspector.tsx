@@ -32,7 +32,7 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
   return (
     <div className="space-y-4">
       <p className="text-xs text-slate-500 dark:text-slate-400">
-        {selected >= 0 ? `As the tables stood after step ${selected}.` : 'Before the first step: every table starts empty.'} Times are simulated, from the run’s start.
+        {selected >= 0 ? `As the tables stood after event ${selected + 1} of ${run.result.trace.length}.` : 'Before the first event: every table starts empty.'} Times are simulated, from the run’s start.
       </p>
       {tables.map((name) => {
         const rows = snapshot[name] ?? [];

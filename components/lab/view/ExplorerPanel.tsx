@@ -153,7 +153,7 @@ function Done({ result, onReplay }: { result: ExploreResult; onReplay: (cx: Coun
           <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">
             seed {cx.seed}, {plural(cx.faults.length, 'fault')}
             {cx.faults.length > 0 ? ': ' : ''}
-            {cx.faults.map(describeFault).join('; ')}, {plural(cx.steps, 'step')}
+            {cx.faults.map(describeFault).join('; ')}, {plural(cx.steps, 'scheduler step')}
           </p>
           <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">Shrunk with {plural(cx.shrinkRuns, 'extra run')}.</p>
           <button

@@ -171,7 +171,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   return (
     <div className="space-y-5">
       <p className="text-xs text-slate-500 dark:text-slate-400">
-        What the providers really did, up to {selected >= 0 ? `step ${selected}` : 'the start'}: the ground truth the invariants check.
+        What the providers really did, up to {selected >= 0 ? `event ${selected + 1} of ${trace.length}` : 'the start'}: the ground truth the invariants check.
       </p>
 
       {nothing && <Empty>No provider took part in this run.</Empty>}

@@ -262,7 +262,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
               const dir = ty > y ? 1 : -1;
               // A lost response is drawn from the provider back to the caller, where it never arrives.
               const lost = kind === 'lost';
-              const label = `Step ${e.i}, ${formatSimTime(e.t)}: ${e.text}`;
+              const label = `Event ${e.i + 1}, ${formatSimTime(e.t)}: ${e.text}`;
               return (
                 <g
                   key={e.i}

@@ -71,7 +71,8 @@ function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i
         <div className="min-w-0">
           <p className="text-base font-semibold">{headline}</p>
           <p className="mt-0.5 text-xs opacity-80">
-            {result.variant} · seed {result.seed} · {result.steps} steps
+            {result.variant} · seed {result.seed} · {result.steps} scheduler {result.steps === 1 ? 'step' : 'steps'}, {result.trace.length}{' '}
+            {result.trace.length === 1 ? 'event' : 'events'}
             {result.faults.length > 0 && ` · ${result.faults.length} ${result.faults.length === 1 ? 'fault' : 'faults'}`}
           </p>
         </div>
@@ -137,7 +138,7 @@ function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i
                   onClick={() => onSelectStep(inv.step!)}
                   className="shrink-0 rounded-md border border-red-300 bg-white px-2.5 py-1 text-xs font-medium text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:border-red-500/40 dark:bg-slate-900 dark:text-red-200 dark:hover:bg-red-500/10"
                 >
-                  Show step {inv.step}
+                  Show event {inv.step + 1}
                 </button>
               )}
             </li>
