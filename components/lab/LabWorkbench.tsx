@@ -263,7 +263,9 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   return (
     <div className="space-y-6">
       <ShareNotice shared={shared} hasRun={!!context.run} />
-      <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
+      {/* From xl up the editor takes the whole width (long SQL lines fit); the situation and the
+          database status sit side by side below it, in the same order as on a phone. */}
+      <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)] xl:grid-cols-1">
         <CodePanel
           scenario={scenario}
           mode={mode}
@@ -280,7 +282,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
           onUndo={(previous) => learner.replace(previous)}
           markers={markers}
         />
-        <div className="flex min-w-0 flex-col gap-6">
+        <div className="flex min-w-0 flex-col gap-6 xl:grid xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] xl:items-start">
           <section
             aria-labelledby="brief-heading"
             className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
