@@ -5,7 +5,7 @@
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
  * text alternative with the same events.
  */
-import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
 import { formatSimTime, markKind, type MarkKind } from './snapshots';
@@ -23,6 +23,8 @@ export interface TimelineProps {
 
 const LANE_H = 48;
 const COL_W = 40;
+/** Columns shrink down to this so a run that nearly fits is drawn whole, not scrolled a little. */
+const MIN_COL_W = 26;
 const AXIS_H = 40;
 const PAD_X = 28;
 const PAD_BOTTOM = 12;
@@ -69,7 +71,8 @@ function laneOf(e: TraceEvent, actors: string[]): number | null {
   return target >= 0 ? target : null;
 }
 
-const colX = (i: number) => PAD_X + i * COL_W + COL_W / 2;
+/** The x of event `i`'s column centre, for columns `colW` wide. */
+const columnX = (colW: number) => (i: number) => PAD_X + i * colW + colW / 2;
 const laneY = (k: number) => AXIS_H + k * LANE_H + LANE_H / 2;
 
 /** The shape of one mark kind, centred on (x, y). */
@@ -115,7 +118,7 @@ export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number
 }
 
 /** Time labels where simulated time moves on, in two rows so neighbours never overlap. */
-function timeLabels(events: TraceEvent[]): { i: number; text: string; row: 0 | 1 }[] {
+function timeLabels(events: TraceEvent[], colX: (i: number) => number): { i: number; text: string; row: 0 | 1 }[] {
   const out: { i: number; text: string; row: 0 | 1 }[] = [];
   let lastT = Number.NaN;
   const lastX: [number, number] = [-Infinity, -Infinity];
@@ -138,28 +141,44 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
   const marks = useRef(new Map<number, SVGGElement>());
 
   const trace = run.result.trace;
+  // The scroller's width: columns narrow (down to MIN_COL_W) so the whole run fits when it can,
+  // rather than scrolling a few pixels and cutting the first label or mark in half.
+  const [boxW, setBoxW] = useState(0);
+  useEffect(() => {
+    const box = scroller.current;
+    if (!box || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setBoxW(box.clientWidth));
+    observer.observe(box);
+    setBoxW(box.clientWidth);
+    return () => observer.disconnect();
+  }, []);
+  const fitW = boxW > 0 && trace.length > 0 ? Math.floor((boxW - PAD_X * 2) / trace.length) : COL_W;
+  const colW = Math.max(MIN_COL_W, Math.min(COL_W, fitW));
+  const colX = columnX(colW);
   const visible = trace.filter((e) => e.i <= visibleUpTo);
   const drawn = visible.filter((e) => laneOf(e, actors) !== null);
   const drawnIdx = drawn.map((e) => e.i);
   const tabStop = drawnIdx.includes(selected) ? selected : (drawnIdx.at(-1) ?? -1);
 
   // Before anything is visible the lanes fit the box, so there is nothing to scroll to.
-  const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * COL_W;
+  const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
   const height = AXIS_H + actors.length * LANE_H + PAD_BOTTOM;
-  const labels = timeLabels(visible);
+  const labels = timeLabels(visible, colX);
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
   useEffect(() => {
     const box = scroller.current;
     if (box && selected >= 0) {
       const x = colX(selected);
-      const margin = COL_W * 2;
+      const margin = colW * 2;
       if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
-        box.scrollLeft = Math.max(0, x - box.clientWidth / 2);
+        // Snap to a column's edge so the first column in view is never cut through its mark.
+        const target = Math.max(0, x - box.clientWidth / 2);
+        box.scrollLeft = target <= PAD_X ? 0 : PAD_X + Math.round((target - PAD_X) / colW) * colW;
       }
     }
     if (group.current?.contains(document.activeElement)) marks.current.get(selected)?.focus();
-  }, [selected]);
+  }, [selected, colW]);
 
   function onKeyDown(ev: KeyboardEvent<HTMLDivElement>) {
     if (drawnIdx.length === 0) return;
@@ -221,15 +240,15 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
               {labels.map((l) => (
                 <g key={l.i}>
                   <line
-                    x1={colX(l.i) - COL_W / 2}
-                    x2={colX(l.i) - COL_W / 2}
+                    x1={colX(l.i) - colW / 2}
+                    x2={colX(l.i) - colW / 2}
                     y1={l.row === 0 ? 16 : 28}
                     y2={height - PAD_BOTTOM}
                     strokeDasharray="2 4"
                     className="stroke-slate-300 dark:stroke-slate-700"
                   />
                   <text
-                    x={colX(l.i) - COL_W / 2 + 4}
+                    x={colX(l.i) - colW / 2 + 4}
                     y={l.row === 0 ? 14 : 27}
                     className="fill-slate-500 font-mono text-[10px] dark:fill-slate-400"
                   >
@@ -239,7 +258,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
               ))}
               {selected >= 0 && selected <= visibleUpTo && selected < trace.length && (
                 <g>
-                  <rect x={colX(selected) - COL_W / 2} y={AXIS_H - 4} width={COL_W} height={height - AXIS_H - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
+                  <rect x={colX(selected) - colW / 2} y={AXIS_H - 4} width={colW} height={height - AXIS_H - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
                   <line x1={colX(selected)} x2={colX(selected)} y1={AXIS_H - 4} y2={height - PAD_BOTTOM} strokeWidth={1.5} className="stroke-teal-600 dark:stroke-teal-400" />
                 </g>
               )}
@@ -279,7 +298,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
                   className="group cursor-pointer outline-none"
                 >
                   <title>{label}</title>
-                  <rect x={x - COL_W / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={COL_W} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
+                  <rect x={x - colW / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={colW} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
                   {hasArrow && !lost && (
                     <line
                       x1={x}
