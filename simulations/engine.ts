@@ -16,6 +16,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Db, DbClient, QueryResult } from '../lib/db';
 import { VirtualClock } from './clock';
 import { messageMachine, workerMachine } from './machines';
+import { sqlStartsWith } from './faults';
 import { Prng } from './prng';
 import { Providers, TimeoutError, type Ledger, type ProviderOptions } from './providers';
 import { isParked, type SimDatabase } from './sim-database';
@@ -100,6 +101,8 @@ interface Step extends Resolver {
   incarnation: number;
   kind: StepKind | 'reply';
   label: string;
+  /** A db step's statement, for crash faults narrowed by `sql`. */
+  sql?: string;
   readyAt: number;
   enabled?: () => boolean;
   exec: () => Promise<unknown> | unknown;
@@ -123,6 +126,8 @@ interface Proc {
   counts: Map<string, number>;
   /** Counts of chosen steps by kind, for `crash before the nth X`. */
   beforeCounts: Map<string, number>;
+  /** Per crash fault with `sql`: matching statements this incarnation ran (after) or was about to run (before). */
+  sqlCounts: Map<Fault, number>;
   pending: number;
   notify: (() => void) | null;
   machine?: ActorRefFrom<typeof workerMachine>;
@@ -194,6 +199,7 @@ export class Engine {
         alive: false,
         counts: new Map(),
         beforeCounts: new Map(),
+        sqlCounts: new Map(),
         pending: 0,
         notify: null,
         restartPending: false,
@@ -318,6 +324,7 @@ export class Engine {
     proc.pending = 0;
     proc.counts = new Map();
     proc.beforeCounts = new Map();
+    proc.sqlCounts = new Map();
     const incarnation = proc.incarnation;
     const env = this.makeEnv(proc, incarnation);
     this.emit({ actor: proc.spec.id, type: proc.incarnation === 1 ? 'start' : 'restart', text: proc.incarnation === 1 ? `${proc.spec.id} starts` : `${proc.spec.id} restarts (incarnation ${incarnation})` });
@@ -418,12 +425,18 @@ export class Engine {
       const n = (proc.beforeCounts.get(step.kind) ?? 0) + 1;
       proc.beforeCounts.set(step.kind, n);
       const fault = this.options.faults.find(
-        (f) => f.kind === 'crash' && 'before' in f && f.process === step.pid && f.before === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+        (f) => f.kind === 'crash' && 'before' in f && f.sql === undefined && f.process === step.pid && f.before === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
       );
       if (fault) {
         this.fired.add(fault);
         this.stepsRun++;
         await this.crash(proc, `just before its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        return;
+      }
+      const bySql = this.sqlCrash(proc, step, 'before');
+      if (bySql) {
+        this.stepsRun++;
+        await this.crash(proc, `just before its ${bySql.when}`);
         return;
       }
     }
@@ -456,11 +469,16 @@ export class Engine {
       const n = (proc.counts.get(step.kind) ?? 0) + 1;
       proc.counts.set(step.kind, n);
       const fault = this.options.faults.find(
-        (f) => f.kind === 'crash' && 'after' in f && f.process === step.pid && f.after === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+        (f) => f.kind === 'crash' && 'after' in f && f.sql === undefined && f.process === step.pid && f.after === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
       );
       if (fault) {
         this.fired.add(fault);
         await this.crash(proc, `right after its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        return;
+      }
+      const bySql = this.sqlCrash(proc, step, 'after');
+      if (bySql) {
+        await this.crash(proc, `right after its ${bySql.when}`);
         return;
       }
     }
@@ -468,6 +486,27 @@ export class Engine {
     if (failed) step.reject(value);
     else step.resolve(value);
     await this.settle(proc, step.incarnation);
+  }
+
+  /**
+   * Count `step` for every unfired crash fault with `sql` it matches, and fire the first whose `nth`
+   * it reaches. Kept apart from the per-kind counts so plans without `sql` run exactly as before.
+   */
+  private sqlCrash(proc: Proc, step: Step, side: 'after' | 'before'): { when: string } | undefined {
+    if (step.sql === undefined) return undefined;
+    let hit: { when: string } | undefined;
+    for (const f of this.options.faults) {
+      if (f.kind !== 'crash' || 'atStep' in f || f.sql === undefined || f.process !== step.pid || this.fired.has(f)) continue;
+      const at = side === 'after' ? ('after' in f ? f.after : undefined) : 'before' in f ? f.before : undefined;
+      if (at !== step.kind || !sqlStartsWith(step.sql, f.sql)) continue;
+      const n = (proc.sqlCounts.get(f) ?? 0) + 1;
+      proc.sqlCounts.set(f, n);
+      if (!hit && (f.nth ?? 1) === n) {
+        this.fired.add(f);
+        hit = { when: `${ordinal(n)} ${step.kind} step matching ${f.sql.replace(/\s+/g, ' ').trim()} (${step.label})` };
+      }
+    }
+    return hit;
   }
 
   private async applyStepFaults() {
@@ -563,6 +602,7 @@ export class Engine {
       return reg({
         kind: 'db',
         label: sqlLabel(text),
+        sql: text,
         readyAt: 0,
         enabled: () => this.db.canRun(pid),
         exec: async () => {

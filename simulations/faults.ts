@@ -39,6 +39,28 @@ function oneOf<T extends string>(v: unknown, options: readonly T[], where: strin
   return v as T;
 }
 
+/** Longest `sql` prefix a crash fault may carry. */
+export const MAX_SQL_PREFIX_LENGTH = 200;
+
+/** A statement as a crash's `sql` filter compares it: leading whitespace dropped, whitespace runs as one space, lower case. */
+export function normalizeSql(text: string): string {
+  return text.replace(/\s+/g, ' ').trimStart().toLowerCase();
+}
+
+/** Whether the statement `text` starts with the crash filter `prefix` (both normalized). */
+export function sqlStartsWith(text: string, prefix: string): boolean {
+  return normalizeSql(text).startsWith(normalizeSql(prefix));
+}
+
+function sqlPrefix(v: unknown, kind: StepKind, where: string): { sql?: string } {
+  if (v === undefined) return {};
+  if (kind !== 'db') throw new FaultPlanError(`${where}: sql only narrows a crash at a "db" step`);
+  if (typeof v !== 'string' || !v.trim() || v.length > MAX_SQL_PREFIX_LENGTH) {
+    throw new FaultPlanError(`${where}: sql must be the start of a statement, 1 to ${MAX_SQL_PREFIX_LENGTH} characters, like "INSERT INTO orders"`);
+  }
+  return { sql: v };
+}
+
 /** Check that `value` is a fault plan; returns a clean copy with only known fields. */
 export function parseFaultPlan(value: unknown): Fault[] {
   if (!Array.isArray(value)) throw new FaultPlanError('a fault plan is a JSON array of faults');
@@ -49,9 +71,16 @@ export function parseFaultPlan(value: unknown): Fault[] {
     switch (f.kind) {
       case 'crash': {
         const process = name(f.process, where, 'process');
-        if (f.after !== undefined) return { kind: 'crash', process, after: oneOf(f.after, STEP_KINDS, where, 'after'), nth: nth(f.nth, where) };
-        if (f.before !== undefined) return { kind: 'crash', process, before: oneOf(f.before, STEP_KINDS, where, 'before'), nth: nth(f.nth, where) };
+        if (f.after !== undefined) {
+          const after = oneOf(f.after, STEP_KINDS, where, 'after');
+          return { kind: 'crash', process, after, nth: nth(f.nth, where), ...sqlPrefix(f.sql, after, where) };
+        }
+        if (f.before !== undefined) {
+          const before = oneOf(f.before, STEP_KINDS, where, 'before');
+          return { kind: 'crash', process, before, nth: nth(f.nth, where), ...sqlPrefix(f.sql, before, where) };
+        }
         if (f.atStep !== undefined) {
+          if (f.sql !== undefined) throw new FaultPlanError(`${where}: sql only narrows a crash at a "db" step, not one at a fixed step`);
           if (typeof f.atStep !== 'number' || !Number.isInteger(f.atStep) || f.atStep < 0 || f.atStep > 100_000) throw new FaultPlanError(`${where}: atStep must be a whole number from 0 to 100000`);
           return { kind: 'crash', process, atStep: f.atStep };
         }
@@ -76,12 +105,16 @@ function ordinalWord(n = 1): string {
   return ['first', 'second', 'third', 'fourth', 'fifth'][n - 1] ?? `${n}th`;
 }
 
+function matching(sql: string | undefined): string {
+  return sql === undefined ? '' : ` matching ${sql.replace(/\s+/g, ' ').trim()}`;
+}
+
 /** One sentence for a fault. */
 export function describeFault(f: Fault): string {
   switch (f.kind) {
     case 'crash':
-      if ('after' in f) return `crash ${f.process} right after its ${ordinalWord(f.nth)} ${f.after} step`;
-      if ('before' in f) return `crash ${f.process} just before its ${ordinalWord(f.nth)} ${f.before} step`;
+      if ('after' in f) return `crash ${f.process} right after its ${ordinalWord(f.nth)} ${f.after} step${matching(f.sql)}`;
+      if ('before' in f) return `crash ${f.process} just before its ${ordinalWord(f.nth)} ${f.before} step${matching(f.sql)}`;
       return `crash ${f.process} at step ${f.atStep}`;
     case 'lose-response':
       return `lose the response of the ${ordinalWord(f.nth)} ${f.call}`;

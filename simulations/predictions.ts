@@ -127,7 +127,7 @@ export const PREDICTIONS: readonly Prediction[] = [
   {
     scenario: 'dual-write',
     prompt:
-      'The shop crashes right after its first database statement; it restarts and the checkout is retried. Will every saved order reach the consumers as an "order-placed" message?',
+      'The shop crashes right after its INSERT INTO orders; it restarts and the checkout is retried. Will every saved order reach the consumers as an "order-placed" message?',
     options: [
       { id: 'announced', label: 'Yes: nothing saved goes unannounced' },
       { id: 'lost', label: 'No: a saved order is never announced' },

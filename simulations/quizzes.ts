@@ -43,7 +43,7 @@ const crashAfterClaim: Fault = { kind: 'crash', process: 'worker-1', after: 'db'
 const crashAfterSend: Fault = { kind: 'crash', process: 'worker-1', after: 'email.send' };
 const lostChargeResponse: Fault = { kind: 'lose-response', call: 'payments.charge', nth: 1 };
 const duplicateWebhook: Fault = { kind: 'duplicate-delivery', message: 'evt_1' };
-const shopCrashAfterInsert: Fault = { kind: 'crash', process: 'shop', after: 'db', nth: 1 };
+const shopCrashAfterInsert: Fault = { kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO orders', nth: 1 };
 const relayCrashAfterPublish: Fault = { kind: 'crash', process: 'relay-1', after: 'queue.publish' };
 const crashBeforeAckCheck: Fault = { kind: 'crash', process: 'worker-1', before: 'queue.ack' };
 

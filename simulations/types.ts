@@ -151,15 +151,29 @@ export type CallKind = 'email.send' | 'payments.charge' | 'transform.call' | 'tr
 /** The step kinds faults can name. */
 export type StepKind = 'db' | 'queue.receive' | 'queue.ack' | 'queue.publish' | CallKind | 'sleep';
 
+/** Narrows an `after`/`before` crash to some database statements. */
+export interface CrashSqlFilter {
+  /**
+   * Only with a `'db'` step kind: only statements whose text starts with this prefix count, and
+   * `nth` counts among them (so `{ after: 'db', sql: 'INSERT INTO orders' }` lands after the order
+   * row is written, inside a transaction or not). Case is ignored, leading whitespace is dropped and
+   * every run of whitespace compares as one space, on both sides.
+   */
+  sql?: string;
+}
+
 /**
  * A fault. Faults are data: a plan is a list of them, drawn from the seed by the explorer, chosen
  * by a scenario as its demonstration, or injected by hand mid-run.
  */
 export type Fault =
-  /** Kill `process` right after its `nth` step of kind `after` ran (the effect happened, the process never learns). */
-  | { kind: 'crash'; process: string; after: StepKind; nth?: number }
-  /** Kill `process` just before its `nth` step of kind `before` would run. */
-  | { kind: 'crash'; process: string; before: StepKind; nth?: number }
+  /**
+   * Kill `process` right after its `nth` step of kind `after` ran (the effect happened, the process
+   * never learns). With `sql`, see {@link CrashSqlFilter}.
+   */
+  | ({ kind: 'crash'; process: string; after: StepKind; nth?: number } & CrashSqlFilter)
+  /** Kill `process` just before its `nth` step of kind `before` would run. With `sql`, see {@link CrashSqlFilter}. */
+  | ({ kind: 'crash'; process: string; before: StepKind; nth?: number } & CrashSqlFilter)
   /** Kill `process` at global step `atStep` (the lab's "crash now"). */
   | { kind: 'crash'; process: string; atStep: number }
   /** The provider applies the `nth` call of `call`, but the response never arrives: the caller times out. */

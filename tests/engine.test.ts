@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, type WorldSpec } from '../simulations/engine';
+import { parseFaultPlan } from '../simulations/faults';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
@@ -142,6 +143,37 @@ describe('crashes, transactions and time', () => {
     const out = await engine.run();
     expect(out.trace.map((e) => e.type)).toContain('rollback');
     expect(await db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 0 }]);
+  });
+
+  test('a crash narrowed by sql counts only matching statements, before or after them', async () => {
+    const writer = {
+      id: 'writer',
+      async main(env: Env) {
+        await env.db.query('BEGIN');
+        await env.db.query(`INSERT INTO orders (customer_id, total_cents) VALUES ('cus_1', 100)`);
+        await env.db.query(`SELECT count(*) FROM orders`);
+        await env.db.query(`\n   insert   INTO orders (customer_id, total_cents) VALUES ('cus_2', 200)`);
+        await env.db.query('COMMIT');
+      },
+    };
+    const run = async (fault: Parameters<typeof parseFaultPlan>[0]) => {
+      await db.reset();
+      const out = await new Engine(world([writer]), db, { seed: 1, faults: parseFaultPlan(fault) }).run();
+      const dbSteps = out.trace.filter((e) => e.actor === 'writer' && e.type === 'db').length;
+      return { out, dbSteps, crash: out.trace.find((e) => e.type === 'crash')?.text };
+    };
+    // The 2nd INSERT INTO orders is the writer's 4th statement; 'nth' counts among matches only.
+    const after = await run([{ kind: 'crash', process: 'writer', after: 'db', sql: 'insert into orders', nth: 2 }]);
+    expect(after.dbSteps).toBe(4);
+    expect(after.crash).toMatch(/^writer crashes right after its 2nd db step matching insert into orders \(insert INTO orders/);
+    expect(after.out.trace.map((e) => e.type)).toContain('rollback');
+    const before = await run([{ kind: 'crash', process: 'writer', before: 'db', sql: 'INSERT INTO orders', nth: 2 }]);
+    expect(before.dbSteps).toBe(3);
+    expect(before.crash).toMatch(/just before its 2nd db step matching INSERT INTO orders/);
+    // A prefix no statement starts with never fires; the run commits both rows.
+    const never = await run([{ kind: 'crash', process: 'writer', after: 'db', sql: 'INSERT INTO outbox' }]);
+    expect(never.crash).toBeUndefined();
+    expect(await db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 2 }]);
   });
 
   test("another process's statements wait while a transaction is open", async () => {

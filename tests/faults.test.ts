@@ -1,7 +1,7 @@
 /** Fault plans from outside are validated whole: fuzzed inputs either parse or fail clearly. */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { describeFault, FaultPlanError, parseFaultPlan } from '../simulations/faults';
+import { describeFault, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/faults';
 import { SCENARIOS } from '../simulations/scenarios/index';
 
 test('every scenario fault round-trips through the validator and has a sentence', () => {
@@ -31,4 +31,48 @@ test('near-miss plans are refused with the position and the reason', () => {
   expect(() => parseFaultPlan([{ kind: 'lose-response', call: 'email.send' }, { kind: 'lose-response', call: 'fax' }])).toThrow(/fault 2: call must be one of/);
   expect(() => parseFaultPlan({})).toThrow(/JSON array/);
   expect(() => parseFaultPlan(Array.from({ length: 40 }, () => ({ kind: 'duplicate-delivery', message: 'm1' })))).toThrow(/at most/);
+});
+
+test('a crash may be narrowed to db statements starting with some SQL, and says so', () => {
+  const [f] = parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO orders', nth: 1, extra: true }]);
+  expect(f).toEqual({ kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO orders', nth: 1 });
+  expect(describeFault(f)).toBe('crash shop right after its first db step matching INSERT INTO orders');
+  const [g] = parseFaultPlan([{ kind: 'crash', process: 'shop', before: 'db', sql: '  insert\n  into   outbox', nth: 2 }]);
+  expect(describeFault(g)).toBe('crash shop just before its second db step matching insert into outbox');
+  // Without sql the parsed fault has no sql key at all, so existing plans and share links are unchanged.
+  expect('sql' in parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db' }])[0]).toBe(false);
+});
+
+test('a crash sql filter is refused unless it is a bounded, non-empty prefix on a db step', () => {
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'queue.publish', sql: 'INSERT' }])).toThrow(/fault 1: sql only narrows a crash at a "db" step/);
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', before: 'email.send', sql: 'INSERT' }])).toThrow(/fault 1: sql only narrows/);
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', atStep: 3, sql: 'INSERT' }])).toThrow(/fault 1: sql only narrows .* not one at a fixed step/);
+  expect(() => parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1' }, { kind: 'crash', process: 'shop', after: 'db', sql: '' }])).toThrow(/fault 2: sql must be the start of a statement/);
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db', sql: ' \n\t ' }])).toThrow(/sql must be the start of a statement/);
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db', sql: 42 }])).toThrow(/sql must be the start of a statement/);
+  expect(() => parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db', sql: 'S'.repeat(MAX_SQL_PREFIX_LENGTH + 1) }])).toThrow(new RegExp(`1 to ${MAX_SQL_PREFIX_LENGTH} characters`));
+  expect(parseFaultPlan([{ kind: 'crash', process: 'shop', after: 'db', sql: 'S'.repeat(MAX_SQL_PREFIX_LENGTH) }])).toHaveLength(1);
+});
+
+test('sql prefixes compare without case, leading whitespace or differences in whitespace runs', () => {
+  expect(sqlStartsWith('INSERT INTO orders (customer_id) VALUES ($1)', 'insert into orders')).toBe(true);
+  expect(sqlStartsWith('\n   insert\n    into  orders(customer_id)', 'INSERT INTO orders')).toBe(true);
+  expect(sqlStartsWith('INSERT INTO outbox (topic) VALUES ($1)', 'INSERT INTO orders')).toBe(false);
+  expect(sqlStartsWith('BEGIN', 'INSERT INTO orders')).toBe(false);
+  expect(sqlStartsWith('SELECT 1; INSERT INTO orders', 'INSERT INTO orders')).toBe(false);
+});
+
+test('fuzzed crash faults with sql either parse to a db crash or fail with FaultPlanError', () => {
+  fc.assert(
+    fc.property(fc.record({ kind: fc.constant('crash'), process: fc.constant('shop'), after: fc.constantFrom('db', 'queue.publish', 'sleep'), sql: fc.oneof(fc.string({ maxLength: 260 }), fc.jsonValue()) }), (value) => {
+      try {
+        const [f] = parseFaultPlan([value]);
+        expect(f).toMatchObject({ kind: 'crash', after: 'db' });
+        expect(typeof (f as { sql?: unknown }).sql).toBe('string');
+      } catch (err) {
+        expect(err).toBeInstanceOf(FaultPlanError);
+      }
+    }),
+    { numRuns: 1000 },
+  );
 });

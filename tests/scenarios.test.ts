@@ -92,15 +92,24 @@ test('dual-write demonstration: the crash is followed by a retried checkout, so 
   expect(lost.detail).toMatch(/^order 1 committed, but no "order-placed" message was ever published.*saved the purchase again as order 2.*2 order rows/);
 
   const solution = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
-  expect(solution.trace.some((e) => e.actor === 'shop' && e.type === 'rollback'), 'the crash rolled back an open transaction').toBe(true);
-  expect(solution.trace.some((e) => e.actor === 'shop' && e.type === 'restart'), 'the shop restarted and retried').toBe(true);
-  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(solution)).toEqual([1]);
+  // The crash lands after the order INSERT, inside the open transaction: the trace shows that row
+  // written (order 1) and then rolled back, not the rollback of an empty transaction.
+  const shop = solution.trace.filter((e) => e.actor === 'shop');
+  const insert = shop.findIndex((e) => e.type === 'db' && /^INSERT INTO orders/.test((e.data as { sql?: string } | undefined)?.sql ?? ''));
+  expect(insert, replayHint(solution)).toBeGreaterThanOrEqual(0);
+  expect((shop[insert].data as { rows: { id: number }[] }).rows.map((r) => Number(r.id))).toEqual([1]);
+  expect(shop.slice(0, insert).some((e) => e.type === 'db' && (e.data as { sql?: string }).sql === 'BEGIN'), 'the INSERT ran inside a transaction').toBe(true);
+  expect(shop[insert + 1]?.type).toBe('crash');
+  expect(shop[insert + 2]?.type, 'the dropped connection rolled the order row back').toBe('rollback');
+  expect(shop.some((e) => e.type === 'restart'), 'the shop restarted and retried').toBe(true);
+  // Sequences are not transactional: the rolled-back INSERT used id 1, so the retry commits order 2.
+  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(solution)).toEqual([2]);
   const outbox = await db.inspect('SELECT payload, published_at FROM outbox');
   expect(outbox).toHaveLength(1);
   expect(outbox[0].published_at, 'the relay marked its row published').not.toBeNull();
-  expect(published(solution)).toEqual([{ orderId: 1, by: 'relay-1' }]);
+  expect(published(solution)).toEqual([{ orderId: 2, by: 'relay-1' }]);
   expect(solution.invariants.find((i) => i.id === 'nothing-lost')!.detail).toBe(
-    "the shop's crash rolled back its open transaction (no order, no message); the checkout was retried and order 1 committed; relay-1 published it",
+    "the shop's crash rolled back its open transaction, and order 1 with it (no order, no message); the checkout was retried and order 2 committed; relay-1 published it",
   );
 });
 

@@ -97,10 +97,19 @@ function publishedOrderIds(ctx: Parameters<Invariant['check']>[0]): { orderId: n
 
 const listOf = (ids: number[]) => (ids.length === 1 ? `order ${ids[0]}` : `orders ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`);
 
-/** What the shop went through, read from the trace: crashes, and crashes that rolled a transaction back. */
-function shopHistory(ctx: Parameters<Invariant['check']>[0]): { crashes: number; rollbacks: number } {
+/**
+ * What the shop went through, read from the trace: crashes, crashes that rolled a transaction back,
+ * and the order ids its INSERTs returned (an id missing from the table afterwards was rolled back).
+ */
+function shopHistory(ctx: Parameters<Invariant['check']>[0]): { crashes: number; rollbacks: number; insertedIds: number[] } {
   const shop = ctx.outcome.trace.filter((e) => e.actor === 'shop');
-  return { crashes: shop.filter((e) => e.type === 'crash').length, rollbacks: shop.filter((e) => e.type === 'rollback').length };
+  const insertedIds = shop
+    .filter((e) => e.type === 'db')
+    .map((e) => (e.data ?? {}) as { sql?: unknown; rows?: unknown })
+    .filter((d) => typeof d.sql === 'string' && /^\s*insert\s+into\s+orders\b/i.test(d.sql))
+    .flatMap((d) => (Array.isArray(d.rows) ? (d.rows as { id?: unknown }[]) : []).map((r) => Number(r?.id)))
+    .filter((id) => Number.isInteger(id));
+  return { crashes: shop.filter((e) => e.type === 'crash').length, rollbacks: shop.filter((e) => e.type === 'rollback').length, insertedIds };
 }
 
 const nothingLost: Invariant = {
@@ -115,7 +124,7 @@ const nothingLost: Invariant = {
     }
     const lost = orders.filter((id) => !publishers.has(id));
     const announced = orders.filter((id) => publishers.has(id));
-    const { crashes, rollbacks } = shopHistory(ctx);
+    const { crashes, rollbacks, insertedIds } = shopHistory(ctx);
     if (lost.length) {
       // A retried checkout that saved and announced a second row: say so, it is the other half of the damage.
       const retry = crashes && announced.length ? `; the retried checkout saved the purchase again as ${listOf(announced)} and announced only that, so one purchase left ${orders.length} order rows` : '';
@@ -123,7 +132,8 @@ const nothingLost: Invariant = {
     }
     if (!orders.length) return { held: true, detail: '0 committed orders, so nothing to publish' };
     const story: string[] = [];
-    if (rollbacks) story.push(`the shop's crash rolled back its open transaction (no order, no message)`);
+    const undone = [...new Set(insertedIds.filter((id) => !orders.includes(id)))];
+    if (rollbacks) story.push(`the shop's crash rolled back its open transaction${undone.length ? `, and ${listOf(undone)} with it` : ''} (no order, no message)`);
     if (crashes) story.push(`the checkout was retried and ${listOf(orders)} committed`);
     const by = [...new Set(orders.map((id) => publishers.get(id)!))].join(' and ');
     story.push(`${story.length ? '' : `${listOf(orders)} committed; `}${by} published ${orders.length === 1 ? 'it' : 'each'}`);
@@ -161,6 +171,9 @@ const everyCommittedOrderReceipted: Invariant = {
 const crash = (process: string, when: 'after' | 'before', kind: 'db' | 'queue.publish' | 'queue.ack' | 'email.send', nth?: number): Fault =>
   when === 'after' ? { kind: 'crash', process, after: kind, nth } : { kind: 'crash', process, before: kind, nth };
 
+/** The dual-write demonstration's crash: right after the order row is written, whether or not a transaction is open. */
+const CRASH_AFTER_ORDER_INSERT: Fault = { kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO orders', nth: 1 };
+
 export const dualWrite: Scenario = {
   id: 'dual-write',
   title: 'Saved, but never announced',
@@ -168,13 +181,13 @@ export const dualWrite: Scenario = {
   brief: [
     'Placing an order writes twice: the order row in our database, and an "order-placed" message that starts the receipt and everything else. Two systems that fail independently cannot be written atomically.',
     'The starter saves the order and then publishes. The shop crashes between the two: the order exists, and nobody downstream ever hears of it. The customer never saw a confirmation, so once the shop is back the checkout is retried and places the order again — now there are two order rows and only the second is announced. Publishing first is no better: a crash after publish announces an order that was never saved.',
-    'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does. A crash before COMMIT rolls both back, the retried checkout commits them together, and the relay publishes that order.',
+    'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does. Here the same crash lands after the order INSERT but before COMMIT, so the new order row is rolled back with the transaction; the retried checkout commits the order and its outbox row together, and the relay publishes that order.',
   ],
   variants: {
     starter: {
       label: 'Starter',
       explanation:
-        'Two separate writes. The crash lands after the INSERT committed and before publish: order 1 is saved and never announced (lost). The retried checkout saves the purchase again as order 2 and publishes that one, so one purchase leaves two rows, and one of them goes unannounced.',
+        'Two separate writes. The crash lands right after the INSERT, which committed on its own, and before publish: order 1 is saved and never announced (lost). The retried checkout saves the purchase again as order 2 and publishes that one, so one purchase leaves two rows, and one of them goes unannounced.',
       code: `import type { Env } from 'effectively-once';
 
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
@@ -190,7 +203,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
     solution: {
       label: 'Solution',
       explanation:
-        "lib's placeOrder: the order row and its outbox row commit in one transaction. The crash lands while that transaction is open, so it rolls back and leaves neither row; the retried checkout commits order 1 with its outbox row, and relay-1 publishes it and marks the row published. A crash anywhere leaves both rows or neither.",
+        "lib's placeOrder: the order row and its outbox row commit in one transaction. The crash lands right after the INSERT of order 1, while that transaction is still open: the connection drops and order 1's row is rolled back, leaving neither row. The retried checkout commits order 2 with its outbox row (the rolled-back INSERT had already used id 1), and relay-1 publishes it and marks the row published. A crash anywhere leaves both rows or neither.",
       code: `import { placeOrder as placeWithOutbox, type Env } from 'effectively-once';
 
 // The order and its "order-placed" message commit together (lib/outbox.ts).
@@ -217,11 +230,13 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   },
   demo: {
     seed: 1,
-    faults: [crash('shop', 'after', 'db', 1)],
+    faults: [CRASH_AFTER_ORDER_INSERT],
     story:
-      "The shop crashes right after its first database statement (the starter's INSERT, which has committed; the solution's BEGIN, whose transaction is still open). It restarts 5 s later and the checkout is retried.",
+      "The shop crashes right after its INSERT INTO orders. In the starter that INSERT has already committed on its own; in the solution it ran inside the open transaction, so the crash rolls the new order row back. The shop restarts 5 s later and the checkout is retried.",
   },
-  faultMenu: [crash('shop', 'after', 'db', 1), crash('shop', 'after', 'db', 2), crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
+  // The order INSERT is the starter's first statement and the solution's second (after BEGIN): the
+  // sql-narrowed crash names that point in both, where 'after db 2' only existed in the solution.
+  faultMenu: [crash('shop', 'after', 'db', 1), CRASH_AFTER_ORDER_INSERT, crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
   maxFaults: 2,
   invariants: [nothingLost, noPhantom],
   tables: ['orders', 'outbox'],

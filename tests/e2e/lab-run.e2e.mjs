@@ -82,7 +82,7 @@ for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
 // The sending side in the same lab: the outbox table and the published messages are on screen.
 // dual-write's solution must visibly place and publish the order, not hold on empty tables.
 const OUTBOX_LABS = [
-  ['dual-write', /order 1 committed, but no "order-placed" message was ever published.*order 2/s, /checkout was retried and order 1 committed; relay-1 published it/],
+  ['dual-write', /order 1 committed, but no "order-placed" message was ever published.*order 2/s, /rolled back its open transaction, and order 1 with it.*checkout was retried and order 2 committed; relay-1 published it/s],
   ['relay-crash', /2 receipts/],
   ['relay-concurrency', /published 2×/],
   ['webhook-dedupe', /2 receipts/],
