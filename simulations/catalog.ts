@@ -103,7 +103,7 @@ export const SCENARIO_CATALOG: readonly ScenarioEntry[] = [
     id: 'dual-write',
     title: 'Saved, but never announced',
     summary:
-      'The shop saves the order, then crashes before publishing "order placed": nobody downstream ever hears of it, and the retried checkout saves it a second time. Writing the message to an outbox in the same transaction closes the gap: the crash rolls back both, the retry commits both, a relay publishes.',
+      'The shop saves the order, then crashes before publishing "order placed": nobody downstream ever hears of it, and the retried checkout saves it a second time. Writing the message to an outbox in the same transaction closes the gap: the crash rolls back the uncommitted order row, the retry commits order and message together, a relay publishes.',
     concept: 'The transactional outbox',
   },
   {

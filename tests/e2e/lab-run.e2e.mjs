@@ -101,7 +101,18 @@ for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
       assert.match(held, /Held: every invariant kept/);
       if (heldText) assert.match(held, heldText);
       if (scenario === 'relay-crash') await screenshot(page, 'lab-relay-crash-solution-light');
-      if (scenario === 'dual-write') await screenshot(page, 'lab-dual-write-solution-light');
+      if (scenario === 'dual-write') {
+        await screenshot(page, 'lab-dual-write-solution-light');
+        // Scrubbed back to the rollback (slider 5 = event 6): the order INSERT ran inside BEGIN, the crash
+        // dropped the connection and the open transaction, order row included, rolled back.
+        await page.getByLabel('Event', { exact: true }).fill('5');
+        await page.getByText('As the tables stood after event 6 of', { exact: false }).waitFor({ timeout: 10_000 });
+        const log = page.getByRole('list', { name: 'Event log' });
+        await page.waitForFunction(() => /open transaction rolled back/.test(document.querySelector('[aria-label="Event log"]')?.textContent ?? ''), null, { timeout: 10_000 });
+        assert.match(await log.innerText(), /shop → postgres: INSERT INTO orders[^\n]*\n[^]*shop crashes right after its 1st db step matching INSERT INTO orders[^]*shop's connection dropped; its open transaction rolled back/);
+        assert.match(await page.locator('body').innerText(), /No rows in orders at this step/, 'the rolled-back order row is gone');
+        await screenshot(page, 'lab-dual-write-solution-rollback-light');
+      }
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
       await context.close();
