@@ -84,7 +84,7 @@ export function validateLabLink(value: unknown): LabLink {
   for (const key of Object.keys(value)) {
     if (!FIELDS.has(key)) throw new ShareLinkError(`the link holds an unknown field ${JSON.stringify(key.slice(0, 40))}`);
   }
-  if (value.v !== SHARE_LINK_VERSION) throw new ShareLinkError(`the link is of format version ${JSON.stringify(value.v)}; this lab reads version ${SHARE_LINK_VERSION}`);
+  if (value.v !== SHARE_LINK_VERSION) throw new ShareLinkError(`the link is of format version ${String(JSON.stringify(value.v)).slice(0, 40)}; this lab reads version ${SHARE_LINK_VERSION}`);
   const scenario = value.scenario;
   if (typeof scenario !== 'string' || !SCENARIO_CATALOG.some((s) => s.id === scenario)) {
     throw new ShareLinkError(`the link names a scenario this course does not have (${JSON.stringify(String(scenario).slice(0, 40))})`);

@@ -73,6 +73,11 @@ function expectWellBehaved(fragment: string): void {
   }
 }
 
+test('an error quotes at most a short piece of what the link held (fuzz counterexample, seed -1088534257)', () => {
+  const huge = { v: [Array.from({ length: 50 }, (_, i) => `item ${i}`)], scenario: 'receipt-redelivery', seed: 1, faults: [] };
+  expectWellBehaved(packJson(JSON.stringify(huge)));
+});
+
 describe('round trip', () => {
   test('decode(encode(state)) is the state, for thousands of generated states', () => {
     fc.assert(
