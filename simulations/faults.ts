@@ -96,7 +96,7 @@ export function parseFaultPlan(value: unknown): Fault[] {
       case 'duplicate-delivery':
         return { kind: 'duplicate-delivery', message: name(f.message, where, 'message') };
       default:
-        throw new FaultPlanError(`${where}: unknown kind ${JSON.stringify(f.kind)}; kinds are crash, lose-response, lose-request, slow-response, duplicate-delivery`);
+        throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, duplicate-delivery`);
     }
   });
 }

@@ -76,3 +76,19 @@ test('fuzzed crash faults with sql either parse to a db crash or fail with Fault
     { numRuns: 1000 },
   );
 });
+
+test('an error message never grows with the input: an unknown kind is quoted at most 40 characters', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.string({ minLength: 100, maxLength: 2000 }), (extra, kind) => {
+      for (const bad of [[{ kind }], [{ kind: [kind, extra] }]]) {
+        try {
+          parseFaultPlan(bad);
+        } catch (err) {
+          expect(err).toBeInstanceOf(FaultPlanError);
+          expect((err as Error).message.length).toBeLessThan(200);
+        }
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
