@@ -220,6 +220,14 @@ describe('EventLog', () => {
     expect(count(html, /aria-current="step"/g)).toBe(1);
     expect(html).toContain('fault: crash');
     expect(html).toContain('30.0 s');
+    // Numbered from 1, as the slider, the status and the tables caption count events.
+    expect(html).toContain('<span class="sr-only">Event </span>1<');
+    expect(html).toContain('<span class="sr-only">Event </span>10<');
+    expect(html).not.toContain('<span class="sr-only">Event </span>0<');
+    // Numbered from 1, as the slider, the status and the tables caption count events.
+    expect(html).toContain('<span class="sr-only">Event </span>1<');
+    expect(html).toContain('<span class="sr-only">Event </span>10<');
+    expect(html).not.toContain('<span class="sr-only">Event </span>0<');
     expect(renderToStaticMarkup(h(EventLog, { run: starter, selected: -1, visibleUpTo: -1, onSelect: noop }))).toContain('No events yet');
   });
 });
