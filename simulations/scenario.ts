@@ -6,7 +6,7 @@
 import { exportedFunction, learnerLocation } from './compile';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
 import type { SimDatabase } from './sim-database';
-import type { Env, Fault, InvariantResult, ReceiptMessage } from './types';
+import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage } from './types';
 
 /** One version of the learner's code. */
 export interface Variant {
@@ -77,8 +77,20 @@ export interface Scenario {
 export const WORKER_RESTART = { maxRestarts: 3, restartDelayMs: 5_000 };
 
 /**
- * A queue worker: receive, let the learner's handler decide, ack on 'ack'. A handler that throws
- * or answers anything else leaves the message unacked, so the queue redelivers it.
+ * What a worker does with its handler's answer: resolve true to ack the message; false leaves it
+ * for redelivery (having said why with `env.log`). The default acks on 'ack'.
+ */
+export type AnswerHandler = (answer: unknown, delivery: Delivery, env: Env) => Promise<boolean> | boolean;
+
+const ackOnAck: AnswerHandler = (answer, delivery, env) => {
+  if (answer === 'ack') return true;
+  env.log(`handler answered ${JSON.stringify(answer) ?? 'undefined'}; message ${delivery.messageId} left for redelivery`);
+  return false;
+};
+
+/**
+ * A queue worker: receive, let the learner's handler decide, ack when `onAnswer` says so (by
+ * default on 'ack'). A handler that throws leaves the message unacked, so the queue redelivers it.
  */
 export function workerProcess(
   id: string,
@@ -86,6 +98,8 @@ export function workerProcess(
   codeErrors: CodeError[],
   /** Turns a queued body into what the handler receives (a published event into a receipt request). */
   toMessage: (body: unknown) => unknown = (body) => body,
+  /** Acts on the handler's answer and decides whether to ack. */
+  onAnswer: AnswerHandler = ackOnAck,
 ): ProcessSpec {
   return {
     id,
@@ -94,9 +108,9 @@ export function workerProcess(
       for (;;) {
         const delivery = await env.queue.receive();
         if (!delivery) return;
-        let disposition: unknown;
+        let answer: unknown;
         try {
-          disposition = await handler(toMessage(delivery.body) as never, env);
+          answer = await handler(toMessage(delivery.body) as never, env);
         } catch (err) {
           const e = err instanceof Error ? err : new Error(String(err));
           const loc = learnerLocation(e);
@@ -104,8 +118,7 @@ export function workerProcess(
           env.log(`handler threw ${e.name}: ${e.message}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
           continue;
         }
-        if (disposition === 'ack') await env.queue.ack(delivery);
-        else env.log(`handler answered ${JSON.stringify(disposition) ?? 'undefined'}; message ${delivery.messageId} left for redelivery`);
+        if (await onAnswer(answer, delivery, env)) await env.queue.ack(delivery);
       }
     },
   };

@@ -6,9 +6,9 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { exportedFunction, learnerLocation } from '../compile';
+import { exportedFunction } from '../compile';
 import type { MessageSpec, ProcessSpec } from '../engine';
-import { handlerOf, messagesSettled, WORKER_RESTART, type CodeError, type Invariant, type Scenario } from '../scenario';
+import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../scenario';
 import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../types';
 import { oneShot, type Returned } from './kit';
 
@@ -193,44 +193,26 @@ DELETE FROM crm_updates;
  * returns on to the CRM, then acks. 'retry-later' (or a throw) leaves the message for redelivery.
  */
 function checkWorker(id: string, handler: (msg: never, env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
-  return {
-    id,
-    restart: WORKER_RESTART,
-    async main(env) {
-      for (;;) {
-        const delivery = await env.queue.receive();
-        if (!delivery) return;
-        let answer: unknown;
-        try {
-          answer = await handler(delivery.body as never, env);
-        } catch (err) {
-          const e = err instanceof Error ? err : new Error(String(err));
-          const loc = learnerLocation(e);
-          codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
-          env.log(`handler threw ${e.name}: ${e.message}; message ${delivery.messageId} stays unacked`);
-          continue;
-        }
-        if (answer === 'retry-later') {
-          env.log(`handler answered "retry-later"; message ${delivery.messageId} left for redelivery`);
-          continue;
-        }
-        const a = answer as Partial<LookupResult> | null;
-        if (!a || typeof a.verdict !== 'string') {
-          codeErrors.push({ process: id, message: `checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not ${JSON.stringify(answer) ?? 'undefined'}` });
-          env.log(`handler returned no answer; message ${delivery.messageId} stays unacked`);
-          continue;
-        }
-        const msg = delivery.body as ReceiptMessage;
-        await env.db.query('INSERT INTO crm_updates (order_id, verdict, checked_at, worker) VALUES ($1, $2, $3, $4)', [
-          msg.orderId,
-          a.verdict,
-          typeof a.checkedAtMs === 'number' ? `${(a.checkedAtMs / 1000).toFixed(1)} s` : '?',
-          id,
-        ]);
-        await env.queue.ack(delivery);
-      }
-    },
-  };
+  return workerProcess(id, handler, codeErrors, undefined, async (answer, delivery, env) => {
+    if (answer === 'retry-later') {
+      env.log(`handler answered "retry-later"; message ${delivery.messageId} left for redelivery`);
+      return false;
+    }
+    const a = answer as Partial<LookupResult> | null;
+    if (!a || typeof a.verdict !== 'string') {
+      codeErrors.push({ process: id, message: `checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not ${JSON.stringify(answer) ?? 'undefined'}` });
+      env.log(`handler returned no answer; message ${delivery.messageId} stays unacked`);
+      return false;
+    }
+    const msg = delivery.body as ReceiptMessage;
+    await env.db.query('INSERT INTO crm_updates (order_id, verdict, checked_at, worker) VALUES ($1, $2, $3, $4)', [
+      msg.orderId,
+      a.verdict,
+      typeof a.checkedAtMs === 'number' ? `${(a.checkedAtMs / 1000).toFixed(1)} s` : '?',
+      id,
+    ]);
+    return true;
+  });
 }
 
 const oneConsistentAnswer: Invariant = {
