@@ -7,6 +7,7 @@
  * inbound messages, so there is nothing for another window to drive.
  */
 import { useCallback, useEffect, useState } from 'react';
+import type { RunFinished } from '@/components/lab/LabWorkbench';
 import type { Fault } from '@/simulations/types';
 
 export const EMBED_SOURCE = 'effectively-once';
@@ -21,16 +22,7 @@ interface Envelope {
 export type EmbedMessage = Envelope &
   (
     | { type: 'ready'; scenario: string | null; view: 'lab' | 'quiz'; questionId?: string }
-    | {
-        type: 'run-finished';
-        scenario: string;
-        mode: 'starter' | 'solution' | 'yours';
-        seed: number;
-        faults: Fault[];
-        verdict: 'held' | 'violated';
-        invariants: { id: string; held: boolean; detail: string }[];
-        ledger: unknown;
-      }
+    | ({ type: 'run-finished' } & RunFinished)
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
   );
