@@ -5,11 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { describeFault, parseFaultPlan } from '../simulations/faults';
-import { explore, runScenario, type RunResult } from '../simulations/run';
+import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run';
 import type { Scenario } from '../simulations/scenario';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
 import type { Fault } from '../simulations/types';
+import { defaultWorkers, exploreParallel } from './explore-parallel';
 
 const USAGE = `Effectively Once — simulator
 
@@ -17,11 +18,13 @@ const USAGE = `Effectively Once — simulator
   npm run sim -- run <scenario> --variant <starter|solution|path.ts> --seed N
                      [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--db URL] [--json] [--trace]
   npm run sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
-                     [--seed FIRST] [--db URL] [--json]
+                     [--seed FIRST] [--workers N] [--db URL] [--json]
 
   --faults    a JSON fault plan (a file, or inline); default: the scenario's demonstration plan
   --choices   replay a recorded schedule (comma-separated indices)
   --trace     print every step's narration (run, human output)
+  --workers N explore on N threads, each with its own PGlite (~0.5 GB each); the result is the same
+              for every N. Default: min(cores, 4) from 400 schedules on, else 1. Not with --db.
   --db URL    run on a real PostgreSQL (postgres://…; one connection per process) instead of PGlite;
               the simulation empties its tables, so point it at a database of its own
 `;
@@ -33,7 +36,7 @@ interface Args {
   flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs', 'db']);
+const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs', 'db', 'workers']);
 const BOOL_FLAGS = new Set(['json', 'trace', 'help']);
 
 function parseArgs(argv: string[]): Args {
@@ -199,24 +202,26 @@ async function main(argv: string[]): Promise<number> {
   const runs = intFlag(args, 'runs', 200);
   if (runs < 1 || runs > 1_000_000) throw new UsageError('--runs must be between 1 and 1000000');
   const firstSeed = intFlag(args, 'seed', 1);
-  if (!json) out(`seeds ${firstSeed}…${firstSeed + runs - 1} · ${scenario.id} · variant ${variant} · ${runs} schedules`);
-  const db = await openDb(args);
+  const onDb = args.flags.has('db');
+  const workers = intFlag(args, 'workers', onDb ? 1 : defaultWorkers(runs));
+  if (workers < 1 || workers > 64) throw new UsageError('--workers must be between 1 and 64');
+  if (onDb && workers > 1) throw new UsageError('--workers > 1 needs PGlite: every worker empties the tables of the database it runs on');
+  if (!json) out(`seeds ${firstSeed}…${firstSeed + runs - 1} · ${scenario.id} · variant ${variant} · ${runs} schedules${workers > 1 ? ` · ${workers} threads` : ''}`);
   let lastPrint = 0;
-  const result = await explore(db, {
-    scenario,
-    code,
-    variant,
-    runs,
-    firstSeed,
-    hostNow: () => performance.now(),
-    onProgress: (done, total) => {
-      if (!json && process.stderr.isTTY && (done - lastPrint >= 50 || done === total)) {
-        lastPrint = done;
-        process.stderr.write(`\r${done}/${total}`);
-      }
-    },
-  });
-  await db.close?.();
+  const onProgress = (done: number, total: number) => {
+    if (!json && process.stderr.isTTY && (done - lastPrint >= 50 || done === total)) {
+      lastPrint = done;
+      process.stderr.write(`\r${done}/${total}`);
+    }
+  };
+  let result: ExploreResult & { workers: number };
+  if (workers > 1) {
+    result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress });
+  } else {
+    const db = await openDb(args);
+    result = { ...(await explore(db, { scenario, code, variant, runs, firstSeed, hostNow: () => performance.now(), onProgress })), workers: 1 };
+    await db.close?.();
+  }
   if (!json && process.stderr.isTTY) process.stderr.write('\r');
   if (json) {
     out(JSON.stringify(result, null, 2));

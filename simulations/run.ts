@@ -186,55 +186,101 @@ export interface ExploreResult {
   firstSeed: number;
 }
 
+/** What the explorer keeps of one schedule (small enough to pass between threads). */
+export interface ScheduleSummary {
+  seed: number;
+  verdict: RunResult['verdict'];
+  /** Ids of the invariants it broke, in the scenario's order. */
+  broken: string[];
+}
+
+/** The summary of one run. */
+export function summarize(result: RunResult): ScheduleSummary {
+  return { seed: result.seed, verdict: result.verdict, broken: result.invariants.filter((i) => !i.held).map((i) => i.id) };
+}
+
+/** One schedule of an exploration: the seed's own fault plan. */
+export function exploreSeed(db: SimDatabase, opts: Pick<ExploreOptions, 'scenario' | 'code' | 'variant'>, seed: number): Promise<RunResult> {
+  return runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed, faults: drawFaults(opts.scenario, seed) });
+}
+
+/**
+ * The explorer's counts. Schedules must be added in seed order: the first violation is the one to
+ * shrink, and an error (code that cannot load) ends the exploration where it occurred. Explorers
+ * that run seeds on several threads add their summaries in seed order too, so they report exactly
+ * what one thread would.
+ */
+export class ExploreTally {
+  readonly byInvariant: Record<string, number> = {};
+  readonly histogram: Record<string, number> = {};
+  violations = 0;
+  errors = 0;
+  done = 0;
+  /** The first violating seed, if any. */
+  firstViolation: number | null = null;
+
+  constructor(scenario: Scenario) {
+    for (const inv of scenario.invariants) this.byInvariant[inv.id] = 0;
+  }
+
+  /** Count one schedule; false when the exploration must stop here (an error). */
+  add(s: ScheduleSummary): boolean {
+    this.done++;
+    if (s.verdict === 'error') {
+      this.errors++;
+      return false;
+    }
+    const key = keyOf(s.broken);
+    this.histogram[key] = (this.histogram[key] ?? 0) + 1;
+    if (s.verdict === 'violated') {
+      this.violations++;
+      for (const id of s.broken) this.byInvariant[id]++;
+      this.firstViolation ??= s.seed;
+    }
+    return true;
+  }
+
+  result(opts: ExploreOptions, elapsedMs: number | null, counterexample: Counterexample | null): ExploreResult {
+    return {
+      scenario: opts.scenario.id,
+      variant: opts.variant,
+      runs: this.done,
+      violations: this.violations,
+      errors: this.errors,
+      byInvariant: this.byInvariant,
+      histogram: this.histogram,
+      schedulesPerSecond: elapsedMs ? Math.round((this.done / elapsedMs) * 1000) : null,
+      counterexample,
+      firstSeed: opts.firstSeed ?? 1,
+    };
+  }
+}
+
 /** Run `runs` schedules and shrink the first violation. */
 export async function explore(db: SimDatabase, opts: ExploreOptions): Promise<ExploreResult> {
   const firstSeed = opts.firstSeed ?? 1;
-  const byInvariant: Record<string, number> = {};
-  for (const inv of opts.scenario.invariants) byInvariant[inv.id] = 0;
-  const histogram: Record<string, number> = {};
-  let violations = 0;
-  let errors = 0;
+  const tally = new ExploreTally(opts.scenario);
   let first: RunResult | null = null;
-  let done = 0;
   const t0 = opts.hostNow?.();
   for (let i = 0; i < opts.runs; i++) {
     if (opts.shouldStop?.()) break;
-    const seed = firstSeed + i;
-    const result = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed, faults: drawFaults(opts.scenario, seed) });
-    done++;
-    if (result.verdict === 'error') {
-      errors++;
-      await opts.onProgress?.(done, opts.runs, result);
-      break;
-    }
-    const key = outcomeKey(result);
-    histogram[key] = (histogram[key] ?? 0) + 1;
-    if (result.verdict === 'violated') {
-      violations++;
-      for (const inv of result.invariants) if (!inv.held) byInvariant[inv.id]++;
-      first ??= result;
-    }
-    await opts.onProgress?.(done, opts.runs, result);
+    const result = await exploreSeed(db, opts, firstSeed + i);
+    const goOn = tally.add(summarize(result));
+    if (result.verdict === 'violated') first ??= result;
+    await opts.onProgress?.(tally.done, opts.runs, result);
+    if (!goOn) break;
   }
   const elapsed = t0 === undefined ? null : opts.hostNow!() - t0;
   const counterexample = first ? await shrink(db, opts, first) : null;
-  return {
-    scenario: opts.scenario.id,
-    variant: opts.variant,
-    runs: done,
-    violations,
-    errors,
-    byInvariant,
-    histogram,
-    schedulesPerSecond: elapsed ? Math.round((done / elapsed) * 1000) : null,
-    counterexample,
-    firstSeed,
-  };
+  return tally.result(opts, elapsed, counterexample);
 }
 
 /** A short name for what a run's side effects came to, for the outcome histogram. */
 export function outcomeKey(result: RunResult): string {
-  const broken = result.invariants.filter((i) => !i.held).map((i) => i.id);
+  return keyOf(summarize(result).broken);
+}
+
+function keyOf(broken: readonly string[]): string {
   return broken.length ? `violated: ${broken.join(', ')}` : 'held';
 }
 

@@ -70,6 +70,38 @@ test('explore --json reports runs, violations by invariant, speed and a shrunk c
   expect(held.counterexample).toBeNull();
 });
 
+test('explore --workers 2 reports exactly what one thread does (a violating starter, a holding solution)', () => {
+  // Everything but the speed and the thread count must match: counts, histogram, the first
+  // violating seed and its shrunk counterexample.
+  const comparable = (out: string) => {
+    const { schedulesPerSecond, workers, ...rest } = JSON.parse(out);
+    expect(schedulesPerSecond).toBeGreaterThan(0);
+    return { workers, rest };
+  };
+  for (const [scenario, variant] of [
+    ['concurrent-redelivery', 'starter'],
+    ['receipt-redelivery', 'solution'],
+  ]) {
+    const one = sim('explore', scenario, '--variant', variant, '--runs', '60', '--workers', '1', '--json');
+    const two = sim('explore', scenario, '--variant', variant, '--runs', '60', '--workers', '2', '--json');
+    expect(one.code, one.err).toBe(0);
+    expect(two.code, two.err).toBe(0);
+    const a = comparable(one.out);
+    const b = comparable(two.out);
+    expect([a.workers, b.workers]).toEqual([1, 2]);
+    expect(b.rest, `${scenario} ${variant}`).toEqual(a.rest);
+    expect(a.rest.runs).toBe(60);
+    if (variant === 'starter') {
+      expect(a.rest.violations).toBeGreaterThan(0);
+      expect(a.rest.counterexample).not.toBeNull();
+    } else {
+      expect(a.rest.violations).toBe(0);
+      expect(a.rest.counterexample).toBeNull();
+    }
+  }
+  expect(sim('explore', 'receipt-redelivery', '--runs', '5', '--workers', '2', '--db', 'postgres://x@127.0.0.1/x').code).toBe(2);
+});
+
 test('bad input is refused with a clear message and exit code 2', () => {
   const unknown = sim('run', 'no-such-scenario');
   expect(unknown.code).toBe(2);

@@ -1,0 +1,41 @@
+/**
+ * One thread of a parallel exploration (./explore-parallel.ts): its own PGlite, the scenario's
+ * schedules for the seeds it is asked for, and the shrinking of a counterexample when asked.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { PgliteSimDatabase } from '../simulations/sim-database';
+import type { WorkerData, WorkerReply, WorkerRequest } from './explore-parallel';
+
+const port = parentPort!;
+const data = workerData as WorkerData;
+const post = (m: WorkerReply) => port.postMessage(m);
+
+async function main() {
+  const scenario = scenarioById(data.scenarioId);
+  const opts = { scenario, code: data.code, variant: data.variant };
+  const db = await PgliteSimDatabase.open(new PGlite());
+  for (let i = 1; i <= data.warmUp; i++) {
+    await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i) });
+  }
+  port.on('message', async (m: WorkerRequest) => {
+    try {
+      if (m.type === 'run') {
+        const summaries = [];
+        for (let k = 0; k < m.count; k++) summaries.push(summarize(await exploreSeed(db, opts, m.firstSeed + k)));
+        post({ type: 'ran', summaries });
+      } else {
+        const failing = await exploreSeed(db, opts, m.seed);
+        if (failing.verdict !== 'violated') throw new Error(`seed ${m.seed} violated in one thread and not in another: a run is not deterministic`);
+        post({ type: 'shrunk', counterexample: await shrink(db, { ...opts, runs: 1, shrinkBudget: m.shrinkBudget }, failing) });
+      }
+    } catch (err) {
+      post({ type: 'error', message: (err as Error)?.message ?? String(err), stack: (err as Error)?.stack });
+    }
+  });
+  post({ type: 'ready' });
+}
+
+main().catch((err: unknown) => post({ type: 'error', message: (err as Error)?.message ?? String(err), stack: (err as Error)?.stack }));
