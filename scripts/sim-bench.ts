@@ -23,7 +23,7 @@ import { PgliteSimDatabase } from '../simulations/sim-database';
 type Recorded =
   | { kind: 'query'; text: string; params?: unknown[] }
   | { kind: 'exec'; text: string }
-  | { kind: 'protocol'; message: Uint8Array };
+  | { kind: 'protocol'; message: Uint8Array; options?: ExecProtocolOptions };
 
 /** Time spent inside PGlite while the engine ran. */
 let insideSqlMs = 0;
@@ -49,7 +49,7 @@ function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
       return timed(() => pg.exec(text));
     },
     execProtocol: (message: Uint8Array, options?: ExecProtocolOptions) => {
-      log.push({ kind: 'protocol', message });
+      log.push({ kind: 'protocol', message, options });
       return timed(() => pg.execProtocol(message, options));
     },
     runExclusive: <T>(fn: () => Promise<T>) => pg.runExclusive(fn),
@@ -62,7 +62,8 @@ async function replay(pg: PGlite, calls: Recorded[]) {
   for (const s of calls) {
     if (s.kind === 'exec') await pg.exec(s.text);
     else if (s.kind === 'query') await pg.query(s.text, s.params);
-    else await pg.runExclusive(() => pg.execProtocol(s.message, { throwOnError: false }));
+    // The options the engine passed (errors as messages, no file-system sync): the very same call.
+    else await pg.runExclusive(() => pg.execProtocol(s.message, { ...s.options, throwOnError: false }));
   }
 }
 

@@ -39,6 +39,14 @@ const MAX_PREPARED = 200;
 /** Errors that mean a remembered statement must be prepared again. */
 const STALE_STATEMENT = new Set(['26000', '0A000']);
 
+/**
+ * Errors come back as messages, not exceptions. No file-system sync after each call: the engine's
+ * PGlite keeps its data directory in memory (no `dataDir`), whose sync does nothing but take a
+ * second lock and a few promise turns (~15 µs a call). A PGlite persisted to IndexedDB or disk
+ * would need `syncToFs: true` here.
+ */
+export const EXEC_OPTIONS = { throwOnError: false, syncToFs: false } as const;
+
 /** Instances on one PGlite must not reuse each other's statement names. */
 let instances = 0;
 
@@ -144,7 +152,7 @@ export class PgliteStatements {
   /** Send `script` (simple protocol) and `extended` in one call, under PGlite's query lock. */
   private async send([script, extended]: [string | undefined, Uint8Array]) {
     const message = script === undefined ? extended : concat([serialize.query(script), extended]);
-    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, { throwOnError: false }));
+    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, EXEC_OPTIONS));
     let start = 0;
     let scriptFailed = false;
     if (script !== undefined) {

@@ -76,6 +76,19 @@ export function mayReadClock(text: string): boolean {
   return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
+
+const shapes = new Map<string, { readsClock: boolean; effect: 'begin' | 'end' | null }>();
+
+/** `mayReadClock` and `transactionEffect` of a statement, worked out once per text (a run repeats a few texts). */
+function statementShape(text: string): { readsClock: boolean; effect: 'begin' | 'end' | null } {
+  let shape = shapes.get(text);
+  if (shape === undefined) {
+    shape = { readsClock: mayReadClock(text), effect: transactionEffect(text) };
+    if (shapes.size >= 500) shapes.clear();
+    shapes.set(text, shape);
+  }
+  return shape;
+}
 /** Scripts that may change what a prepared statement returns (CREATE … IF NOT EXISTS of what exists does not). */
 const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|INDEX|UNIQUE\s+INDEX|SCHEMA)\s+IF\s+NOT\s+EXISTS\b)/i;
 
@@ -110,8 +123,9 @@ export class PgliteSimDatabase implements SimDatabase {
 
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
-    const clockSql = this.clockMs !== nowMs && mayReadClock(text) ? setClockSql(nowMs) : undefined;
-    const effect = transactionEffect(text);
+    const shape = statementShape(text);
+    const clockSql = this.clockMs !== nowMs && shape.readsClock ? setClockSql(nowMs) : undefined;
+    const effect = shape.effect;
     if (effect === 'begin') this.owner = pid;
     try {
       const res = await this.statements.query(text, params, clockSql);

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Engine, type WorldSpec } from '../simulations/engine';
+import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
@@ -289,5 +289,37 @@ describe('learner code errors are clear and point at the line', () => {
     expect(r.trace.some((e) => e.type === 'db-error' && /no_such_table/.test(e.text))).toBe(true);
     expect(r.codeErrors[0].message).toMatch(/no_such_table/);
     expect(r.codeErrors[0].line).toBe(2);
+  });
+});
+
+describe('message copies', () => {
+  // Processes get their own copy of a message: the direct copy of plain data must equal the JSON
+  // round trip it replaced, and anything else must still go through JSON.
+  const viaJson = (v: unknown) => JSON.parse(JSON.stringify(v));
+  test('equal to a JSON round trip for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const copy = structuredCloneSafe(v);
+        expect(copy).toStrictEqual(viaJson(v));
+        if (v !== null && typeof v === 'object') expect(copy).not.toBe(v);
+      }),
+    );
+  });
+  test('values JSON changes are changed the same way', () => {
+    class Point {
+      constructor(readonly x: number) {}
+    }
+    const odd: unknown[] = [
+      { at: new Date(0) },
+      [1, undefined, 3],
+      { a: undefined, b: 1 },
+      { n: NaN, i: Infinity, z: -0 },
+      { p: new Point(1) },
+      { toJSON: () => 'custom' },
+      { nested: { fn: () => 1 } },
+      JSON.parse('{"__proto__": {"x": 1}}'),
+      Object.assign(Object.create(null), { k: 1 }),
+    ];
+    for (const v of odd) expect(structuredCloneSafe(v), JSON.stringify(v)).toStrictEqual(viaJson(v));
   });
 });
