@@ -8,6 +8,7 @@
  * counts, same histogram, same counterexample. Only `schedulesPerSecond` differs (it times the
  * schedules, not the boot of the workers' databases, as the one-thread figure does not time its boot).
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ExploreTally, type Counterexample, type ExploreOptions, type ExploreResult, type ScheduleSummary } from '../simulations/run';
@@ -37,14 +38,29 @@ export interface WorkerData {
   code: string;
   variant: string;
   warmUp: number;
+  /** generated/pglite-datadir.tar.gz when the build made one (workers check its fingerprint). */
+  dataDir: ArrayBuffer | null;
 }
 
 /**
- * How many threads an exploration of `runs` schedules should use by default: each worker boots its
- * own PGlite (about a second of one core, and ~0.5 GB), which a few hundred schedules pay back.
+ * How many threads an exploration of `runs` schedules should use by default. Each worker boots its
+ * own PGlite (~1.5 s from the prebuilt data directory, ~3 s with initdb, ~0.5 GB) and warms up its
+ * own JIT (its first few hundred schedules run at half speed); on 2 cores two threads only broke
+ * even with one at 1,000 schedules and were 14% faster at 3,000 (end to end, CLI). So: threads from
+ * 2,000 schedules on.
  */
 export function defaultWorkers(runs: number): number {
-  return runs >= 400 ? Math.max(1, Math.min(availableParallelism(), 4)) : 1;
+  return runs >= 2000 ? Math.max(1, Math.min(availableParallelism(), 4)) : 1;
+}
+
+/** The prebuilt data directory's bytes, or null when `npm run build`/`dev` has not made one. */
+function prebuiltDataDir(): ArrayBuffer | null {
+  try {
+    const bytes = readFileSync(new URL('../generated/pglite-datadir.tar.gz', import.meta.url));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  } catch {
+    return null;
+  }
 }
 
 /** One worker thread, asked one thing at a time. */
@@ -107,7 +123,7 @@ export async function exploreParallel(opts: ParallelExploreOptions): Promise<Exp
   const runs = opts.runs;
   const firstSeed = opts.firstSeed ?? 1;
   const n = Math.max(1, Math.min(opts.workers, runs));
-  const data: WorkerData = { scenarioId: opts.scenario.id, code: opts.code, variant: opts.variant, warmUp: opts.warmUp ?? 0 };
+  const data: WorkerData = { scenarioId: opts.scenario.id, code: opts.code, variant: opts.variant, warmUp: opts.warmUp ?? 0, dataDir: prebuiltDataDir() };
   const pool = Array.from({ length: n }, () => new ExploreWorker(data));
   try {
     await Promise.all(pool.map((w) => w.ready));

@@ -24,7 +24,7 @@ const USAGE = `Effectively Once — simulator
   --choices   replay a recorded schedule (comma-separated indices)
   --trace     print every step's narration (run, human output)
   --workers N explore on N threads, each with its own PGlite (~0.5 GB each); the result is the same
-              for every N. Default: min(cores, 4) from 400 schedules on, else 1. Not with --db.
+              for every N. Default: min(cores, 4) from 2000 schedules on, else 1. Not with --db.
   --db URL    run on a real PostgreSQL (postgres://…; one connection per process) instead of PGlite;
               the simulation empties its tables, so point it at a database of its own
 `;
