@@ -84,6 +84,8 @@ class ExploreWorker {
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`an explore worker exited (code ${code})`)));
     this.ready = new Promise<WorkerReply>((resolve, reject) => (this.waiting = { resolve, reject })).then(() => undefined);
+    // Awaited together with the others' ready; when several fail, the first failure is reported.
+    this.ready.catch(() => {});
   }
 
   private answer(m: WorkerReply) {
