@@ -77,8 +77,14 @@ async function load(page) {
     const timings = JSON.parse(status?.getAttribute('data-boot-timings') ?? '{}');
     const workerStart = Number(status?.getAttribute('data-worker-start-ms'));
     const onPage = (t) => (Number.isFinite(t) && Number.isFinite(workerStart) ? workerStart + t : NaN);
+    // The page's scripts (not the worker's) that had arrived when Run was enabled.
+    const scripts = performance
+      .getEntriesByType('resource')
+      .filter((e) => e.responseEnd <= ready && /\.m?js$/.test(new URL(e.name).pathname))
+      .map((e) => new URL(e.name).pathname);
     return {
       ready,
+      scripts,
       prebuilt: status?.getAttribute('data-prebuilt'),
       milestones: {
         'HTML received': nav?.responseEnd,
@@ -159,3 +165,20 @@ for (const f of [...run].sort((a, b) => b.gzip - a.gzip)) console.log(`    ${kb(
 const legacy = files.filter((f) => f.nomodule);
 if (legacy.length) console.log(`  not counted: ${legacy.length} nomodule polyfill script(s), ${kb(sum(legacy, 'gzip'))} gzip, never run by module browsers`);
 console.log(heavy.length ? `  includes heavy code: ${heavy.join(', ')}` : '  Monaco and PGlite are not among them (loaded lazily).');
+
+// ---- Everything the page itself fetched as script before Run was enabled (first cold load): the
+// first-load scripts plus the chunks loaded on demand (the lab's island, its lazy views, the
+// worker's entry). The worker's own imports (PGlite, the engine) are in the worker, not here.
+if (cold.length) {
+  const firstLoad = new Set(run.map((f) => new URL(f.src, 'http://x').pathname));
+  const later = [];
+  for (const p of new Set(cold[0].scripts)) {
+    if (firstLoad.has(p)) continue;
+    const file = path.join(out, decodeURIComponent(p));
+    if (!existsSync(file)) continue;
+    const body = await readFile(file);
+    later.push({ src: p, gzip: gzipSync(body, { level: 9 }).length });
+  }
+  console.log(`scripts the page fetched after its first load and before Run was enabled: ${later.length}, ${kb(sum(later, 'gzip'))} gzip`);
+  for (const f of later.sort((a, b) => b.gzip - a.gzip)) console.log(`    ${kb(f.gzip).padStart(9)} gzip  ${f.src}`);
+}

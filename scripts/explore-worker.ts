@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { dataDirBlob, readFingerprint, schemaFingerprint } from '../components/db/prebuilt-datadir';
 import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
@@ -17,7 +18,7 @@ const post = (m: WorkerReply) => port.postMessage(m);
 async function main() {
   const scenario = scenarioById(data.scenarioId);
   const opts = { scenario, code: data.code, variant: data.variant };
-  const db = await PgliteSimDatabase.open((await fromPrebuilt()) ?? new PGlite());
+  const db = await PgliteSimDatabase.open((await fromPrebuilt()) ?? new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
   for (let i = 1; i <= data.warmUp; i++) {
     await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i) });
   }
@@ -49,7 +50,7 @@ async function fromPrebuilt(): Promise<PGlite | null> {
   if (!data.dataDir) return null;
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create({ loadDataDir: dataDirBlob(data.dataDir) });
+    pg = await PGlite.create({ loadDataDir: dataDirBlob(data.dataDir), startParams: [...PGLITE_START_PARAMS] });
     if ((await readFingerprint(pg)) === schemaFingerprint()) return pg;
   } catch {
     // Unreadable: fall back to initdb.

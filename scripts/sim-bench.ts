@@ -14,6 +14,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { PGlite, type ExecProtocolOptions } from '@electric-sql/pglite';
+import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { exploreParallel } from './explore-parallel';
 import { drawFaults, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
@@ -72,7 +73,7 @@ async function main() {
   const scenarioId = process.argv[3] ?? 'concurrent-redelivery';
   const scenario = scenarioById(scenarioId);
   const code = scenario.variants.solution.code;
-  const pg = new PGlite();
+  const pg = new PGlite({ startParams: [...PGLITE_START_PARAMS] });
   const log: Recorded[] = [];
   const sim = await PgliteSimDatabase.open(recordingPg(pg, log));
   log.length = 0;

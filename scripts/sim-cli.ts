@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { describeFault, parseFaultPlan } from '../simulations/faults';
 import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run';
 import type { Scenario } from '../simulations/scenario';
@@ -125,7 +126,7 @@ function publicRun(r: RunResult) {
 
 async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<void> }> {
   const url = args.flags.get('db');
-  if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite());
+  if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
   if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--db takes a postgres:// URL');
   // Node-only and heavy: loaded only when asked for.
   const { PostgresSimDatabase } = await import('../simulations/pg-sim-database');

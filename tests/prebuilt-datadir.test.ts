@@ -16,6 +16,7 @@ import {
   schemaFingerprintOf,
 } from '../components/db/prebuilt-datadir';
 import { SCHEMA_SQL } from '../lib/schema';
+import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/sql-clock';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,8 +46,9 @@ async function catalog(pg: PGlite) {
   return shape;
 }
 
+/** As the tab's worker boots it: from the tarball, with the product's start parameters. */
 async function boot(tarball: ArrayBuffer): Promise<PGlite> {
-  return PGlite.create({ loadDataDir: dataDirBlob(tarball) });
+  return PGlite.create({ loadDataDir: dataDirBlob(tarball), startParams: [...PGLITE_START_PARAMS] });
 }
 
 let tarball: ArrayBuffer;
@@ -82,6 +84,17 @@ describe('the prebuilt data directory', () => {
     expect(actual).toEqual(expected);
     expect(JSON.stringify(actual.columns)).toContain('sim.now()');
     expect(actual.rows).toEqual([{ n: 0 }]);
+  });
+
+  it("starts with the product's small shared memory, and PGlite's own settings otherwise", async () => {
+    const setting = async (name: string) =>
+      (await fromTarball.query<{ v: string }>('SELECT current_setting($1) AS v', [name])).rows[0]?.v;
+    expect(await setting('shared_buffers')).toBe(PGLITE_SETTINGS.shared_buffers);
+    expect(await setting('max_connections')).toBe(PGLITE_SETTINGS.max_connections);
+    // PGlite's own defaults are kept, not replaced.
+    expect(await setting('exit_on_error')).toBe('off');
+    expect(await setting('max_worker_processes')).toBe('0');
+    expect(await (await fresh.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0]?.v).toBe('128MB');
   });
 
   it('carries the fingerprint of the SQL in this build; a fresh database carries none', async () => {

@@ -17,6 +17,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { learnerLocation } from '@/simulations/compile';
 import { hostTick } from '@/simulations/host-tick';
 import { runForLab, type LabRun } from '@/simulations/lab-run';
+import { PGLITE_START_PARAMS } from '@/simulations/pglite-start';
 import { explore } from '@/simulations/run';
 import { scenarioById } from '@/simulations/scenarios';
 import { PgliteSimDatabase } from '@/simulations/sim-database';
@@ -76,6 +77,7 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
   const [wasm, fsBundle, dataDir] = await Promise.all([assets.wasmModule, assets.fsBundle, assets.dataDir]);
   // A part that failed to download is left to PGlite, which fetches it the usual way.
   const options: PGliteOptions = {
+    startParams: [...PGLITE_START_PARAMS],
     ...(wasm.value ? { pgliteWasmModule: wasm.value } : {}),
     ...(fsBundle.value ? { fsBundle: fsBundle.value } : {}),
   };

@@ -41,6 +41,11 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
       [],
       'no warning about the prebuilt database',
     );
+    // Started with a small shared memory (simulations/pglite-start.ts), not the stock 128 MB it would zero at boot.
+    await page.getByText('Query the database yourself').click();
+    await page.getByLabel('SQL', { exact: true }).fill("SELECT current_setting('shared_buffers') AS shared_buffers");
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByTestId('query-result').getByRole('cell', { name: '8MB', exact: true }).waitFor({ timeout: 30_000 });
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
     await context.close();
