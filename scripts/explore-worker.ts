@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
-import { dataDirBlob, readFingerprint, schemaFingerprint } from '../components/db/prebuilt-datadir';
+import { bootPrebuilt } from '../components/db/prebuilt-datadir';
 import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase } from '../simulations/sim-database';
@@ -47,16 +47,7 @@ async function main() {
  * database holds the same catalog (tests/prebuilt-datadir.test.ts) and runs give the same traces.
  */
 async function fromPrebuilt(): Promise<PGlite | null> {
-  if (!data.dataDir) return null;
-  let pg: PGlite | undefined;
-  try {
-    pg = await PGlite.create({ loadDataDir: dataDirBlob(data.dataDir), startParams: [...PGLITE_START_PARAMS] });
-    if ((await readFingerprint(pg)) === schemaFingerprint()) return pg;
-  } catch {
-    // Unreadable: fall back to initdb.
-  }
-  await pg?.close().catch(() => {});
-  return null;
+  return data.dataDir ? (await bootPrebuilt(data.dataDir, { startParams: [...PGLITE_START_PARAMS] })).pg : null;
 }
 
 main().catch((err: unknown) => post({ type: 'error', message: (err as Error)?.message ?? String(err), stack: (err as Error)?.stack }));

@@ -8,6 +8,7 @@
  * SQL that built it. The worker compares it with the hash of the SQL in its own bundle and, when
  * they differ (a schema change without a rebuild of the tarball), boots the ordinary way instead.
  */
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { SCHEMA_SQL } from '@/lib/schema';
@@ -62,4 +63,23 @@ export function dataDirBlob(bytes: ArrayBuffer): Blob {
   const head = new Uint8Array(bytes, 0, Math.min(2, bytes.byteLength));
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
   return new Blob([bytes], { type: gzip ? 'application/x-gzip' : 'application/x-tar' });
+}
+
+/**
+ * PGlite booted from a prebuilt tarball whose fingerprint matches this build's schema, or why not
+ * (the caller then runs initdb). A database that started but is stale is closed again.
+ */
+export async function bootPrebuilt(bytes: ArrayBuffer, options: PGliteOptions = {}): Promise<{ pg: PGlite } | { pg: null; why: string }> {
+  let pg: PGlite | undefined;
+  try {
+    pg = await PGlite.create({ ...options, loadDataDir: dataDirBlob(bytes) });
+    const found = await readFingerprint(pg);
+    const expected = schemaFingerprint();
+    if (found === expected) return { pg };
+    await pg.close();
+    return { pg: null, why: `was built for another schema (${found ?? 'no fingerprint'}, this build has ${expected})` };
+  } catch (error) {
+    await pg?.close().catch(() => {});
+    return { pg: null, why: `failed to start (${error instanceof Error ? error.message || error.name : String(error)})` };
+  }
 }

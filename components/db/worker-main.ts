@@ -22,7 +22,7 @@ import { explore } from '@/simulations/run';
 import { scenarioById } from '@/simulations/scenarios';
 import { PgliteSimDatabase } from '@/simulations/sim-database';
 import type { BootAssets } from './boot-assets';
-import { dataDirBlob, readFingerprint, schemaFingerprint } from './prebuilt-datadir';
+import { bootPrebuilt } from './prebuilt-datadir';
 import type {
   BootTimings,
   ExploreRequest,
@@ -52,23 +52,11 @@ interface Booted {
 
 /** PGlite from the prebuilt data directory, or null (with a console warning saying why). */
 async function fromPrebuilt(options: PGliteOptions, dataDir: Awaited<BootAssets['dataDir']>): Promise<PGlite | null> {
-  const fallBack = (why: string) => {
-    console.warn(`The prebuilt database ${why}; creating it from scratch instead (initdb, a few seconds slower). Run \`npm run build\` to rebuild it.`);
-    return null;
-  };
-  if (!dataDir.value) return fallBack(`could not be loaded (${dataDir.reason})`);
-  let pg: PGlite | undefined;
-  try {
-    pg = await PGlite.create({ ...options, loadDataDir: dataDirBlob(dataDir.value) });
-    const found = await readFingerprint(pg);
-    const expected = schemaFingerprint();
-    if (found === expected) return pg;
-    await pg.close();
-    return fallBack(`was built for another schema (${found ?? 'no fingerprint'}, this build has ${expected})`);
-  } catch (error) {
-    await pg?.close().catch(() => {});
-    return fallBack(`failed to start (${errorText(error)})`);
+  const booted = dataDir.value ? await bootPrebuilt(dataDir.value, options) : { pg: null, why: `could not be loaded (${dataDir.reason})` };
+  if (booted.pg === null) {
+    console.warn(`The prebuilt database ${booted.why}; creating it from scratch instead (initdb, a few seconds slower). Run \`npm run build\` to rebuild it.`);
   }
+  return booted.pg;
 }
 
 async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
