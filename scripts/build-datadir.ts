@@ -11,14 +11,13 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { dumpPrebuiltDataDir, schemaFingerprint } from '../components/db/prebuilt-datadir';
+import { createPrebuiltBuilder, dumpPrebuiltDataDir, schemaFingerprint } from '../components/db/prebuilt-datadir';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const target = path.join(root, 'generated', 'pglite-datadir.tar.gz');
 
 const started = process.hrtime.bigint();
-const pg = await PGlite.create();
+const pg = await createPrebuiltBuilder();
 try {
   const tarball = await dumpPrebuiltDataDir(pg);
   const bytes = Buffer.from(await tarball.arrayBuffer());
