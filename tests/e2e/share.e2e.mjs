@@ -23,6 +23,29 @@ const button = (page, name) => page.getByRole('button', { name, exact: true });
 const getCode = (page) => page.evaluate(() => window.__eoLab.getCode());
 const status = (page) => page.getByTestId('lab-status').innerText();
 
+/**
+ * Wait for the offer of shared code; if it never comes, fail with what the page showed instead
+ * (address, saved code, notices, status), so a rare failure can be told apart from a slow one.
+ */
+async function waitOffer(page, codes) {
+  try {
+    await page.getByTestId('share-offer').waitFor({ timeout: 30_000 });
+  } catch (error) {
+    const seen = await page.evaluate((scenario) => {
+      const saved = window.localStorage.getItem(`eo:code:${scenario}`);
+      return {
+        href: window.location.href.replace(/#(.{12}).*/, '#$1…'),
+        saved: saved === null ? 'starter (nothing saved)' : saved.split('\n')[0],
+        inEditor: window.__eoLab?.getCode?.().split('\n')[0] ?? 'no lab hooks',
+        notice: document.querySelector('[data-testid="share-notice"]')?.textContent ?? 'no notice element',
+        status: document.querySelector('[data-testid="lab-status"]')?.textContent ?? 'no status',
+        loading: !!document.querySelector('[data-testid="lab-loading"]'),
+      };
+    }, SCENARIO);
+    throw new Error(`no share offer: ${JSON.stringify({ ...seen, expected: codes })}`, { cause: error });
+  }
+}
+
 async function setCode(page, text) {
   await page.waitForFunction(() => !!window.__eoLab);
   await page.evaluate((t) => window.__eoLab.setCode(t), text);
@@ -71,8 +94,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     await b.page.goto(url);
     await b.page.reload(); // a fresh load of the link, not an in-page hash change
     await waitRunnable(b.page);
-    const offer = b.page.getByTestId('share-offer');
-    await offer.waitFor();
+    await waitOffer(b.page, { sender: senderCode.split('\n')[0], mine: mine.split('\n')[0] });
     assert.equal(await getCode(b.page), mine, 'the saved code is untouched while the offer is open');
     assert.equal(await b.page.getByLabel('Seed').inputValue(), '5', 'the seed is restored');
     assert.match(await b.page.getByTestId('fault-plan').innerText(), /crash worker-1/);
@@ -103,7 +125,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     await b.page.goto(url);
     await b.page.reload();
     await waitRunnable(b.page);
-    await b.page.getByTestId('share-offer').waitFor();
+    await waitOffer(b.page, { sender: senderCode.split('\n')[0], mine: mine.split('\n')[0] });
     await button(b.page, 'Keep mine').click();
     assert.equal(await getCode(b.page), mine);
     assert.equal(await b.page.getByTestId('share-offer').count(), 0);

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { toLabScenario } from '@/components/lab/lab-scenario';
-import { LabCourse } from '@/components/course/LabCourse';
+import { LabIsland } from '@/components/course/LabIsland';
 import { scenarioById } from '@/simulations/scenarios';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 
@@ -71,8 +71,9 @@ export default async function LabPage({ params }: LabPageProps) {
       </header>
 
       {/* Built on the server: the client gets plain data, never the engine. The course part
-          (predict, then run; progress; questions) wraps the lab on the client. */}
-      <LabCourse scenario={toLabScenario(scenarioById(scenario.id))} />
+          (predict, then run; progress; questions) wraps the lab on the client, as an island
+          hydrated when its own chunk arrives. */}
+      <LabIsland scenario={toLabScenario(scenarioById(scenario.id))} />
 
       <nav aria-label="Lessons" className="flex flex-wrap justify-between gap-4 border-t border-slate-200 pt-6 text-sm dark:border-slate-800">
         {previous ? (
