@@ -24,6 +24,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { PGlite } from '@electric-sql/pglite';
+import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
 import { startServer } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,6 +59,11 @@ for (const { src, nomodule } of tags) {
 const run = files.filter((f) => !f.nomodule);
 const sum = (list, key) => list.reduce((n, f) => n + f[key], 0);
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+
+// ---- How fast this machine is today (before any browser starts).
+const calibration = await PGlite.create();
+const select1Us = await select1Micros(calibration);
+await calibration.close();
 
 // ---- Cold and warm loads.
 const server = await startServer({ dir: out, port: 0, host: '127.0.0.1' });
@@ -150,6 +157,7 @@ const stats = (values) => {
 
 console.log('');
 console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures stretch with load)`);
+console.log(`  PGlite's SELECT 1 in Node takes ${select1Us} µs here (FACTS.md: ~${FACTS_SELECT1_US} µs); the figures below stretch roughly with it`);
 console.log(`lab ready (navigation start → Run enabled), ${LAB}:`);
 console.log(`  cold: ${stats(cold.map((c) => c.ready))}   (target ≤ ${TARGET_READY_MS} ms)`);
 console.log(`  warm: ${stats(warm.map((w) => w.ready))}`);

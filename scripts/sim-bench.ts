@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { PGlite, type ExecProtocolOptions } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { exploreParallel } from './explore-parallel';
+import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
 import { drawFaults, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteConnection } from '../simulations/pglite-statements';
@@ -104,6 +105,8 @@ async function main() {
   const sqlCpu = process.cpuUsage(c1);
   const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
+  const select1Us = await select1Micros(pg);
+
   const mem = process.memoryUsage();
   await pg.close();
 
@@ -121,6 +124,10 @@ async function main() {
     sqlBackToBackMs: Math.round(sqlMs),
     sqlInsideEngineMs: Math.round(insideSqlMs),
     ratio: +(engineMs / sqlMs).toFixed(2),
+    /** Schedules per second if the engine cost nothing beyond its SQL (the SQL replay alone). */
+    sqlCeilingPerSecond: Math.round((runs / sqlMs) * 1000),
+    /** Median `SELECT 1` through PGlite.query on this machine, µs (FACTS.md: ~57 µs). */
+    select1Us,
     // CPU time of this process: steadier than wall time when other processes share the cores.
     engineCpuMs: Math.round(cpuMs(engineCpu)),
     sqlBackToBackCpuMs: Math.round(cpuMs(sqlCpu)),
@@ -131,6 +138,9 @@ async function main() {
   };
   console.log(
     `${scenarioId} bench: ${figures.schedulesPerSecond} schedules/s on one thread (target ≥ 1000), engine/SQL ratio ${figures.ratio} (target ≤ 1.3); CPU: ${Math.round((runs / cpuMs(engineCpu)) * 1000)} schedules per CPU-second, ratio ${figures.cpuRatio}; ${parallel.schedulesPerSecond} schedules/s on ${parallel.workers} worker threads (${availableParallelism()} cores)`,
+  );
+  console.log(
+    `machine: SELECT 1 takes ${select1Us} µs here (FACTS.md measured ~${FACTS_SELECT1_US} µs); the SQL alone, back to back, allows ${figures.sqlCeilingPerSecond} schedules/s, so ≥ 1000/s needs a ratio ≤ ${(figures.sqlCeilingPerSecond / 1000).toFixed(2)} on this machine`,
   );
   console.log(JSON.stringify(figures, null, 2));
   process.stdout.on('error', () => {});
