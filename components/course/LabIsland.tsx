@@ -10,9 +10,10 @@
  * On a client-side navigation (no HTML for this page) the fallback stands in for the moment the
  * chunk takes to arrive. The page's HTML holds the rendered lab in a hidden block that a small
  * inline script of React's reveals at once, without waiting for any chunk; with JavaScript off,
- * a <noscript> style reveals it instead, below the page's footer where React's HTML puts it, so
- * the lesson's code stays readable (the rule sits in Tailwind's first layer: an important rule
- * there beats preflight's `[hidden]{display:none !important}` in its base layer).
+ * a <noscript> style reveals it instead (React's HTML puts it at the end of the body; the style
+ * orders it before the footer, as wide as the page's main column), so the lesson's code stays
+ * readable. The rule sits in Tailwind's first layer: an important rule there beats preflight's
+ * `[hidden]{display:none !important}` in its base layer.
  */
 import dynamic from 'next/dynamic';
 import type { LabScenario } from '@/components/lab/lab-scenario';
@@ -35,7 +36,12 @@ function LabLoading({ title }: { title: string }) {
     >
       <p role="status">Loading the lab…</p>
       <noscript>
-        <style>{'[data-testid="lab-loading"]{display:none}@layer theme{div[hidden][id^="S:"]{display:block!important}}'}</style>
+        <style>
+          {'[data-testid="lab-loading"]{display:none}' +
+            // The body is a flex column: the revealed lab goes before the footer, as wide as <main>
+            // (margin and padding important too: preflight resets them in a later layer).
+            '@layer theme{div[hidden][id^="S:"]{display:block!important;order:1;width:100%;max-width:72rem;margin:0 auto!important;padding:0 1.5rem 2.5rem!important}body>footer{order:2}}'}
+        </style>
       </noscript>
     </section>
   );
