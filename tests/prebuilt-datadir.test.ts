@@ -3,13 +3,16 @@
  * scripts/build-datadir.ts): booting from it must give exactly the database a fresh initdb plus
  * the schema gives, and a tarball built from other SQL must be recognised as stale.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bootPrebuilt,
   createPrebuiltBuilder,
   dataDirBlob,
   dumpPrebuiltDataDir,
@@ -135,6 +138,24 @@ describe('the prebuilt data directory', () => {
     );
     expect(schemaFingerprintOf({ ...parts, clock: `${CLOCK_SQL} ` })).not.toBe(schemaFingerprint());
     expect(schemaFingerprintOf({ ...parts, searchPath: 'SET search_path = public' })).not.toBe(schemaFingerprint());
+  });
+
+  it('a well-formed tarball without a database in it gives a reason, not a database or a throw', async () => {
+    // (tests/e2e/boot.e2e.mjs checks the browser does not download initdb on the prebuilt path.)
+    const dir = mkdtempSync(path.join(tmpdir(), 'eo-not-a-datadir-'));
+    try {
+      writeFileSync(path.join(dir, 'hello.txt'), 'not a database\n');
+      const tar = spawnSync('tar', ['-C', dir, '-czf', '-', 'hello.txt']);
+      expect(tar.status).toBe(0);
+      const bytes = new Uint8Array(tar.stdout);
+      const booted = await bootPrebuilt(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), {
+        startParams: [...PGLITE_START_PARAMS],
+      });
+      expect(booted.pg).toBeNull();
+      expect('why' in booted && booted.why).toMatch(/^failed to start/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('one built from other SQL is recognised as stale', async () => {

@@ -87,13 +87,24 @@ export function dataDirBlob(bytes: ArrayBuffer): Blob {
 }
 
 /**
+ * An empty WebAssembly module (just the header) standing in for initdb's. PGlite starts
+ * downloading `initdb.wasm` (300 KB) at every boot unless it is handed a module, though a boot
+ * from a data directory never runs initdb. Were it ever asked to, instantiating this would fail,
+ * the boot would throw, and `bootPrebuilt` would report it: the caller's ordinary boot, without
+ * this stand-in, then fetches the real one.
+ */
+function noInitdb(): WebAssembly.Module {
+  return new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+}
+
+/**
  * PGlite booted from a prebuilt tarball whose fingerprint matches this build's schema, or why not
  * (the caller then runs initdb). A database that started but is stale is closed again.
  */
 export async function bootPrebuilt(bytes: ArrayBuffer, options: PGliteOptions = {}): Promise<{ pg: PGlite } | { pg: null; why: string }> {
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create({ ...options, loadDataDir: dataDirBlob(bytes) });
+    pg = await PGlite.create({ initdbWasmModule: noInitdb(), ...options, loadDataDir: dataDirBlob(bytes) });
     const found = await readFingerprint(pg);
     const expected = schemaFingerprint();
     if (found === expected) return { pg };

@@ -34,6 +34,11 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
     const tarball = requests.find((u) => u.includes('pglite-datadir'));
     assert.ok(tarball, 'the data directory was fetched');
     assert.equal(new URL(tarball).origin, origin, 'from the app itself');
+    assert.deepEqual(
+      requests.filter((u) => /initdb[^/]*\.wasm/.test(u)),
+      [],
+      "initdb's WebAssembly is not downloaded: booting from the data directory never runs it",
+    );
     // The worker started before the page finished hydrating, and the downloads before PGlite's code loaded.
     assert.ok(report.timings.entry <= report.timings.scriptLoaded, 'downloads start before PGlite and the engine load');
     assert.deepEqual(
@@ -53,7 +58,7 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
 });
 
 test('without the prebuilt data directory the worker says so and runs initdb: the database still works', { timeout: 120_000 }, async () => {
-  const { context, page } = await openPage(browser);
+  const { context, page, requests } = await openPage(browser);
   const warnings = [];
   page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   await context.route(/pglite-datadir/, (route) => route.fulfill({ status: 404, body: 'gone' }));
@@ -61,6 +66,7 @@ test('without the prebuilt data directory the worker says so and runs initdb: th
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitForDbReady(page, 60_000);
     assert.equal((await bootReport(page)).prebuilt, 'false', 'booted the ordinary way');
+    assert.ok(requests.some((u) => /initdb[^/]*\.wasm/.test(u)), "initdb's WebAssembly is fetched when initdb has to run");
     assert.ok(
       warnings.some((w) => /prebuilt database could not be loaded/.test(w)),
       `a console warning says why (saw: ${JSON.stringify(warnings)})`,
