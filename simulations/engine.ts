@@ -23,6 +23,7 @@ import { isParked, type SimDatabase } from './sim-database';
 import { SIM_EPOCH_MS } from './sql-clock';
 import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
 import { afterHostTick, hostTick } from './host-tick';
+import { memoByText } from './text-memo';
 
 /** A process of the world. */
 export interface ProcessSpec {
@@ -926,19 +927,14 @@ function rowSummary(text: string, res: { rows: unknown[]; affectedRows?: number 
   return rowCount(res.rows.length);
 }
 
-const statementKinds = new Map<string, 'updated' | 'deleted' | 'inserted' | 'ok' | 'other'>();
-
-/** What narration says a statement did, by its first word; worked out once per text. */
-function statementKind(text: string): 'updated' | 'deleted' | 'inserted' | 'ok' | 'other' {
-  let kind = statementKinds.get(text);
-  if (kind === undefined) {
-    const verb = /^\s*(UPDATE|DELETE|INSERT)\b/i.exec(text)?.[1]?.toUpperCase();
-    kind = verb === 'UPDATE' ? 'updated' : verb === 'DELETE' ? 'deleted' : verb === 'INSERT' ? 'inserted' : /^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text) ? 'ok' : 'other';
-    if (statementKinds.size >= 500) statementKinds.clear();
-    statementKinds.set(text, kind);
-  }
-  return kind;
-}
+/** What narration says a statement did, by its first word. */
+const statementKind = memoByText((text): 'updated' | 'deleted' | 'inserted' | 'ok' | 'other' => {
+  const verb = /^\s*(UPDATE|DELETE|INSERT)\b/i.exec(text)?.[1]?.toUpperCase();
+  if (verb === 'UPDATE') return 'updated';
+  if (verb === 'DELETE') return 'deleted';
+  if (verb === 'INSERT') return 'inserted';
+  return /^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text) ? 'ok' : 'other';
+});
 
 function rowCount(n: number): string {
   return `${n === 0 ? 'no' : n} row${n === 1 ? '' : 's'}`;

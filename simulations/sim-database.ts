@@ -11,6 +11,7 @@
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
 import { prepareSimDatabase, resetSql, setClockExpr, SIM_EPOCH_MS, setClockSql } from './sql-clock';
+import { memoByText } from './text-memo';
 
 /** What a statement returned. */
 export interface StatementResult {
@@ -77,18 +78,8 @@ export function mayReadClock(text: string): boolean {
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
 
-const shapes = new Map<string, { readsClock: boolean; effect: 'begin' | 'end' | null }>();
-
-/** `mayReadClock` and `transactionEffect` of a statement, worked out once per text (a run repeats a few texts). */
-function statementShape(text: string): { readsClock: boolean; effect: 'begin' | 'end' | null } {
-  let shape = shapes.get(text);
-  if (shape === undefined) {
-    shape = { readsClock: mayReadClock(text), effect: transactionEffect(text) };
-    if (shapes.size >= 500) shapes.clear();
-    shapes.set(text, shape);
-  }
-  return shape;
-}
+/** `mayReadClock` and `transactionEffect` of a statement (a run repeats a few texts). */
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text) }));
 /** Scripts that may change what a prepared statement returns (CREATE … IF NOT EXISTS of what exists does not). */
 const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|INDEX|UNIQUE\s+INDEX|SCHEMA)\s+IF\s+NOT\s+EXISTS\b)/i;
 
