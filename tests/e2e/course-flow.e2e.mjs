@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/replay-safety.ts';
-import { launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
@@ -89,8 +89,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     const see = quiz.getByTestId('see-it-link');
     const href = await see.getAttribute('href');
     assert.match(href, new RegExp(`^/lab/${FIRST.id}/#v1\\.`));
-    await page.goto(urlOf(href));
-    await page.reload();
+    await loadFresh(page, urlOf(href));
     await waitRunnable(page);
     await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Starter'));
     assert.equal(await page.getByLabel('Seed').inputValue(), '1');

@@ -68,6 +68,17 @@ export async function screenshot(page, name) {
 }
 
 /** Wait until the in-browser PostgreSQL reports ready (or fail with what it reported). */
+/**
+ * Load `url` as a new document, as if pasted into a fresh tab. A `goto` to the page already shown
+ * with only another #fragment is an in-page hash change, and Next's router, when it has not yet
+ * finished hydrating, writes back the address it started with (fragment gone): a reload after it
+ * then loads the page without the link. Seen in CI as a share offer that never came.
+ */
+export async function loadFresh(page, url) {
+  await page.goto('about:blank');
+  await page.goto(url);
+}
+
 export async function waitForDbReady(page, timeout = 30_000) {
   const status = page.getByTestId('db-status');
   await page

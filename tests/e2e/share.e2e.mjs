@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { labLinkHref } from '../../simulations/share-link.ts';
-import { launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
+import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
 
 const SCENARIO = 'receipt-redelivery';
 
@@ -91,8 +91,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     const mine = await solutionWithComment(b.page, 'the receiver’s own code');
     await setCode(b.page, mine);
 
-    await b.page.goto(url);
-    await b.page.reload(); // a fresh load of the link, not an in-page hash change
+    await loadFresh(b.page, url);
     await waitRunnable(b.page);
     await waitOffer(b.page, { sender: senderCode.split('\n')[0], mine: mine.split('\n')[0] });
     assert.equal(await getCode(b.page), mine, 'the saved code is untouched while the offer is open');
@@ -121,9 +120,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     assert.equal(await getCode(b.page), mine, 'the receiver gets their code back');
 
     // "Keep mine" on a second visit keeps it, and says nothing was loaded.
-    await b.page.goto(urlOf(`/lab/${SCENARIO}/`));
-    await b.page.goto(url);
-    await b.page.reload();
+    await loadFresh(b.page, url);
     await waitRunnable(b.page);
     await waitOffer(b.page, { sender: senderCode.split('\n')[0], mine: mine.split('\n')[0] });
     await button(b.page, 'Keep mine').click();
@@ -142,8 +139,7 @@ test('a variant link selects Solution without touching saved code', { timeout: 1
     await waitRunnable(page);
     await setCode(page, '// mine\nexport async function handleMessage() {}\n');
     const href = labLinkHref({ scenario: SCENARIO, variant: 'solution', seed: 3, faults: [{ kind: 'duplicate-delivery', message: 'm1' }] });
-    await page.goto(urlOf(href));
-    await page.reload();
+    await loadFresh(page, urlOf(href));
     await waitRunnable(page);
     await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Solution'));
     assert.equal(await page.getByTestId('share-offer').count(), 0, 'no offer for a variant link');
