@@ -866,6 +866,8 @@ function safeJson(v: unknown): string {
 
 /** Hand processes their own copy, so one process mutating a message cannot change another's. */
 export function structuredCloneSafe<T>(v: T): T {
+  // A lone number follows JSON too: -0 becomes 0, NaN and ±Infinity become null.
+  if (typeof v === 'number') return (Number.isFinite(v) ? v + 0 : null) as T;
   if (v === null || typeof v !== 'object') return v;
   // Plain data (the usual message) is copied directly; anything else takes the JSON round trip,
   // whose result the direct copy equals wherever it applies.
