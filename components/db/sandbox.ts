@@ -84,20 +84,26 @@ function removeProperty(target: Record<string, unknown>, name: string, what = na
 
 const learnerFrame = new RegExp(`${LEARNER_FILE.replace('.', '\\.')}:\\d+:\\d+`);
 
-/** True when the function calling the guard is the learner's code (natives in between skipped). */
+/**
+ * True when the function calling the guard is the learner's code (natives in between skipped), or
+ * when no script at all is calling it: a guarded function handed straight to a promise
+ * (`promise.then(Date.now)`) runs as a microtask with nothing else on the stack. The worker's own
+ * code, PGlite and XState always call these from a function of their own, and keep the originals
+ * they bound before the lock-down (`hostClock`).
+ */
 function calledFromLearnerCode(): boolean {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 8;
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
-  // Lines: "Error", the guard's wrapper, calledFromLearnerCode's caller, then the caller's callers.
+  // Lines: "Error", calledFromLearnerCode, the guard, then the guarded function's callers.
   const frames = stack.split('\n').slice(3);
   for (const frame of frames) {
     if (learnerFrame.test(frame)) return true;
     // Native frames ("at Array.map (<anonymous>)") sit between a callback and its caller.
     if (!/\(<anonymous>\)|at <anonymous>$/.test(frame.trim())) return false;
   }
-  return false;
+  return true;
 }
 
 function guard<T extends object>(target: T, name: keyof T & string, what: string): void {

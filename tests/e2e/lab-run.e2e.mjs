@@ -124,9 +124,15 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
   const { context, page, errors } = await openLab('concurrent-redelivery');
   try {
     await button(page, 'Starter').click();
+    assert.equal(await button(page, 'Starter').getAttribute('aria-pressed'), 'true');
     await button(page, 'Explore').click();
     const replay = page.getByRole('button', { name: 'Replay the smallest counterexample' });
-    await replay.waitFor({ timeout: 180_000 });
+    await replay.waitFor({ timeout: 180_000 }).catch(async (error) => {
+      // Say what the page showed instead (a flake once timed out here with no clue).
+      const explorer = await page.getByRole('region', { name: 'Explorer' }).innerText().catch(() => '(no explorer region)');
+      const status = await page.getByTestId('lab-status').innerText().catch(() => '(no status)');
+      throw new Error(`no counterexample offered: explorer says ${JSON.stringify(explorer)}; status ${JSON.stringify(status)}; errors ${JSON.stringify(errors)}`, { cause: error });
+    });
     await page.getByLabel('Speed').selectOption('instant');
     await replay.click();
     const text = await waitVerdict(page, /Violated/);
@@ -217,10 +223,13 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
-  const probes = [() => Date.now(), () => Math.random(), () => setTimeout(() => {}, 1), () => fetch('/'), () => new Date(), () => indexedDB.open('x')];
+  const probes = [() => Date.now(), () => Math.random(), () => setTimeout(() => {}, 1), () => fetch('/'), () => new Date(), () => indexedDB.open('x'),
+    // Handed straight to a promise, a guarded function runs with no learner frame on the stack.
+    () => Promise.resolve().then(Date.now), () => env.db.query('SELECT 1').then(Math.random), () => Promise.resolve().then(Date),
+    () => Promise.resolve().then(performance.now.bind(performance)), () => Promise.resolve().then(crypto.randomUUID.bind(crypto))];
   const out = [];
   for (const p of probes) {
-    try { p(); out.push('reachable'); } catch (e) { out.push(String(e.message)); }
+    try { await p(); out.push('reachable'); } catch (e) { out.push(String(e.message)); }
   }
   throw new Error('probes: ' + out.join(' | '));
 }
