@@ -5,7 +5,8 @@
  *   node scripts/serve.mjs            # http://127.0.0.1:3000/
  *   PORT=8080 HOST=0.0.0.0 node scripts/serve.mjs
  *
- * `/lab/x/` serves out/lab/x/index.html, `/lab/x` redirects to `/lab/x/` (the export uses trailing
+ * Files with a gzip twin (`x.js.gz`, written at build time by ./precompress.mjs) are sent gzipped
+ * to browsers that accept it. `/lab/x/` serves out/lab/x/index.html, `/lab/x` redirects to `/lab/x/` (the export uses trailing
  * slashes), unknown paths get out/404.html with status 404. Also importable:
  * `startServer({ dir, port, host })` resolves with `{ url, port, close }`.
  */
@@ -14,6 +15,7 @@ import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { COMPRESSIBLE } from './precompress.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -63,10 +65,34 @@ async function isDirectory(file) {
   }
 }
 
-function send(req, res, status, file, size, extraHeaders = {}) {
+/** Whether the request's Accept-Encoding allows gzip (a `q=0` refuses it). */
+export function acceptsGzip(header) {
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding.trim() !== 'gzip' && coding.trim() !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * The precompressed twin of `file` (`file.gz`, written by ./precompress.mjs) when the client
+ * accepts gzip and the twin is at least as new as the file; else null.
+ */
+async function gzipTwin(req, file, stats) {
+  if (!acceptsGzip(req.headers['accept-encoding']) || file.endsWith('.gz')) return null;
+  const twin = await fileAt(`${file}.gz`);
+  return twin && twin.mtimeMs >= stats.mtimeMs ? { file: `${file}.gz`, size: twin.size } : null;
+}
+
+async function send(req, res, status, file, stats, extraHeaders = {}) {
+  const twin = await gzipTwin(req, file, stats);
   const headers = {
     'Content-Type': contentType(file),
-    'Content-Length': size,
+    'Content-Length': twin ? twin.size : stats.size,
+    ...(twin ? { 'Content-Encoding': 'gzip' } : {}),
+    ...(COMPRESSIBLE.has(path.extname(file).toLowerCase()) ? { Vary: 'Accept-Encoding' } : {}),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': file.includes(`${path.sep}_next${path.sep}static${path.sep}`)
       ? 'public, max-age=31536000, immutable'
@@ -78,7 +104,7 @@ function send(req, res, status, file, size, extraHeaders = {}) {
     res.end();
     return;
   }
-  const stream = createReadStream(file);
+  const stream = createReadStream(twin ? twin.file : file);
   stream.on('error', () => res.destroy());
   stream.pipe(res);
 }
@@ -117,10 +143,10 @@ export function staticHandler(dir) {
     if (pathname.endsWith('/')) {
       const index = path.join(target, 'index.html');
       const s = await fileAt(index);
-      if (s) return send(req, res, 200, index, s.size);
+      if (s) return send(req, res, 200, index, s);
     } else {
       const s = await fileAt(target);
-      if (s) return send(req, res, 200, target, s.size);
+      if (s) return send(req, res, 200, target, s);
       if (await isDirectory(target)) {
         const search = new URL(req.url ?? '/', 'http://localhost').search;
         res.writeHead(308, { Location: `${pathname}/${search}`, 'Content-Length': 0 });
@@ -129,12 +155,12 @@ export function staticHandler(dir) {
       }
       const html = `${target}.html`;
       const h = await fileAt(html);
-      if (h) return send(req, res, 200, html, h.size);
+      if (h) return send(req, res, 200, html, h);
     }
 
     const notFound = path.join(root, '404.html');
     const nf = await fileAt(notFound);
-    if (nf) return send(req, res, 404, notFound, nf.size);
+    if (nf) return send(req, res, 404, notFound, nf);
     plain(res, 404, 'Not Found\n');
   };
 }
