@@ -189,6 +189,17 @@ describe('VerdictPanel', () => {
     const sol = renderToStaticMarkup(h(VerdictPanel, { result: { ...result, variant: 'solution' }, revealed: true, running: false, onSelectStep: noop }));
     expect(sol).toContain('Errors thrown by the solution’s code');
   });
+
+  test('the same error thrown on every delivery is listed once per worker, with how many times', () => {
+    const boom = (process: string) => ({ process, message: 'Error: boom', line: 4 });
+    const result: RunResult = {
+      ...starter.result,
+      codeErrors: [boom('worker-1'), boom('worker-2'), boom('worker-2'), boom('worker-1'), boom('worker-2'), { ...boom('worker-1'), line: 7 }],
+    };
+    const html = renderToStaticMarkup(h(VerdictPanel, { result, revealed: true, running: false, onSelectStep: noop }));
+    const rows = [...html.matchAll(/<li[^>]*>(worker-\d: [^<]*)<\/li>/g)].map((m) => m[1]);
+    expect(rows).toEqual(['worker-1: Error: boom (line 4) (2×)', 'worker-2: Error: boom (line 4) (3×)', 'worker-1: Error: boom (line 7)']);
+  });
 });
 
 describe('ExplorerPanel', () => {

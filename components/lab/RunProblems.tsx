@@ -8,6 +8,7 @@ import type { UnhandledRejection } from '@/components/db/protocol';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunResult } from '@/simulations/run';
 import type { Notice } from './lab-machine';
+import { groupRepeats, timesSuffix } from './repeats';
 import { whoseCode } from './whose-code';
 
 /** Markers for the editor: one per distinct problem with a line. */
@@ -37,7 +38,7 @@ export interface RunProblemsProps {
 }
 
 export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblemsProps) {
-  const codeErrors = dedupe(result?.codeErrors ?? []);
+  const codeErrors = groupRepeats(result?.codeErrors ?? []);
   const loadError = result?.verdict === 'error' ? result.error : undefined;
   if (!notice && !loadError && codeErrors.length === 0 && unhandled.length === 0) return null;
   const owner = whoseCode(result?.variant);
@@ -85,7 +86,7 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
               <li key={i} className="break-words">
                 {e.process}: {e.message}
                 {e.line ? ` — line ${e.line}` : ''}
-                {e.count > 1 ? ` (${e.count}×)` : ''}
+                {timesSuffix(e.count)}
               </li>
             ))}
           </ul>
@@ -95,11 +96,11 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
         <div className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-400/10 dark:text-amber-100">
           <p className="font-semibold">A promise was rejected and nobody awaited it. The run went on without it.</p>
           <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="unhandled-rejections">
-            {dedupe(unhandled.map((u) => ({ process: '', ...u }))).map((u, i) => (
+            {groupRepeats(unhandled.map((u) => ({ process: '', ...u }))).map((u, i) => (
               <li key={i} className="break-words">
                 {u.message}
                 {u.line ? ` — line ${u.line}` : ''}
-                {u.count > 1 ? ` (${u.count}×)` : ''}
+                {timesSuffix(u.count)}
               </li>
             ))}
           </ul>
@@ -107,15 +108,4 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
       )}
     </div>
   );
-}
-
-function dedupe<T extends { process: string; message: string; line?: number }>(list: readonly T[]): (T & { count: number })[] {
-  const byKey = new Map<string, T & { count: number }>();
-  for (const e of list) {
-    const key = `${e.process}|${e.message}|${e.line}`;
-    const hit = byKey.get(key);
-    if (hit) hit.count++;
-    else byKey.set(key, { ...e, count: 1 });
-  }
-  return [...byKey.values()];
 }

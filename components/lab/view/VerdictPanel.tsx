@@ -4,6 +4,7 @@
  */
 import type { RunResult } from '@/simulations/run';
 import { whoseCode } from '../whose-code';
+import { groupRepeats, timesSuffix } from '../repeats';
 
 export interface VerdictPanelProps {
   /** The run to judge; null before the first run. */
@@ -94,10 +95,11 @@ function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i
             Errors thrown by {whoseCode(result.variant).codeMidSentence}
           </h3>
           <ul className="mt-1 space-y-1">
-            {result.codeErrors.map((e, k) => (
+            {groupRepeats(result.codeErrors).map((e, k) => (
               <li key={k} className="rounded-md bg-red-50 px-2 py-1 font-mono text-xs break-words text-red-900 dark:bg-red-950/40 dark:text-red-100">
                 {e.process}: {e.message}
                 {e.line !== undefined && ` (line ${e.line})`}
+                {timesSuffix(e.count)}
               </li>
             ))}
           </ul>
