@@ -10,7 +10,8 @@ import { DbInspector } from '../components/lab/view/DbInspector';
 import { EventLog } from '../components/lab/view/EventLog';
 import { ExplorerPanel, type ExplorerState } from '../components/lab/view/ExplorerPanel';
 import { Ledger } from '../components/lab/view/Ledger';
-import { changedRows, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
+import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
+import type { TraceEvent } from '../simulations/types';
 import { Timeline } from '../components/lab/view/Timeline';
 import { VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/lab-run';
@@ -90,6 +91,34 @@ describe('Timeline', () => {
     expect(count(html, /tabindex="0"/g)).toBe(1);
     expect(html).toContain(`aria-label="Event 6, 0.2 s: ${crash.text}"`);
     expect(html).toContain('30.0 s');
+  });
+
+  test("hatches a crashed worker's lane from its crash to its restart, and to the playhead before that", () => {
+    const trace = starter.result.trace;
+    const crash = trace.find((e) => e.type === 'crash')!;
+    const restart = trace.find((e) => e.type === 'restart' && e.actor === crash.actor)!;
+    expect(restart.i).toBeGreaterThan(crash.i);
+    expect(downSpans(trace, last(starter))).toEqual([{ actor: crash.actor, from: crash.i, to: restart.i, restarted: true }]);
+    expect(downSpans(trace, crash.i)).toEqual([{ actor: crash.actor, from: crash.i, to: crash.i, restarted: false }]);
+    expect(downSpans(trace, crash.i - 1)).toEqual([]);
+    const html = renderToStaticMarkup(h(Timeline, { run: starter, actors: ACTORS, selected: 0, visibleUpTo: last(starter), onSelect: noop }));
+    expect(count(html, /data-down="/g)).toBe(1);
+    expect(html).toContain(`data-down="${crash.actor}" data-restarted="true"`);
+    expect(html).toContain('Process down (crashed, not yet restarted)');
+    // Without the crashed worker's lane there is nothing to hatch, and no legend entry for it.
+    const calm = renderToStaticMarkup(h(Timeline, { run: solution, actors: ['queue', 'email'], selected: 0, visibleUpTo: last(solution), onSelect: noop }));
+    expect(calm).not.toContain('data-down=');
+    expect(calm).not.toContain('Process down');
+  });
+
+  test('a process that never comes back is down to the end; a second crash after a restart is a second span', () => {
+    const ev = (i: number, actor: string, type: TraceEvent['type']): TraceEvent => ({ i, t: i * 1000, step: i, actor, type, text: `${actor} ${type}` });
+    const trace = [ev(0, 'w1', 'start'), ev(1, 'w2', 'start'), ev(2, 'w1', 'crash'), ev(3, 'w1', 'restart'), ev(4, 'w2', 'crash'), ev(5, 'w1', 'crash'), ev(6, 'queue', 'ack')];
+    expect(downSpans(trace, 6)).toEqual([
+      { actor: 'w1', from: 2, to: 3, restarted: true },
+      { actor: 'w2', from: 4, to: 6, restarted: false },
+      { actor: 'w1', from: 5, to: 6, restarted: false },
+    ]);
   });
 
   test('draws nothing past the playhead', () => {

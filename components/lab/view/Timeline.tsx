@@ -8,7 +8,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
-import { formatSimTime, markKind, type MarkKind } from './snapshots';
+import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
 
 export interface TimelineProps {
   run: LabRun;
@@ -164,6 +164,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
   const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
   const height = AXIS_H + actors.length * LANE_H + PAD_BOTTOM;
   const labels = timeLabels(visible, colX);
+  const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
   useEffect(() => {
@@ -224,6 +225,9 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
         <div ref={scroller} className="min-w-0 flex-1 overflow-x-auto overscroll-x-contain">
           <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} className="block select-none" aria-hidden={drawn.length === 0 ? true : undefined}>
             <defs>
+              <pattern id={`${id}-down`} width={6} height={6} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+                <line x1={0} y1={0} x2={0} y2={6} strokeWidth={2} className="stroke-red-400/60 dark:stroke-red-400/35" />
+              </pattern>
               {KINDS_WITH_ARROWS.map((k) => (
                 <marker key={k} id={`${id}-arrow-${k}`} viewBox="0 0 10 10" refX={9} refY={5} markerWidth={7} markerHeight={7} orient="auto-start-reverse">
                   <path d="M 0 1 L 10 5 L 0 9 z" className={TONE[k].fill === TONE.process.fill ? 'fill-slate-400 dark:fill-slate-500' : TONE[k].fill} />
@@ -256,6 +260,26 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
                   </text>
                 </g>
               ))}
+              {/* A crashed process's lane is hatched until it restarts: it handles nothing meanwhile. */}
+              {downs.map((d) => {
+                const y = laneY(actors.indexOf(d.actor));
+                const x1 = colX(d.from);
+                const x2 = d.restarted ? colX(d.to) : colX(d.to) + colW / 2;
+                return (
+                  <rect
+                    key={`${d.actor}-${d.from}`}
+                    data-down={d.actor}
+                    data-restarted={d.restarted}
+                    x={x1}
+                    y={y - 10}
+                    width={Math.max(0, x2 - x1)}
+                    height={20}
+                    fill={`url(#${id}-down)`}
+                    className="stroke-red-400/50 dark:stroke-red-400/40"
+                    strokeDasharray="3 3"
+                  />
+                );
+              })}
               {selected >= 0 && selected <= visibleUpTo && selected < trace.length && (
                 <g>
                   <rect x={colX(selected) - colW / 2} y={AXIS_H - 4} width={colW} height={height - AXIS_H - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
@@ -330,15 +354,16 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
           {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
         </div>
       </div>
-      <Legend kinds={new Set(trace.map(markKind))} />
+      <Legend kinds={new Set(trace.map(markKind))} down={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor))} />
     </div>
   );
 }
 
 /** The mark kinds this run uses (the whole run, so the legend stays put during playback). */
-function Legend({ kinds }: { kinds: Set<MarkKind> }) {
+function Legend({ kinds, down }: { kinds: Set<MarkKind>; down: boolean }) {
   const items = MARK_LEGEND.filter((m) => kinds.has(m.kind));
   if (items.length === 0) return null;
+  const hatch = `legend-down-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   return (
     <div className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
       <h3 className="sr-only">Legend</h3>
@@ -351,6 +376,19 @@ function Legend({ kinds }: { kinds: Set<MarkKind> }) {
             {m.label}
           </li>
         ))}
+        {down && (
+          <li className="flex items-center gap-1.5">
+            <svg width={18} height={18} viewBox="0 0 18 18" aria-hidden="true" className="shrink-0">
+              <defs>
+                <pattern id={hatch} width={6} height={6} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+                  <line x1={0} y1={0} x2={0} y2={6} strokeWidth={2} className="stroke-red-400/60 dark:stroke-red-400/35" />
+                </pattern>
+              </defs>
+              <rect x={1} y={4} width={16} height={10} fill={`url(#${hatch})`} strokeDasharray="3 3" className="stroke-red-400/50 dark:stroke-red-400/40" />
+            </svg>
+            Process down (crashed, not yet restarted)
+          </li>
+        )}
       </ul>
     </div>
   );

@@ -116,6 +116,36 @@ export function markKind(e: TraceEvent): MarkKind {
   return 'process';
 }
 
+/** A stretch of the run during which a process was down: from its crash to its restart. */
+export interface DownSpan {
+  actor: string;
+  /** Trace index of the crash. */
+  from: number;
+  /** Trace index of the restart, or of the last event shown when it has not restarted (yet). */
+  to: number;
+  restarted: boolean;
+}
+
+/**
+ * When each process was down, among the events up to `upTo`: every crash up to its process's next
+ * start or restart. A process that has not come back by `upTo` is down to there.
+ */
+export function downSpans(trace: readonly TraceEvent[], upTo: number): DownSpan[] {
+  const spans: DownSpan[] = [];
+  const open = new Map<string, number>();
+  const last = Math.min(upTo, trace.length - 1);
+  for (let i = 0; i <= last; i++) {
+    const e = trace[i];
+    if (e.type === 'crash' && !open.has(e.actor)) open.set(e.actor, i);
+    else if ((e.type === 'restart' || e.type === 'start') && open.has(e.actor)) {
+      spans.push({ actor: e.actor, from: open.get(e.actor)!, to: i, restarted: true });
+      open.delete(e.actor);
+    }
+  }
+  for (const [actor, from] of open) spans.push({ actor, from, to: last, restarted: false });
+  return spans.sort((a, b) => a.from - b.from);
+}
+
 /** True for events that are a fault being applied or its visible consequence. */
 export function isFaultEvent(e: TraceEvent): boolean {
   return e.fault !== undefined || e.type === 'crash' || e.type === 'redeliver' || e.type === 'timeout';
