@@ -5,9 +5,9 @@
  *   node scripts/serve.mjs            # http://127.0.0.1:3000/
  *   PORT=8080 HOST=0.0.0.0 node scripts/serve.mjs
  *
- * Files with a gzip twin (`x.js.gz`, written at build time by ./precompress.mjs) are sent gzipped
- * to browsers that accept it. `/lab/x/` serves out/lab/x/index.html, `/lab/x` redirects to `/lab/x/` (the export uses trailing
- * slashes), unknown paths get out/404.html with status 404. Also importable:
+ * `/lab/x/` serves out/lab/x/index.html, `/lab/x` redirects to `/lab/x/` (the export uses trailing
+ * slashes), unknown paths get out/404.html with status 404. Files with a gzip twin (`x.js.gz`,
+ * written at build time by ./precompress.mjs) are sent gzipped to clients that accept it. Also importable:
  * `startServer({ dir, port, host })` resolves with `{ url, port, close }`.
  */
 import { createReadStream } from 'node:fs';

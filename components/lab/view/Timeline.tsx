@@ -59,6 +59,9 @@ export const MARK_LEGEND: { kind: MarkKind; label: string }[] = [
 
 const KINDS_WITH_ARROWS = Object.keys(TONE) as MarkKind[];
 
+/** The dashed outline of a crashed process's hatched stretch (lanes and legend alike). */
+const DOWN_STROKE = 'stroke-red-400/50 dark:stroke-red-400/40';
+
 function laneIndex(actors: string[], name: string | undefined): number {
   return name === undefined ? -1 : actors.indexOf(name);
 }
@@ -275,8 +278,8 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
                     width={Math.max(0, x2 - x1)}
                     height={20}
                     fill={`url(#${id}-down)`}
-                    className="stroke-red-400/50 dark:stroke-red-400/40"
                     strokeDasharray="3 3"
+                    className={DOWN_STROKE}
                   />
                 );
               })}
@@ -354,16 +357,18 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
           {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
         </div>
       </div>
-      <Legend kinds={new Set(trace.map(markKind))} down={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor))} />
+      <Legend
+        kinds={new Set(trace.map(markKind))}
+        downHatch={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor)) ? `${id}-down` : null}
+      />
     </div>
   );
 }
 
 /** The mark kinds this run uses (the whole run, so the legend stays put during playback). */
-function Legend({ kinds, down }: { kinds: Set<MarkKind>; down: boolean }) {
+function Legend({ kinds, downHatch }: { kinds: Set<MarkKind>; downHatch: string | null }) {
   const items = MARK_LEGEND.filter((m) => kinds.has(m.kind));
   if (items.length === 0) return null;
-  const hatch = `legend-down-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   return (
     <div className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
       <h3 className="sr-only">Legend</h3>
@@ -376,15 +381,11 @@ function Legend({ kinds, down }: { kinds: Set<MarkKind>; down: boolean }) {
             {m.label}
           </li>
         ))}
-        {down && (
+        {downHatch && (
           <li className="flex items-center gap-1.5">
             <svg width={18} height={18} viewBox="0 0 18 18" aria-hidden="true" className="shrink-0">
-              <defs>
-                <pattern id={hatch} width={6} height={6} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-                  <line x1={0} y1={0} x2={0} y2={6} strokeWidth={2} className="stroke-red-400/60 dark:stroke-red-400/35" />
-                </pattern>
-              </defs>
-              <rect x={1} y={4} width={16} height={10} fill={`url(#${hatch})`} strokeDasharray="3 3" className="stroke-red-400/50 dark:stroke-red-400/40" />
+              {/* The timeline's own hatch pattern: one definition for the lanes and the legend. */}
+              <rect x={1} y={4} width={16} height={10} fill={`url(#${downHatch})`} strokeDasharray="3 3" className={DOWN_STROKE} />
             </svg>
             Process down (crashed, not yet restarted)
           </li>
