@@ -9,6 +9,7 @@
  */
 import { Engine, type RunOptions, type RunOutcome } from './engine';
 import { LearnerCodeError, loadLearnerModule } from './compile';
+import { hostTick } from './host-tick';
 import { Prng } from './prng';
 import { emptyLedger } from './providers';
 import type { CodeError, Scenario } from './scenario';
@@ -65,6 +66,10 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
 
 /** Run one schedule. The database is reset first; the same inputs give the same traceHash. */
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
+  // A run settles through microtasks only; an exploration or a shrink is hundreds of runs back to
+  // back. One host turn per run lets the host's own tasks in between: the browser worker's
+  // heartbeat (the page's watchdog took a long shrink's silence for a stuck loop) and a Cancel.
+  await hostTick();
   const faults = [...(req.faults ?? req.scenario.demo.faults)];
   const base = { scenario: req.scenario.id, variant: req.variant, seed: req.seed, faults };
   let mod: Record<string, unknown>;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
-import { explore, runScenario } from '../simulations/run';
+import { explore, runScenario, shrink } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { Env } from '../simulations/types';
@@ -105,6 +105,34 @@ describe('shrinking', () => {
     // Dropping the one remaining fault makes the starter pass: nothing left to remove.
     const none = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: [], choices: cx.choices });
     expect(none.verdict).toBe('held');
+  });
+});
+
+describe('long explorations let the host turn', () => {
+  // A run settles through microtasks only. The browser worker's heartbeat (a timer) and a Cancel
+  // (a message) are host tasks: an exploration or a shrink that never yields starves them, and the
+  // page's watchdog took a long shrink for a stuck loop. Each schedule yields one host turn.
+  const starter = () => ({ scenario: receipt, code: receipt.variants.starter.code, variant: 'starter' });
+  test('a stop requested from a host task is seen after a schedule or two, not at the end', async () => {
+    let stop = false;
+    setImmediate(() => (stop = true));
+    const e = await explore(db, { ...starter(), runs: 50, shouldStop: () => stop });
+    expect(e.runs).toBeLessThanOrEqual(2);
+  });
+  test('host tasks run while a counterexample is shrunk', async () => {
+    const first = await runScenario(db, { ...starter(), seed: 1, faults: receipt.demo.faults });
+    expect(first.verdict).toBe('violated');
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const cx = await shrink(db, { ...starter(), runs: 1 }, first);
+    counting = false;
+    expect(cx.shrinkRuns).toBeGreaterThan(1);
+    expect(turns).toBeGreaterThanOrEqual(cx.shrinkRuns);
   });
 });
 
