@@ -93,6 +93,7 @@ async function load(page) {
       ready,
       scripts,
       prebuilt: status?.getAttribute('data-prebuilt'),
+      earlyWorker: status?.getAttribute('data-worker-early'),
       milestones: {
         'HTML received': nav?.responseEnd,
         'DOMContentLoaded': nav?.domContentLoadedEventEnd,
@@ -137,7 +138,7 @@ try {
     const w = await load(page);
     warm.push(w);
     console.log(
-      `  load ${i + 1}/${RUNS}: cold ${c.ready.toFixed(0)} ms (worker boot ${(c.milestones['first query answered'] - c.milestones['worker entry ran']).toFixed(0)} ms, prebuilt data dir: ${c.prebuilt}) · warm ${w.ready.toFixed(0)} ms`,
+      `  load ${i + 1}/${RUNS}: cold ${c.ready.toFixed(0)} ms (worker boot ${(c.milestones['first query answered'] - c.milestones['worker entry ran']).toFixed(0)} ms, prebuilt data dir: ${c.prebuilt}, worker started by the HTML: ${c.earlyWorker}) · warm ${w.ready.toFixed(0)} ms`,
     );
     await context.close();
   }

@@ -30,6 +30,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
       data-boot-timings={db.timings ? JSON.stringify(db.timings) : undefined}
       data-prebuilt={db.prebuilt === undefined ? undefined : String(db.prebuilt)}
       data-worker-created-ms={db.workerCreatedMs}
+      data-worker-early={db.earlyWorker === undefined ? undefined : String(db.earlyWorker)}
       data-worker-start-ms={db.workerStartMs}
       className={`rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >

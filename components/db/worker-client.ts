@@ -7,6 +7,7 @@
  * (PGlite boots again). The page's main thread never waits on the worker, so it stays responsive.
  */
 import type { LabRun } from '@/simulations/lab-run';
+import { takeEarlyWorker, type EarlyWorker } from './early-worker';
 import type { ExploreResult } from '@/simulations/run';
 import {
   SqlError,
@@ -31,6 +32,8 @@ export interface BootState {
   prebuilt?: boolean;
   /** When the page created the worker, in ms since navigation start (the page's performance.now()). */
   workerCreatedMs?: number;
+  /** Whether the page's HTML started this worker (./early-worker.ts) rather than the page's code. */
+  earlyWorker?: boolean;
   /** When the worker's clock started, in ms since navigation start: add it to `timings` to place them. */
   workerStartMs?: number;
   error?: string;
@@ -72,6 +75,8 @@ export interface WorkerClientOptions {
   stuckAfterMs?: number;
   /** Starts a worker; the default is the bundled ./pglite.worker.ts. */
   createWorker?: () => Worker;
+  /** The worker the page's HTML already started, if any, taken over by the first start (default: ./early-worker.ts). */
+  earlyWorker?: () => EarlyWorker | null;
 }
 
 const defaultWorker = () => new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module', name: 'pglite' });
@@ -79,6 +84,9 @@ const defaultWorker = () => new Worker(new URL('./pglite.worker.ts', import.meta
 export class WorkerClient {
   private worker: Worker | null = null;
   private jobs = new Map<number, Job>();
+  /** What was sent for each outstanding job, should it have to be sent again to a replacement worker. */
+  private requests = new Map<number, WorkerRequest>();
+  private adopted = false;
   private nextId = 1;
   private lastHeard = 0;
   private watchdog: ReturnType<typeof setInterval> | null = null;
@@ -92,7 +100,7 @@ export class WorkerClient {
   constructor(options: WorkerClientOptions = {}) {
     this.stuckAfterMs = options.stuckAfterMs ?? 2_000;
     this.createWorker = options.createWorker ?? defaultWorker;
-    this.start();
+    this.start((options.earlyWorker ?? takeEarlyWorker)());
   }
 
   /** The current boot state (a new object whenever it changes). */
@@ -108,22 +116,42 @@ export class WorkerClient {
     for (const l of this.listeners) l();
   }
 
-  private start(): void {
-    this.createdAt = performance.now();
-    const worker = this.createWorker();
+  /** Start a worker, or take over `early`, the one the page's HTML started (with what it said so far). */
+  private start(early: EarlyWorker | null = null): void {
+    this.createdAt = early ? early.createdMs : performance.now();
+    const worker = early ? early.worker : this.createWorker();
     this.worker = worker;
+    this.adopted = early !== null;
     this.setState({ status: 'booting' });
-    worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) => {
+    const onMessage = (event: MessageEvent<WorkerResponse>) => {
       if (worker !== this.worker) return;
       this.lastHeard = performance.now();
       this.onMessage(event.data);
-    });
-    worker.addEventListener('error', (event: ErrorEvent) => {
+    };
+    const onError = (event: ErrorEvent) => {
       if (worker !== this.worker) return;
       const message = `The database worker failed${event.message ? `: ${event.message}` : '.'}`;
+      if (this.adopted && this.state.status === 'booting') {
+        // The HTML's copy of the worker could not start (say, a page from another build than its
+        // scripts): start the page's own, and hand it whatever was already asked of the first.
+        console.warn(`${message} (started by the page's HTML); starting it from the page's code instead.`);
+        worker.terminate();
+        this.start();
+        for (const request of this.requests.values()) this.worker?.postMessage(request);
+        return;
+      }
       this.setState({ status: 'error', error: message });
       this.failAll(new SqlError({ message }));
-    });
+    };
+    worker.addEventListener('message', onMessage);
+    worker.addEventListener('error', onError);
+    if (early) {
+      early.release();
+      for (const event of early.backlog) {
+        if (event.type === 'message') onMessage(event as MessageEvent<WorkerResponse>);
+        else if (event.type === 'error') onError(event as ErrorEvent);
+      }
+    }
   }
 
   private onMessage(message: WorkerResponse): void {
@@ -136,6 +164,7 @@ export class WorkerClient {
           timings: message.timings,
           prebuilt: message.prebuilt,
           workerCreatedMs: Math.round(this.createdAt),
+          earlyWorker: this.adopted,
           workerStartMs: Math.round(message.timeOrigin - performance.timeOrigin),
         });
         return;
@@ -178,6 +207,7 @@ export class WorkerClient {
   private take(id: number): Job | undefined {
     const job = this.jobs.get(id);
     this.jobs.delete(id);
+    this.requests.delete(id);
     this.updateWatchdog();
     return job;
   }
@@ -185,6 +215,7 @@ export class WorkerClient {
   private failAll(error: Error): void {
     const jobs = [...this.jobs.values()];
     this.jobs.clear();
+    this.requests.clear();
     this.updateWatchdog();
     for (const job of jobs) job.reject(error);
   }
@@ -196,6 +227,7 @@ export class WorkerClient {
       return;
     }
     this.jobs.set(request.id, job);
+    this.requests.set(request.id, request);
     if (job.kind !== 'query') this.lastHeard = performance.now();
     this.updateWatchdog();
     worker.postMessage(request);

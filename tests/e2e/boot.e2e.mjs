@@ -14,6 +14,7 @@ after(async () => {
 async function bootReport(page) {
   return page.getByTestId('db-status').evaluate((el) => ({
     prebuilt: el.getAttribute('data-prebuilt'),
+    earlyWorker: el.getAttribute('data-worker-early'),
     workerCreatedMs: Number(el.getAttribute('data-worker-created-ms')),
     workerStartMs: Number(el.getAttribute('data-worker-start-ms')),
     timings: JSON.parse(el.getAttribute('data-boot-timings') ?? '{}'),
@@ -30,6 +31,14 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
     const report = await bootReport(page);
     t.diagnostic(`worker created at ${report.workerCreatedMs} ms; milestones ${JSON.stringify(report.timings)}`);
     assert.equal(report.prebuilt, 'true', 'booted from the prebuilt data directory (initdb skipped)');
+    // The build put the worker's start into the page's HTML (scripts/early-worker.ts), and the page
+    // took that worker over instead of starting a second one.
+    assert.equal(report.earlyWorker, 'true', "the worker the page's HTML started was adopted");
+    assert.equal(
+      page.workers().filter((w) => w.url().includes('turbopack-worker')).length,
+      1,
+      `one database worker, not two (workers: ${page.workers().map((w) => w.url().split('#')[0]).join(', ')})`,
+    );
     const origin = new URL(urlOf('/')).origin;
     const tarball = requests.find((u) => u.includes('pglite-datadir'));
     assert.ok(tarball, 'the data directory was fetched');
@@ -52,6 +61,35 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').getByRole('cell', { name: '8MB', exact: true }).waitFor({ timeout: 30_000 });
     assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
+test("when the HTML's worker cannot start, the page starts its own and the database still works", { timeout: 90_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  const warnings = [];
+  page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+  // The page's HTML as a host with a stale copy would serve it: the early script names a
+  // bootstrap that does not exist (its own chunks are fine).
+  await page.route(/\/lab\/receipt-redelivery\/$/, async (route) => {
+    const response = await route.fetch();
+    const html = await response.text();
+    assert.ok(html.includes('__effectivelyOnceEarlyDbWorker'), 'the built page carries the early-worker script');
+    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html.replace(/new Worker\("[^"#]*turbopack-worker-/, (m) => m.replace('turbopack-worker-', 'turbopack-worker-missing-')) });
+  });
+  try {
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await waitForDbReady(page, 60_000);
+    assert.equal((await bootReport(page)).earlyWorker, 'false', "started from the page's code");
+    assert.ok(
+      warnings.some((w) => /started by the page's HTML\); starting it from the page's code instead/.test(w)),
+      `a console warning says what happened (saw: ${JSON.stringify(warnings)})`,
+    );
+    await page.getByText('Query the database yourself').click();
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+    assert.deepEqual(errors.filter((e) => !/turbopack-worker-missing|404|Failed to load resource/i.test(e)), [], 'no other page errors');
   } finally {
     await context.close();
   }
