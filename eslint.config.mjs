@@ -1,5 +1,6 @@
 // Lint enforces the one architectural rule (DESIGN.md): app/ → components/ → simulations/ → lib/,
 // nothing imports leftwards; and bans ambient time and randomness where determinism matters.
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 const layer = (forbidden) => ({
@@ -49,4 +50,11 @@ export default tseslint.config(
   { files: ['lib/**/*.ts'], rules: { ...layer(['simulations', 'components', 'app']), ...determinism } },
   { files: ['simulations/**/*.ts'], rules: { ...layer(['components', 'app']), ...determinism } },
   { files: ['components/**/*.{ts,tsx}'], rules: layer(['app']) },
+  // The rules of hooks (no hook after an early return or in a condition) and complete effect
+  // dependencies, in the React code.
+  {
+    files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
+  },
 );

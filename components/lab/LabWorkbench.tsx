@@ -144,6 +144,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   // The code that produced the run on screen, so markers only sit on the code they belong to.
   const [ranCode, setRanCode] = useState<string | null>(null);
   const shareButton = useShareButton();
+  const { share: shareLink, copy: copyLink } = shareButton;
   const ctx: ActionContext = useMemo(
     () => ({
       state,
@@ -153,10 +154,10 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       },
       code: () => textRef.current,
       scenario,
-      share: () => shareButton.share(currentLinkState(scenario.id, modeRef.current, textRef.current, state.context)),
-      copy: shareButton.copy,
+      share: () => shareLink(currentLinkState(scenario.id, modeRef.current, textRef.current, state.context)),
+      copy: copyLink,
     }),
-    [state, send, scenario, shareButton.share, shareButton.copy],
+    [state, send, scenario, shareLink, copyLink],
   );
   const ctxRef = useRef(ctx);
   ctxRef.current = ctx;

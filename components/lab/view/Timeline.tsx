@@ -173,7 +173,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
   useEffect(() => {
     const box = scroller.current;
     if (box && selected >= 0) {
-      const x = colX(selected);
+      const x = columnX(colW)(selected);
       const margin = colW * 2;
       if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
         // Snap to a column's edge so the first column in view is never cut through its mark.
