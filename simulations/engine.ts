@@ -150,6 +150,10 @@ export class Engine {
   private seq = 0;
   private stepsRun = 0;
   private readonly trace: TraceEvent[] = [];
+  /** How many trace events there are so far: the index the next one will get. */
+  get eventCount(): number {
+    return this.trace.length;
+  }
   /** The trace as hashed, one line per event; digested once when the run ends (the same digest as hashing line by line). */
   private readonly hashLines: string[] = [];
   private readonly choicesMade: number[] = [];

@@ -97,6 +97,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   }
   await db.reset();
   const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep });
+  stampEvents(world.codeErrors, () => engine.eventCount);
   const outcome = await engine.run();
   const invariants: InvariantResult[] = [];
   for (const inv of req.scenario.invariants) {
@@ -114,10 +115,21 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     durationMs: outcome.durationMs,
     ending: outcome.ending,
     endingDetail: outcome.endingDetail,
-    codeErrors: world.codeErrors,
+    // A plain copy: the recording array carries its own push (see stampEvents), which a structured
+    // clone (postMessage to the page) would refuse.
+    codeErrors: [...world.codeErrors],
     trace: outcome.trace,
     ledger: outcome.ledger,
   };
+}
+
+/** Stamp each error recorded into `errors` from now on with the trace position it happened at. */
+function stampEvents(errors: CodeError[], position: () => number): void {
+  const push = errors.push.bind(errors);
+  Object.defineProperty(errors, 'push', {
+    value: (...items: CodeError[]) => push(...items.map((e) => ({ ...e, event: position() }))),
+    enumerable: false,
+  });
 }
 
 /** Counts of side effects by kind. */

@@ -40,6 +40,11 @@ export interface CodeError {
   message: string;
   line?: number;
   column?: number;
+  /**
+   * The index of the first trace event at or after the error (stamped by runScenario): a view
+   * replaying the run shows the error once its playhead gets there, not before.
+   */
+  event?: number;
 }
 
 /** What a world built for one run gives back besides its spec. */

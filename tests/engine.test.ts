@@ -305,6 +305,12 @@ describe('learner code errors are clear and point at the line', () => {
     const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
     expect(r.codeErrors[0]).toMatchObject({ line: 3 });
     expect(r.codeErrors[0].message).toMatch(/TypeError/);
+    // Stamped with where it happened in the trace: the worker's note that its handler threw.
+    const at = r.trace[r.codeErrors[0].event!];
+    expect(at).toMatchObject({ actor: r.codeErrors[0].process, type: 'log' });
+    expect(at.text).toMatch(/handler threw TypeError/);
+    // The result still crosses to the page (postMessage clones it).
+    expect(structuredClone(r).codeErrors).toEqual(r.codeErrors);
     expect(r.invariants.find((i) => i.id === 'messages-settled')!.held).toBe(false);
   });
 

@@ -10,6 +10,7 @@ import { DbInspector } from '../components/lab/view/DbInspector';
 import { EventLog } from '../components/lab/view/EventLog';
 import { ExplorerPanel, type ExplorerState } from '../components/lab/view/ExplorerPanel';
 import { Ledger } from '../components/lab/view/Ledger';
+import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
 import { Timeline } from '../components/lab/view/Timeline';
@@ -228,6 +229,28 @@ describe('VerdictPanel', () => {
     const html = renderToStaticMarkup(h(VerdictPanel, { result, revealed: true, running: false, onSelectStep: noop }));
     const rows = [...html.matchAll(/<li[^>]*>(worker-\d: [^<]*)<\/li>/g)].map((m) => m[1]);
     expect(rows).toEqual(['worker-1: Error: boom (line 4) (2×)', 'worker-2: Error: boom (line 4) (3×)', 'worker-1: Error: boom (line 7)']);
+  });
+});
+
+describe('RunProblems', () => {
+  test('while a run plays back, an error shows once the playhead reaches it (banner and editor marker)', () => {
+    const result: RunResult = { ...starter.result, codeErrors: [{ process: 'worker-1', message: 'Error: duplicate key', line: 8, event: 11 }] };
+    const banner = (upTo: number | null) =>
+      renderToStaticMarkup(h(RunProblems, { notice: null, result, unhandled: [], upTo, onDismiss: noop }));
+    expect(banner(1)).toBe('');
+    expect(problemMarkers(result, [], 1)).toEqual([]);
+    expect(banner(11)).toContain('worker-1: Error: duplicate key — line 8');
+    expect(problemMarkers(result, [], 11)).toHaveLength(1);
+    // Once the run has ended (or for an unstamped error) everything shows.
+    expect(banner(null)).toContain('duplicate key');
+    expect(problemMarkers({ ...result, codeErrors: [{ process: 'worker-1', message: 'x', line: 2 }] }, [], 0)).toHaveLength(1);
+  });
+
+  test("says the failed delivery was not acknowledged, not that the message never was", () => {
+    const result: RunResult = { ...starter.result, codeErrors: [{ process: 'worker-1', message: 'Error: boom', line: 4 }] };
+    const html = renderToStaticMarkup(h(RunProblems, { notice: null, result, unhandled: [], upTo: null, onDismiss: noop }));
+    expect(html).toContain('so that delivery was not acknowledged');
+    expect(html).not.toContain('the message stayed unacknowledged');
   });
 });
 

@@ -22,18 +22,48 @@ import { RunProblems, problemMarkers } from './RunProblems';
 import { SharePanel, useShareButton } from './SharePanel';
 import { ShareNotice } from './ShareNotice';
 import { currentLinkState, useSharedLink } from './use-share-link';
+import { useFocusRescue } from './use-focus-rescue';
 import { useLearnerCode } from './use-learner-code';
 import { VerdictPanel } from './view/VerdictPanel';
 
 // Views with nothing to show before the first run (and the collapsed query panel) are their own
 // chunks: server-rendered as usual, fetched when hydration reaches them and hydrated on arrival,
-// so they are not among the scripts the page runs before the controls work.
-const Timeline = dynamic(() => import('./view/Timeline').then((m) => m.Timeline));
-const DbInspector = dynamic(() => import('./view/DbInspector').then((m) => m.DbInspector));
-const Ledger = dynamic(() => import('./view/Ledger').then((m) => m.Ledger));
-const EventLog = dynamic(() => import('./view/EventLog').then((m) => m.EventLog));
-const ExplorerPanel = dynamic(() => import('./view/ExplorerPanel').then((m) => m.ExplorerPanel));
-const QueryPanel = dynamic(() => import('./QueryPanel').then((m) => m.QueryPanel));
+// so they are not among the scripts the page runs before the controls work. Each has its own
+// placeholder: without one, next/dynamic adds no Suspense boundary of its own, and the first Run
+// (which mounts the timeline and the tables) suspended the nearest boundary there was — the whole
+// lab's, which blanked the page and threw the learner back to its top. The workbench also fetches
+// these chunks once the database is ready (`prefetchViews`), so by the first Run they are usually there.
+const viewLoading = (what: string, height: string) =>
+  function ViewLoading() {
+    return (
+      <div
+        role="status"
+        className={`grid place-items-center rounded-xl border border-dashed border-slate-300 text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300 ${height}`}
+      >
+        Loading the {what}…
+      </div>
+    );
+  };
+const Timeline = dynamic(() => import('./view/Timeline').then((m) => m.Timeline), { loading: viewLoading('timeline', 'min-h-64') });
+const DbInspector = dynamic(() => import('./view/DbInspector').then((m) => m.DbInspector), { loading: viewLoading('tables', 'min-h-48') });
+const Ledger = dynamic(() => import('./view/Ledger').then((m) => m.Ledger), { loading: viewLoading('side effects', 'min-h-48') });
+const EventLog = dynamic(() => import('./view/EventLog').then((m) => m.EventLog), { loading: viewLoading('event log', 'min-h-32') });
+const ExplorerPanel = dynamic(() => import('./view/ExplorerPanel').then((m) => m.ExplorerPanel), { loading: viewLoading('explorer', 'min-h-24') });
+const QueryPanel = dynamic(() => import('./QueryPanel').then((m) => m.QueryPanel), { loading: viewLoading('query panel', 'min-h-24') });
+
+/** Fetch the views' chunks ahead of the first run (the same modules next/dynamic loads above). */
+function prefetchViews(): void {
+  void Promise.all([
+    import('./view/Timeline'),
+    import('./view/DbInspector'),
+    import('./view/Ledger'),
+    import('./view/EventLog'),
+    import('./view/ExplorerPanel'),
+    import('./QueryPanel'),
+  ]).catch(() => {
+    // A failed prefetch costs nothing: next/dynamic fetches (and reports) on first render.
+  });
+}
 
 /** The hook tests use to act on the lab without typing into Monaco (it drops fast keystrokes). */
 interface LabTestHook {
@@ -86,6 +116,13 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
+  const rootRef = useRef<HTMLDivElement>(null);
+  useFocusRescue(rootRef);
+  // Once the database is up (Run is about to be offered), not during its boot.
+  const dbReady = db.status === 'ready';
+  useEffect(() => {
+    if (dbReady) prefetchViews();
+  }, [dbReady]);
 
   const starter = scenario.variants.starter.code;
   const learner = useLearnerCode(scenario.id, starter);
@@ -233,9 +270,11 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   const run = context.run;
   const result = run?.result ?? null;
+  // While a run plays back, errors are shown as the playhead reaches them; all of them once it ends.
+  const problemsUpTo = context.revealed ? null : context.visibleUpTo;
   const markers: EditorMarker[] = useMemo(
-    () => (result && ranCode === text ? problemMarkers(result, context.unhandled) : []),
-    [result, ranCode, text, context.unhandled],
+    () => (result && ranCode === text ? problemMarkers(result, context.unhandled, problemsUpTo) : []),
+    [result, ranCode, text, context.unhandled, problemsUpTo],
   );
 
   // Report each run once, when its verdict lands on screen.
@@ -262,7 +301,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   const status = statusText(state.value, db.status, db.restarts, context, loading);
 
   return (
-    <div className="space-y-6">
+    <div ref={rootRef} className="space-y-6">
       <ShareNotice shared={shared} hasRun={!!context.run} />
       {/* From xl up the editor takes the whole width (long SQL lines fit); the situation and the
           database status sit side by side below it, in the same order as on a phone. */}
@@ -307,7 +346,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       {beforeControls}
       <LabControls ctx={ctx} playback={playback} faults={faults} status={status} />
       <SharePanel ctx={ctx} outcome={shareButton.outcome} />
-      <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} revealed={context.revealed} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
+      <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
 
       {run && run.result.trace.length > 0 ? (
         <>

@@ -7,12 +7,22 @@
 import type { UnhandledRejection } from '@/components/db/protocol';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunResult } from '@/simulations/run';
+import type { CodeError } from '@/simulations/scenario';
 import type { Notice } from './lab-machine';
 import { groupRepeats, timesSuffix } from './repeats';
 import { whoseCode } from './whose-code';
 
-/** Markers for the editor: one per distinct problem with a line. */
-export function problemMarkers(result: RunResult, unhandled: readonly UnhandledRejection[]): EditorMarker[] {
+/**
+ * The learner's errors a replay has reached: while the playhead is at event `upTo` an error thrown
+ * later in the run is not shown yet (it would give the ending away); `null` shows them all.
+ */
+export function errorsSoFar(result: RunResult | null, upTo: number | null): CodeError[] {
+  const errors = result?.codeErrors ?? [];
+  return upTo === null ? errors : errors.filter((e) => e.event === undefined || e.event <= upTo);
+}
+
+/** Markers for the editor: one per distinct problem with a line (up to the playhead, see errorsSoFar). */
+export function problemMarkers(result: RunResult, unhandled: readonly UnhandledRejection[], upTo: number | null = null): EditorMarker[] {
   const out: EditorMarker[] = [];
   const seen = new Set<string>();
   const add = (m: EditorMarker) => {
@@ -22,7 +32,7 @@ export function problemMarkers(result: RunResult, unhandled: readonly UnhandledR
     out.push(m);
   };
   if (result.error?.line) add({ line: result.error.line, column: result.error.column ? result.error.column : undefined, message: result.error.message });
-  for (const e of result.codeErrors) if (e.line) add({ line: e.line, column: e.column, message: `${e.message} (thrown in ${e.process})` });
+  for (const e of errorsSoFar(result, upTo)) if (e.line) add({ line: e.line, column: e.column, message: `${e.message} (thrown in ${e.process})` });
   for (const u of unhandled) if (u.line) add({ line: u.line, message: `Unhandled rejection: ${u.message}`, severity: 'warning' });
   return out;
 }
@@ -33,12 +43,13 @@ export interface RunProblemsProps {
   notice: Notice | null;
   result: RunResult | null;
   unhandled: readonly UnhandledRejection[];
-  revealed: boolean;
+  /** The playhead: errors after this event are not shown yet; null shows them all. */
+  upTo: number | null;
   onDismiss(): void;
 }
 
-export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblemsProps) {
-  const codeErrors = groupRepeats(result?.codeErrors ?? []);
+export function RunProblems({ notice, result, unhandled, upTo, onDismiss }: RunProblemsProps) {
+  const codeErrors = groupRepeats(errorsSoFar(result, upTo));
   const loadError = result?.verdict === 'error' ? result.error : undefined;
   if (!notice && !loadError && codeErrors.length === 0 && unhandled.length === 0) return null;
   const owner = whoseCode(result?.variant);
@@ -78,7 +89,7 @@ export function RunProblems({ notice, result, unhandled, onDismiss }: RunProblem
         <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
           <p className="font-semibold">
             {codeErrors.every((e) => /^(worker|handler)-\d+$/.test(e.process))
-              ? `${owner.handler} threw while handling a message; the message stayed unacknowledged.`
+              ? `${owner.handler} threw while handling a message, so that delivery was not acknowledged (the queue may deliver it again).`
               : `${owner.code} threw an error it did not catch.`}
           </p>
           <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="code-errors">

@@ -312,6 +312,55 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
   }
 });
 
+test("lab: the first Run keeps the learner's place on the page, and keyboard focus stays on the controls", { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    // The lab's own placeholder ("Loading the lab…") must never come back once the lab is shown.
+    await page.evaluate(() => {
+      window.__labBlanked = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid="lab-loading"]')) window.__labBlanked = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const run = button(page, 'Run');
+    await run.scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollBy(0, 200));
+    const scrolled = await page.evaluate(() => window.scrollY);
+    assert.ok(scrolled > 0, 'the page is scrolled down to the controls');
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        return { tag: el?.tagName ?? null, text: (el?.textContent ?? '').trim().slice(0, 40), inToolbar: !!el?.closest('[role="toolbar"]') };
+      });
+
+    // Enter on Run: Run is disabled while the run plays; focus moves to a control beside it.
+    await run.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('[data-action="run"]')?.disabled === true, undefined, { timeout: 20_000 });
+    await page.waitForTimeout(100);
+    const whileRunning = await focused();
+    assert.notEqual(whileRunning.tag, 'BODY', `focus stays on the controls while Run is disabled (on ${JSON.stringify(whileRunning)})`);
+    assert.ok(whileRunning.inToolbar, `focus is in the playback toolbar (on ${JSON.stringify(whileRunning)})`);
+    await page.getByLabel('Speed').selectOption('instant');
+    await waitVerdict(page, /Violated|Held/);
+    assert.equal(await page.evaluate(() => window.__labBlanked), false, 'the lab was never replaced by its loading placeholder');
+    const after = await page.evaluate(() => window.scrollY);
+    assert.ok(Math.abs(after - scrolled) < 150, `the page stayed where the learner was (scrollY ${scrolled} → ${after})`);
+
+    // Reset by keyboard: Reset is disabled afterwards, and focus again stays in the toolbar.
+    const reset = button(page, 'Reset');
+    await reset.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Press Run to play the demonstration schedule').waitFor();
+    await page.waitForTimeout(100);
+    const afterReset = await focused();
+    assert.ok(afterReset.tag !== 'BODY' && afterReset.inToolbar, `focus stays in the toolbar after Reset (on ${JSON.stringify(afterReset)})`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 for (const colorScheme of ['light', 'dark']) {
   test(`lab accessibility after a run: no serious or critical axe violations (${colorScheme})`, { timeout: 120_000 }, async () => {
     const { context, page } = await openLab('receipt-redelivery', { colorScheme });
