@@ -8,9 +8,10 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DbInspector } from '../components/lab/view/DbInspector';
 import { EventLog } from '../components/lab/view/EventLog';
-import { ExplorerPanel, type ExplorerState } from '../components/lab/view/ExplorerPanel';
+import { ExplorerPanel, outcomeName, type ExplorerState } from '../components/lab/view/ExplorerPanel';
 import { Ledger } from '../components/lab/view/Ledger';
 import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
+import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
 import { Timeline } from '../components/lab/view/Timeline';
@@ -172,6 +173,11 @@ describe('Ledger', () => {
   test('shows only what happened by the selected event', () => {
     const firstSend = starter.result.ledger.emails[0].step;
     expect(renderToStaticMarkup(h(Ledger, { run: starter, selected: firstSend - 1 }))).toContain('No e-mails sent yet');
+    // At the last event there is no "yet": a run that sent nothing says so.
+    const silent = { ...starter, result: { ...starter.result, ledger: { ...starter.result.ledger, emails: [] } } };
+    const end = renderToStaticMarkup(h(Ledger, { run: silent, selected: starter.result.trace.length - 1 }));
+    expect(end).toContain('were sent in this run');
+    expect(end).not.toContain('sent yet');
     const html = renderToStaticMarkup(h(Ledger, { run: starter, selected: firstSend }));
     expect(html).toContain('1 receipt for order 1042');
     expect(html).not.toContain('em_2');
@@ -232,6 +238,15 @@ describe('VerdictPanel', () => {
   });
 });
 
+describe('the seed box', () => {
+  test('takes whole numbers from 0 to 2^31 − 1 and nothing else (an empty box is not seed 0)', () => {
+    expect(parseSeed('0')).toBe(0);
+    expect(parseSeed(' 42 ')).toBe(42);
+    expect(parseSeed('2147483647')).toBe(2147483647);
+    for (const bad of ['', ' ', '-5', '2.5', '1e3', '0x10', '2147483648', '99999999999999999999', 'seven']) expect(parseSeed(bad), bad).toBeNull();
+  });
+});
+
 describe('RunProblems', () => {
   test('while a run plays back, an error shows once the playhead reaches it (banner and editor marker)', () => {
     const result: RunResult = { ...starter.result, codeErrors: [{ process: 'worker-1', message: 'Error: duplicate key', line: 8, event: 11 }] };
@@ -266,11 +281,19 @@ describe('ExplorerPanel', () => {
     expect(html).toContain('Cancel');
   });
 
-  test('a finished exploration of the starter shows its violations, histogram and counterexample', () => {
-    const html = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
+  test('a finished exploration of the starter shows its violations, histogram and counterexample, in the invariants\' words', () => {
+    const scenario = scenarioById('receipt-redelivery');
+    const titles = Object.fromEntries(scenario.invariants.map((i) => [i.id, i.title]));
+    const html = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop, titles }));
     expect(explored.violations).toBeGreaterThan(0);
     expect(html).toContain(`${explored.violations} of ${explored.runs} schedules violated an invariant`);
-    for (const [key, n] of Object.entries(explored.histogram)) expect(html).toMatch(new RegExp(`${key}[\\s\\S]*?>${n}<`));
+    const asHtml = (t: string) => t.replace(/'/g, '&#x27;');
+    const asPattern = (t: string) => asHtml(t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    for (const [key, n] of Object.entries(explored.histogram)) expect(html).toMatch(new RegExp(`${asPattern(outcomeName(key, titles))}[\\s\\S]*?>${n}<`));
+    // Titles, as the verdict names them, not the ids.
+    const broken = Object.entries(explored.byInvariant).filter(([, n]) => n > 0);
+    for (const [id] of broken) expect(html).toContain(`<span title="${id}">${asHtml(titles[id])}</span>`);
+    expect(outcomeName('violated: a, b', { a: 'A holds' })).toBe('Broke: A holds; b');
     expect(html).toContain(`seed ${explored.counterexample!.seed}`);
     expect(html).toContain('Replay the smallest counterexample');
   });

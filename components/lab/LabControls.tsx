@@ -3,8 +3,9 @@
  * The controls bar: the playback actions as buttons, speed and seed, the scrubber, the fault
  * buttons and the fault plan, and the keyboard help. Every button performs a registered action.
  */
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { describeFault } from '@/simulations/faults';
+import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
 
@@ -35,6 +36,64 @@ function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabActio
     >
       {action.label}
     </button>
+  );
+}
+
+/** A seed is a whole number from 0 to MAX_SEED (what share links accept too). */
+export function parseSeed(text: string): number | null {
+  if (!/^\d{1,10}$/.test(text.trim())) return null;
+  const seed = Number(text.trim());
+  return seed <= MAX_SEED ? seed : null;
+}
+
+/**
+ * The seed as typed: a half-typed or invalid value stays in the box, marked and explained, and
+ * is not applied (an empty box used to become seed 0); leaving the box puts the seed in use back.
+ */
+function SeedField({ id, seed, onSeed }: { id: string; seed: number; onSeed(seed: number): void }) {
+  const [text, setText] = useState(String(seed));
+  const [shown, setShown] = useState(seed);
+  if (shown !== seed) {
+    // The seed changed elsewhere (a share link, a replayed counterexample): show it.
+    setShown(seed);
+    setText(String(seed));
+  }
+  const valid = parseSeed(text) !== null;
+  const errorId = `${id}-error`;
+  return (
+    <>
+      <input
+        id={id}
+        type="text"
+        inputMode="numeric"
+        autoComplete="off"
+        spellCheck={false}
+        value={text}
+        aria-invalid={!valid}
+        aria-describedby={valid ? undefined : errorId}
+        onChange={(e) => {
+          setText(e.target.value);
+          const next = parseSeed(e.target.value);
+          if (next !== null) {
+            setShown(next);
+            onSeed(next);
+          }
+        }}
+        onBlur={() => {
+          if (!valid) setText(String(seed));
+        }}
+        className="mt-1 w-28 rounded-lg border border-slate-300 bg-white px-2 py-1.5 font-mono text-sm text-slate-900 aria-invalid:border-red-500 aria-invalid:ring-1 aria-invalid:ring-red-500 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+      />
+      {!valid && (
+        <p
+          id={errorId}
+          role="alert"
+          className="absolute z-10 mt-1 w-60 rounded-md bg-white px-2 py-1 text-xs text-red-800 shadow-md ring-1 ring-red-300 dark:bg-slate-900 dark:text-red-300 dark:ring-red-800"
+        >
+          A seed is a whole number from 0 to {MAX_SEED}; seed {seed} is still in use.
+        </p>
+      )}
+    </>
   );
 }
 
@@ -90,22 +149,11 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
               ))}
             </select>
           </div>
-          <div>
+          <div className="relative">
             <label htmlFor={seedId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
               Seed
             </label>
-            <input
-              id={seedId}
-              type="number"
-              min={0}
-              step={1}
-              value={context.seed}
-              onChange={(e) => {
-                const seed = Number(e.target.value);
-                if (Number.isInteger(seed) && seed >= 0) ctx.send({ type: 'SET_SEED', seed });
-              }}
-              className="mt-1 w-24 rounded-lg border border-slate-300 bg-white px-2 py-1.5 font-mono text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
-            />
+            <SeedField id={seedId} seed={context.seed} onSeed={(seed) => ctx.send({ type: 'SET_SEED', seed })} />
           </div>
         </div>
         <p role="status" aria-live="polite" data-testid="lab-status" className="ml-auto text-sm text-slate-600 dark:text-slate-300">
@@ -122,10 +170,12 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
           id={scrubId}
           type="range"
           min={0}
-          max={Math.max(0, scrubMax)}
+          max={Math.max(0, last)}
           value={Math.max(0, context.selected)}
           disabled={!canScrub}
-          onChange={(e) => ctx.send({ type: 'SEEK', index: Number(e.target.value) })}
+          // The whole run's length, so the thumb shows how far playback is; it cannot go past
+          // what playback has revealed so far.
+          onChange={(e) => ctx.send({ type: 'SEEK', index: Math.min(Number(e.target.value), Math.max(0, scrubMax)) })}
           aria-valuetext={run && context.selected >= 0 ? `event ${context.selected + 1} of ${last + 1}: ${run.result.trace[context.selected]?.text ?? ''}` : 'no run yet'}
           className="w-full accent-teal-700 disabled:opacity-40 dark:accent-teal-400"
         />

@@ -272,6 +272,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   const result = run?.result ?? null;
   // While a run plays back, errors are shown as the playhead reaches them; all of them once it ends.
   const problemsUpTo = context.revealed ? null : context.visibleUpTo;
+  const invariantTitles = useMemo(() => Object.fromEntries(scenario.invariants.map((i) => [i.id, i.title])), [scenario]);
   const markers: EditorMarker[] = useMemo(
     () => (result && ranCode === text ? problemMarkers(result, context.unhandled, problemsUpTo) : []),
     [result, ranCode, text, context.unhandled, problemsUpTo],
@@ -369,6 +370,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
         state={context.explorer}
         onReplay={(counterexample) => ctx.send({ type: 'REPLAY', counterexample, code: textRef.current })}
         onCancel={() => send({ type: 'CANCEL_EXPLORE' })}
+        titles={invariantTitles}
       />
 
       <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">

@@ -347,6 +347,17 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     const after = await page.evaluate(() => window.scrollY);
     assert.ok(Math.abs(after - scrolled) < 150, `the page stayed where the learner was (scrollY ${scrolled} → ${after})`);
 
+    // A half-typed seed is marked and explained, never applied; leaving the box puts the seed back.
+    const seedBox = page.getByLabel('Seed');
+    const seedBefore = await seedBox.inputValue();
+    for (const bad of ['', '-5', '2.5']) {
+      await seedBox.fill(bad);
+      assert.equal(await seedBox.getAttribute('aria-invalid'), 'true', `"${bad}" is marked invalid`);
+      await page.getByText(`seed ${seedBefore} is still in use`).waitFor();
+    }
+    await seedBox.blur();
+    assert.equal(await seedBox.inputValue(), seedBefore, 'leaving the box restores the seed in use');
+
     // Reset by keyboard: Reset is disabled afterwards, and focus again stays in the toolbar.
     const reset = button(page, 'Reset');
     await reset.focus();

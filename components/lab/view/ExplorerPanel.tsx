@@ -19,6 +19,8 @@ export interface ExplorerPanelProps {
   onReplay: (cx: Counterexample) => void;
   /** Stop a running exploration. */
   onCancel: () => void;
+  /** The scenario's invariants' titles by id, to name them as the verdict does (ids otherwise). */
+  titles?: Readonly<Record<string, string>>;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -26,7 +28,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const BUTTON =
   'rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600';
 
-export function ExplorerPanel({ state, onReplay, onCancel }: ExplorerPanelProps) {
+/** An outcome key of the histogram ("held", or "violated: id, id") in the invariants' own words. */
+export function outcomeName(key: string, titles: Readonly<Record<string, string>> = {}): string {
+  if (!key.startsWith('violated: ')) return key === 'held' ? 'Held' : key;
+  const ids = key.slice('violated: '.length).split(', ');
+  return `Broke: ${ids.map((id) => titles[id] ?? id).join('; ')}`;
+}
+
+export function ExplorerPanel({ state, onReplay, onCancel, titles = {} }: ExplorerPanelProps) {
   return (
     <section aria-label="Explorer" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
       {state.status === 'idle' && (
@@ -41,7 +50,7 @@ export function ExplorerPanel({ state, onReplay, onCancel }: ExplorerPanelProps)
           {state.message}
         </p>
       )}
-      {state.status === 'done' && <Done result={state.result} onReplay={onReplay} />}
+      {state.status === 'done' && <Done result={state.result} onReplay={onReplay} titles={titles} />}
     </section>
   );
 }
@@ -78,7 +87,7 @@ function Running({ state, onCancel }: { state: Extract<ExplorerState, { status: 
   );
 }
 
-function Done({ result, onReplay }: { result: ExploreResult; onReplay: (cx: Counterexample) => void }) {
+function Done({ result, onReplay, titles }: { result: ExploreResult; onReplay: (cx: Counterexample) => void; titles: Readonly<Record<string, string>> }) {
   const cx = result.counterexample;
   const histogram = Object.entries(result.histogram).sort((a, b) => b[1] - a[1]);
   const max = Math.max(1, ...histogram.map(([, n]) => n));
@@ -109,7 +118,7 @@ function Done({ result, onReplay }: { result: ExploreResult; onReplay: (cx: Coun
           <ul className="mt-1.5 space-y-1">
             {broken.map(([id, n]) => (
               <li key={id} className="flex justify-between gap-3 text-sm text-slate-700 dark:text-slate-300">
-                <span className="font-mono">{id}</span>
+                <span title={id}>{titles[id] ?? id}</span>
                 <span className="tabular-nums">{plural(n, 'schedule')}</span>
               </li>
             ))}
@@ -127,8 +136,8 @@ function Done({ result, onReplay }: { result: ExploreResult; onReplay: (cx: Coun
               const held = key === 'held';
               return (
                 <li key={key} className="grid grid-cols-[minmax(0,14rem)_1fr_auto] items-center gap-3 text-sm">
-                  <span className="truncate font-mono text-xs text-slate-700 dark:text-slate-300" title={key}>
-                    {key}
+                  <span className="truncate text-xs text-slate-700 dark:text-slate-300" title={outcomeName(key, titles)}>
+                    {outcomeName(key, titles)}
                   </span>
                   <span aria-hidden="true" className="h-3 overflow-hidden rounded-sm bg-slate-100 dark:bg-slate-800">
                     <span className={`block h-full rounded-sm ${held ? 'bg-emerald-500 dark:bg-emerald-400' : 'bg-red-500 dark:bg-red-400'}`} style={{ width: `${(n / max) * 100}%` }} />
@@ -147,7 +156,7 @@ function Done({ result, onReplay }: { result: ExploreResult; onReplay: (cx: Coun
       {cx && (
         <div className="rounded-lg border border-red-200 bg-red-50/60 p-3 dark:border-red-500/30 dark:bg-red-500/10">
           <h3 className="text-sm font-semibold text-red-900 dark:text-red-100">
-            Smallest counterexample: <span className="font-mono">{cx.invariant}</span>
+            Smallest counterexample: <span title={cx.invariant}>{titles[cx.invariant] ?? cx.invariant}</span>
           </h3>
           <p className="mt-1 text-sm text-red-900/90 dark:text-red-100/90">{cx.detail}</p>
           <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">

@@ -151,6 +151,8 @@ function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderI
 export function Ledger({ run, selected, actors }: LedgerProps) {
   const full: LedgerData = run.result.ledger;
   const now = ledgerAt(full, selected);
+  // At the run's last event "yet" would promise more to come.
+  const atEnd = selected >= run.result.trace.length - 1;
   const trace = run.result.trace;
   const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
@@ -180,7 +182,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
         <>
           <Section title={onlyReceipts ? 'Receipts per order' : 'E-mails per order'}>
             {emailsPerOrder.length === 0 ? (
-              <Empty>{onlyReceipts ? 'No receipts sent yet.' : 'No e-mails sent yet.'}</Empty>
+              <Empty>{`No ${onlyReceipts ? 'receipts' : 'e-mails'} ${atEnd ? 'were sent in this run' : 'sent yet'}.`}</Empty>
             ) : (
               <ul className="space-y-1.5">
                 {emailsPerOrder.map((g) => (
@@ -191,7 +193,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
           </Section>
           <Section title="E-mails sent" count={now.emails.length}>
             {now.emails.length === 0 ? (
-              <Empty>No e-mails sent yet.</Empty>
+              <Empty>{atEnd ? 'No e-mails were sent in this run.' : 'No e-mails sent yet.'}</Empty>
             ) : (
               <ol className="space-y-1.5">
                 {now.emails.map((e) => (
