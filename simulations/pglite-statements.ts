@@ -47,6 +47,21 @@ const STALE_STATEMENT = new Set(['26000', '0A000']);
  */
 export const EXEC_OPTIONS = { throwOnError: false, syncToFs: false } as const;
 
+/** A statement run just ahead of another in the same call (the virtual clock's update). */
+export interface Lead {
+  /**
+   * A statement with parameters returning one row, e.g. `SELECT set_config('x', $1, false)`. Its
+   * effect holds whether or not the statement after it succeeds, as a script sent ahead's would.
+   */
+  text: string;
+  params: readonly unknown[];
+  /** The same as a simple-protocol script, for when the lead cannot be prepared. */
+  script: string;
+}
+
+const EXECUTE = serialize.execute({});
+const SYNC = serialize.sync();
+
 /** Instances on one PGlite must not reuse each other's statement names. */
 let instances = 0;
 
@@ -77,22 +92,40 @@ export class PgliteStatements {
   }
 
   /**
-   * Run `text` with `params`. `script`, if given, is a simple-protocol script run just before it,
-   * in the same call; if it fails, its error is the one thrown (as if it had been sent alone).
+   * Run `text` with `params`. `script`, if given, runs just before it, in the same call; if it
+   * fails, its error is the one thrown (as if it had been sent alone). A string is a
+   * simple-protocol script. A `Lead` is a statement with parameters that returns one row: when
+   * `text` is already prepared, the lead is prepared too and both are bound and executed in one
+   * pipeline (no parse or plan of the lead each time), else its `script` form runs.
    */
-  async query(text: string, params: readonly unknown[] = [], script?: string): Promise<StatementRows> {
+  async query(text: string, params: readonly unknown[] = [], script?: string | Lead): Promise<StatementRows> {
     const known = this.prepared.get(text);
     // A wrong number of parameters is reported by the unnamed path, whose message names no statement.
     if (known && known.paramTypes.length === params.length) {
-      const first = await this.send([script, this.bindAndRun(known, params)]);
-      if (first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I' && !first.scriptFailed) {
+      const lead = typeof script === 'object' ? await this.preparedLead(script) : undefined;
+      const first = lead
+        ? await this.sendLed(concat([this.bind(lead, (script as Lead).params), EXECUTE, this.bindAndRun(known, params)]))
+        : await this.send([typeof script === 'object' ? script.script : script, this.bindAndRun(known, params)]);
+      const stale = first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I';
+      if (stale && lead) {
+        // The lead or the statement went behind our back. Lead and statement are one implicit
+        // transaction (no Sync between them), so neither took effect: prepare both again.
+        await this.forget([known, lead]);
+        return this.query(text, params, script);
+      }
+      if (stale && !first.scriptFailed) {
         // Dropped or changed behind our back; nothing ran, no transaction is open: prepare again.
-        this.prepared.delete(text);
-        await this.send([undefined, concat([serialize.close({ type: 'S', name: known.name }), serialize.sync()])]);
+        await this.forget([known]);
         return this.query(text, params);
+      }
+      if (lead && first.error && !first.scriptFailed && first.status === 'I') {
+        // The statement failed outside a transaction, and took the lead's effect with it (one
+        // implicit transaction). A script sent ahead would have kept it: run the lead again alone.
+        await this.send([undefined, concat([this.bind(lead, (script as Lead).params), EXECUTE, SYNC])]);
       }
       return this.result(first, text, params, known);
     }
+    if (typeof script === 'object') script = script.script;
     if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
       const name = `${this.prefix}${++this.serial}`;
       const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
@@ -135,8 +168,44 @@ export class PgliteStatements {
   }
 
   private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {
-    const values = this.serializeParams(params, p.paramTypes);
-    return concat([serialize.bind({ statement: p.name, values }), serialize.execute({}), serialize.sync()]);
+    return concat([this.bind(p, params), EXECUTE, SYNC]);
+  }
+
+  private bind(p: Prepared, params: readonly unknown[]): Uint8Array {
+    return serialize.bind({ statement: p.name, values: this.serializeParams(params, p.paramTypes) });
+  }
+
+  /** The lead statement, prepared (once, in a round trip of its own); null if it cannot be. */
+  private async preparedLead(lead: Lead): Promise<Prepared | null> {
+    const known = this.prepared.get(lead.text);
+    if (known) return known.paramTypes.length === lead.params.length && known.rowDescription ? known : null;
+    if (this.prepared.size >= MAX_PREPARED) return null;
+    const name = `${this.prefix}${++this.serial}`;
+    const described = await this.send([undefined, concat([serialize.parse({ text: lead.text, name }), serialize.describe({ type: 'S', name }), SYNC])]);
+    if (described.error) return null;
+    const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages), rowDescription: described.messages.find((m) => m.name === 'rowDescription') ?? null };
+    this.prepared.set(lead.text, prepared);
+    return prepared.paramTypes.length === lead.params.length && prepared.rowDescription ? prepared : null;
+  }
+
+  /** Forget `statements` here and close them on the server. */
+  private async forget(statements: Prepared[]) {
+    for (const [text, p] of this.prepared) if (statements.includes(p)) this.prepared.delete(text);
+    await this.send([undefined, concat([...statements.map((p) => serialize.close({ type: 'S', name: p.name })), SYNC])]);
+  }
+
+  /**
+   * Send a lead statement's Bind and Execute followed by the statement's Bind, Execute and Sync;
+   * return the statement's messages. The lead's messages end at its CommandComplete; an error
+   * before that is the lead's (the server then skipped the statement).
+   */
+  private async sendLed(message: Uint8Array) {
+    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, EXEC_OPTIONS));
+    const done = messages.findIndex((m) => m.name === 'commandComplete' || m.name === 'error');
+    const scriptFailed = done >= 0 && messages[done].name === 'error';
+    const error = (messages.find((m) => m.name === 'error') ?? null) as (Message & Error & { code?: string }) | null;
+    const last = messages.at(-1) as Message | undefined;
+    return { messages: (scriptFailed ? messages.slice(done) : messages.slice(done + 1)) as Message[], error, scriptFailed, status: last?.name === 'readyForQuery' ? String(last.status) : '' };
   }
 
   /** Exactly PGlite's rule: the serializer for the inferred type, else `toString()`; null stays null. */

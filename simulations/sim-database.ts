@@ -10,7 +10,7 @@
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { prepareSimDatabase, resetStatementSql, setClockExpr, SIM_EPOCH_MS, setClockSql } from './sql-clock';
+import { clockUpdate, prepareSimDatabase, resetStatementSql, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
 import { memoByText } from './text-memo';
 
 /** What a statement returned. */
@@ -117,7 +117,7 @@ export class PgliteSimDatabase implements SimDatabase {
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
     const shape = statementShape(text);
-    const clockSql = this.clockMs !== nowMs && shape.readsClock ? setClockSql(nowMs) : undefined;
+    const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
     if (effect === 'begin') this.owner = pid;
     try {

@@ -25,12 +25,23 @@ export interface ScriptRunner {
 
 /** The statement that sets the virtual clock on one connection. */
 export function setClockSql(nowMs: number): string {
-  if (nowMs !== lastClock.ms) lastClock = { ms: nowMs, sql: `SELECT ${setClockExpr(nowMs)}` };
-  return lastClock.sql;
+  return clockUpdate(nowMs).script;
 }
 
-/** The last statement made: runs set the same few instants over and over. */
-let lastClock = { ms: NaN, sql: '' };
+/** The clock update as a statement with the instant as its parameter, to prepare once. */
+export const SET_CLOCK_STATEMENT = `SELECT set_config('sim.clock', $1, false)`;
+
+/** The clock update for `nowMs`: `SET_CLOCK_STATEMENT` with its parameter, and as a script. */
+export function clockUpdate(nowMs: number): { text: string; params: readonly [string]; script: string } {
+  if (nowMs !== lastClock.ms) {
+    const iso = new Date(nowMs).toISOString();
+    lastClock = { ms: nowMs, update: { text: SET_CLOCK_STATEMENT, params: [iso], script: `SELECT set_config('sim.clock', '${iso}', false)` } };
+  }
+  return lastClock.update;
+}
+
+/** The last update made: runs set the same few instants over and over. */
+let lastClock: { ms: number; update: ReturnType<typeof clockUpdate> } = { ms: NaN, update: { text: SET_CLOCK_STATEMENT, params: [''], script: '' } };
 
 /** The expression that sets the virtual clock (to combine with others in one SELECT). */
 export function setClockExpr(nowMs: number): string {

@@ -92,6 +92,37 @@ describe('same answers as PGlite.query', () => {
     await pg.exec('ROLLBACK');
   });
 
+  test('a lead statement runs first in the same call, prepared once the statement is; same answers as its script', async () => {
+    const setting = async () => (await pg.query<{ v: string }>(`SELECT current_setting('eo.lead', true) AS v`)).rows[0].v;
+    const lead = (v: string) => ({ text: `SELECT set_config('eo.lead', $1, false)`, params: [v], script: `SELECT set_config('eo.lead', '${v}', false)` });
+    const read = `SELECT current_setting('eo.lead', true) AS v, $1::int AS n`;
+    for (let i = 1; i <= 3; i++) expect((await statements.query(read, [i], lead(`v${i}`))).rows).toEqual([{ v: `v${i}`, n: i }]);
+    // A statement that fails outside a transaction keeps the lead's effect, as a script's would.
+    const insert = 'INSERT INTO t (id, name) VALUES ($1, $2)';
+    for (let i = 1; i <= 3; i++) {
+      const expected = await errorOf(() => pg.query(insert, [1, 'dup']));
+      expect(await errorOf(() => statements.query(insert, [1, 'dup'], lead(`failed${i}`)))).toEqual(expected);
+      expect(await setting()).toBe(`failed${i}`);
+    }
+    // In a transaction both roll back together, as before.
+    await pg.exec(`BEGIN`);
+    expect((await statements.query(read, [7], lead('in-tx'))).rows).toEqual([{ v: 'in-tx', n: 7 }]);
+    await pg.exec(`ROLLBACK`);
+    expect(await setting()).toBe('failed3');
+    // In an aborted transaction the lead's error is the one reported.
+    await pg.exec('BEGIN');
+    await errorOf(() => pg.query('SELECT 1/0'));
+    expect((await errorOf(() => statements.query(read, [1], lead('aborted')))).code).toBe('25P02');
+    await pg.exec('ROLLBACK');
+    // Dropped behind our back (lead and statement): both prepared again, the lead still runs first.
+    await pg.exec('DEALLOCATE ALL');
+    expect((await statements.query(read, [8], lead('again'))).rows).toEqual([{ v: 'again', n: 8 }]);
+    expect((await statements.query(read, [9], lead('again2'))).rows).toEqual([{ v: 'again2', n: 9 }]);
+    // The others went too: forget them, as the engine's reset does.
+    const { rows } = await pg.query<{ n: number }>(`SELECT ${statements.countSql} AS n`);
+    await statements.verify(rows[0].n);
+  });
+
   test('transaction commands and DDL run unnamed and are not remembered', async () => {
     const before = statements.preparedCount;
     await statements.query('BEGIN');
