@@ -3,9 +3,10 @@
  * affected-row counts, same errors, parameters serialized for the types Postgres inferred; and it
  * recovers when its prepared statements are dropped or their tables change under it.
  */
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PgliteStatements } from '../simulations/pglite-statements';
+import { bindMessage, PgliteStatements } from '../simulations/pglite-statements';
 
 let pg: PGlite;
 let statements: PgliteStatements;
@@ -168,5 +169,17 @@ describe('prepared statements that went away (outside a transaction: inside one,
     await statements.verify(rows[0].n);
     expect(statements.preparedCount).toBe(0);
     expect((await statements.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('Bind messages', () => {
+  test('byte for byte those of PGlite\'s serializer (property: any strings and nulls, any names)', () => {
+    const value = fc.oneof(fc.constant(null), fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }));
+    fc.assert(
+      fc.property(fc.oneof(fc.constant('eo1_2'), fc.string()), fc.array(value, { maxLength: 6 }), (name, values) => {
+        expect(bindMessage(name, values)).toEqual(protocol.serialize.bind({ statement: name, values }));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
