@@ -3,10 +3,10 @@
  * affected-row counts, same errors, parameters serialized for the types Postgres inferred; and it
  * recovers when its prepared statements are dropped or their tables change under it.
  */
-import { PGlite, protocol } from '@electric-sql/pglite';
+import { PGlite, parse as pgliteParse, protocol } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bindMessage, PgliteStatements } from '../simulations/pglite-statements';
+import { bindMessage, firstResult, PgliteStatements } from '../simulations/pglite-statements';
 
 let pg: PGlite;
 let statements: PgliteStatements;
@@ -181,5 +181,34 @@ describe('Bind messages', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('first result', () => {
+  test('the same rows and affected rows as PGlite\'s parseResults', async () => {
+    const texts = [
+      'SELECT * FROM t',
+      'SELECT 1 AS a, 2 AS a, NULL::int AS b, 3 AS "1", \'x\' AS "0"',
+      `SELECT '{"k":[1,2]}'::jsonb AS j, ARRAY[1,2] AS arr, now() AS at, 1.5::numeric AS n, 9007199254740993::int8 AS big, true AS ok, '\\x0102'::bytea AS bin, '2026-01-05'::date AS d`,
+      'SELECT 1 WHERE false',
+      'INSERT INTO t (id, name) VALUES (40, \'forty\'), (41, \'forty-one\')',
+      'UPDATE t SET name = name WHERE id >= 40',
+      'DELETE FROM t WHERE id >= 40 RETURNING id',
+      'BEGIN',
+      'ROLLBACK',
+      'SELECT 1 AS x; SELECT 2 AS y',
+      'SELECT 1 AS "__proto__"',
+    ];
+    const { serialize } = protocol;
+    for (const text of texts) {
+      const message = new Uint8Array([...serialize.query(text)]);
+      const { messages } = await pg.execProtocol(message, { throwOnError: false });
+      const expected = pgliteParse.parseResults(messages as never, pg.parsers as never)[0];
+      const got = firstResult(null, messages as never, pg.parsers as never);
+      if (text.includes('__proto__')) expect(got, text).toBeNull();
+      else expect(got, text).toEqual({ rows: expected.rows, affectedRows: expected.affectedRows });
+      if (got) expect(got.rows.map((r) => Object.keys(r)), text).toEqual(expected.rows.map((r) => Object.keys(r as object)));
+    }
+    expect(firstResult(null, [], pg.parsers as never)).toEqual({ rows: [], affectedRows: 0 });
   });
 });
