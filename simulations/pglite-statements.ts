@@ -47,6 +47,21 @@ const STALE_STATEMENT = new Set(['26000', '0A000']);
  */
 export const EXEC_OPTIONS = { throwOnError: false, syncToFs: false } as const;
 
+/** A statement run just ahead of another in the same call (the virtual clock's update). */
+export interface Lead {
+  /**
+   * A statement with parameters returning one row, e.g. `SELECT set_config('x', $1, false)`. Its
+   * effect holds whether or not the statement after it succeeds, as a script sent ahead's would.
+   */
+  text: string;
+  params: readonly unknown[];
+  /** The same as a simple-protocol script, for when the lead cannot be prepared. */
+  script: string;
+}
+
+const EXECUTE = serialize.execute({});
+const SYNC = serialize.sync();
+
 /** Instances on one PGlite must not reuse each other's statement names. */
 let instances = 0;
 
@@ -77,22 +92,40 @@ export class PgliteStatements {
   }
 
   /**
-   * Run `text` with `params`. `script`, if given, is a simple-protocol script run just before it,
-   * in the same call; if it fails, its error is the one thrown (as if it had been sent alone).
+   * Run `text` with `params`. `script`, if given, runs just before it, in the same call; if it
+   * fails, its error is the one thrown (as if it had been sent alone). A string is a
+   * simple-protocol script. A `Lead` is a statement with parameters that returns one row: when
+   * `text` is already prepared, the lead is prepared too and both are bound and executed in one
+   * pipeline (no parse or plan of the lead each time), else its `script` form runs.
    */
-  async query(text: string, params: readonly unknown[] = [], script?: string): Promise<StatementRows> {
+  async query(text: string, params: readonly unknown[] = [], script?: string | Lead): Promise<StatementRows> {
     const known = this.prepared.get(text);
     // A wrong number of parameters is reported by the unnamed path, whose message names no statement.
     if (known && known.paramTypes.length === params.length) {
-      const first = await this.send([script, this.bindAndRun(known, params)]);
-      if (first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I' && !first.scriptFailed) {
+      const lead = typeof script === 'object' ? await this.preparedLead(script) : undefined;
+      const first = lead
+        ? await this.sendLed(concat([this.bind(lead, (script as Lead).params), EXECUTE, this.bindAndRun(known, params)]))
+        : await this.send([typeof script === 'object' ? script.script : script, this.bindAndRun(known, params)]);
+      const stale = first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I';
+      if (stale && lead) {
+        // The lead or the statement went behind our back. Lead and statement are one implicit
+        // transaction (no Sync between them), so neither took effect: prepare both again.
+        await this.forget([known, lead]);
+        return this.query(text, params, script);
+      }
+      if (stale && !first.scriptFailed) {
         // Dropped or changed behind our back; nothing ran, no transaction is open: prepare again.
-        this.prepared.delete(text);
-        await this.send([undefined, concat([serialize.close({ type: 'S', name: known.name }), serialize.sync()])]);
+        await this.forget([known]);
         return this.query(text, params);
+      }
+      if (lead && first.error && !first.scriptFailed && first.status === 'I') {
+        // The statement failed outside a transaction, and took the lead's effect with it (one
+        // implicit transaction). A script sent ahead would have kept it: run the lead again alone.
+        await this.send([undefined, concat([this.bind(lead, (script as Lead).params), EXECUTE, SYNC])]);
       }
       return this.result(first, text, params, known);
     }
+    if (typeof script === 'object') script = script.script;
     if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
       const name = `${this.prefix}${++this.serial}`;
       const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
@@ -135,8 +168,44 @@ export class PgliteStatements {
   }
 
   private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {
-    const values = this.serializeParams(params, p.paramTypes);
-    return concat([serialize.bind({ statement: p.name, values }), serialize.execute({}), serialize.sync()]);
+    return concat([this.bind(p, params), EXECUTE, SYNC]);
+  }
+
+  private bind(p: Prepared, params: readonly unknown[]): Uint8Array {
+    return bindMessage(p.name, this.serializeParams(params, p.paramTypes));
+  }
+
+  /** The lead statement, prepared (once, in a round trip of its own); null if it cannot be. */
+  private async preparedLead(lead: Lead): Promise<Prepared | null> {
+    const known = this.prepared.get(lead.text);
+    if (known) return known.paramTypes.length === lead.params.length && known.rowDescription ? known : null;
+    if (this.prepared.size >= MAX_PREPARED) return null;
+    const name = `${this.prefix}${++this.serial}`;
+    const described = await this.send([undefined, concat([serialize.parse({ text: lead.text, name }), serialize.describe({ type: 'S', name }), SYNC])]);
+    if (described.error) return null;
+    const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages), rowDescription: described.messages.find((m) => m.name === 'rowDescription') ?? null };
+    this.prepared.set(lead.text, prepared);
+    return prepared.paramTypes.length === lead.params.length && prepared.rowDescription ? prepared : null;
+  }
+
+  /** Forget `statements` here and close them on the server. */
+  private async forget(statements: Prepared[]) {
+    for (const [text, p] of this.prepared) if (statements.includes(p)) this.prepared.delete(text);
+    await this.send([undefined, concat([...statements.map((p) => serialize.close({ type: 'S', name: p.name })), SYNC])]);
+  }
+
+  /**
+   * Send a lead statement's Bind and Execute followed by the statement's Bind, Execute and Sync;
+   * return the statement's messages. The lead's messages end at its CommandComplete; an error
+   * before that is the lead's (the server then skipped the statement).
+   */
+  private async sendLed(message: Uint8Array) {
+    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, EXEC_OPTIONS));
+    const done = messages.findIndex((m) => m.name === 'commandComplete' || m.name === 'error');
+    const scriptFailed = done >= 0 && messages[done].name === 'error';
+    const error = (messages.find((m) => m.name === 'error') ?? null) as (Message & Error & { code?: string }) | null;
+    const last = messages.at(-1) as Message | undefined;
+    return { messages: (scriptFailed ? messages.slice(done) : messages.slice(done + 1)) as Message[], error, scriptFailed, status: last?.name === 'readyForQuery' ? String(last.status) : '' };
   }
 
   /** Exactly PGlite's rule: the serializer for the inferred type, else `toString()`; null stays null. */
@@ -171,15 +240,132 @@ export class PgliteStatements {
       throw Object.assign(sent.error, { query: text, params: [...params], queryOptions: undefined });
     }
     const parsers = this.pg.parsers ?? pgliteTypes.parsers;
+    const first = firstResult(prepared?.rowDescription ?? null, sent.messages, parsers);
+    if (first) return first;
     const messages = prepared?.rowDescription ? [prepared.rowDescription, ...sent.messages] : sent.messages;
     const res = pgliteParse.parseResults(messages as Parameters<typeof pgliteParse.parseResults>[0], parsers as Parameters<typeof pgliteParse.parseResults>[1])[0];
     return { rows: res.rows as Record<string, unknown>[], affectedRows: res.affectedRows };
   }
 }
 
+type Field = { name: string; dataTypeID: number };
+/** Commands whose tag's last number PGlite counts as affected rows. */
+const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE']);
+
+/**
+ * The rows and affected-row count of the first result in `messages` (after `description`, if
+ * given), exactly as `parseResults(messages, parsers)[0]` gives them: each value through the
+ * parser for its type (`parsers`, else PGlite's defaults), rows keyed by column name in column
+ * order (a repeated name keeps its first place and its last value). Written out because PGlite's
+ * generic version cost ~9 µs a statement here. Null when only PGlite's would do: a column named
+ * `__proto__` (an own property there), or more values than columns (PGlite throws).
+ */
+export function firstResult(description: Message | null, messages: readonly Message[], parsers: Record<number | string, ((x: string, typeId?: number) => unknown) | undefined>): StatementRows | null {
+  let fields: Field[] = [];
+  const rows: Record<string, unknown>[] = [];
+  for (let k = description ? -1 : 0; k < messages.length; k++) {
+    const m = k < 0 ? description! : messages[k];
+    if (m.name === 'rowDescription') {
+      fields = m.fields as Field[];
+      for (const f of fields) if (f.name === '__proto__') return null;
+    } else if (m.name === 'dataRow') {
+      const values = m.fields as (string | null)[];
+      if (values.length > fields.length) return null;
+      const row: Record<string, unknown> = {};
+      for (let c = 0; c < values.length; c++) {
+        const value = values[c];
+        const type = fields[c].dataTypeID;
+        const parse = value === null ? undefined : (parsers[type] ?? defaultParsers[type]);
+        row[fields[c].name] = value === null ? null : parse ? parse(value, type) : value;
+      }
+      rows.push(row);
+    } else if (m.name === 'commandComplete') {
+      const words = String(m.text).split(' ');
+      return { rows, affectedRows: COUNTED.has(words[0]) ? parseInt(words[words.length - 1], 10) : 0 };
+    }
+  }
+  // No result completed: PGlite reports an empty one.
+  return { rows: [], affectedRows: 0 };
+}
+
+const defaultParsers = pgliteTypes.parsers as Record<number | string, ((x: string, typeId?: number) => unknown) | undefined>;
+
 function paramTypesOf(messages: Message[]): number[] {
   const d = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined;
   return d?.dataTypeIDs ?? [];
+}
+
+const utf8 = new TextEncoder();
+/** Only ASCII: one byte per character. */
+const ASCII = /^[\x00-\x7f]*$/;
+/** UTF-16 surrogates: the one case where PGlite's byte count may differ from the encoding's. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Exactly the bytes of PGlite's `serialize.bind({ statement, values })` (unnamed portal, text
+ * formats), written in one pass: PGlite's writer took ~15 µs a Bind, several times a schedule.
+ * Falls back to PGlite's for anything but strings and nulls, and for strings holding surrogates.
+ */
+export function bindMessage(statement: string, values: readonly unknown[]): Uint8Array {
+  // Each value: its length in bytes (-1 for null) and, when not plain ASCII, its UTF-8 bytes.
+  const lengths: number[] = [];
+  const encoded: (Uint8Array | null)[] = [];
+  let size = 1 + 4 + 1 + statement.length + 1 + 2 + 2 * values.length + 2 + 2;
+  for (const v of values) {
+    if (v === null) {
+      lengths.push(-1);
+      encoded.push(null);
+      size += 4;
+    } else if (typeof v === 'string' && ASCII.test(v)) {
+      lengths.push(v.length);
+      encoded.push(null);
+      size += 4 + v.length;
+    } else if (typeof v === 'string' && !SURROGATE.test(v)) {
+      const bytes = utf8.encode(v);
+      lengths.push(bytes.length);
+      encoded.push(bytes);
+      size += 4 + bytes.length;
+    } else {
+      return serialize.bind({ statement, values: values as (string | null)[] });
+    }
+  }
+  // Statement names here are ASCII; anything else takes PGlite's path.
+  if (!ASCII.test(statement) || statement.includes('\0')) return serialize.bind({ statement, values: values as (string | null)[] });
+  const out = new Uint8Array(size);
+  let at = 0;
+  const int32 = (n: number) => {
+    out[at] = n >>> 24;
+    out[at + 1] = n >>> 16;
+    out[at + 2] = n >>> 8;
+    out[at + 3] = n;
+    at += 4;
+  };
+  const uint16 = (n: number) => {
+    out[at] = n >>> 8;
+    out[at + 1] = n;
+    at += 2;
+  };
+  out[at++] = 66; // 'B'
+  int32(size - 1);
+  out[at++] = 0; // unnamed portal
+  for (let i = 0; i < statement.length; i++) out[at++] = statement.charCodeAt(i);
+  out[at++] = 0;
+  uint16(values.length);
+  at += 2 * values.length; // one format code per parameter: 0, text (the array starts zeroed)
+  uint16(values.length);
+  for (let k = 0; k < values.length; k++) {
+    int32(lengths[k]);
+    const bytes = encoded[k];
+    if (bytes) {
+      out.set(bytes, at);
+      at += bytes.length;
+    } else if (lengths[k] > 0) {
+      const v = values[k] as string;
+      for (let i = 0; i < v.length; i++) out[at++] = v.charCodeAt(i);
+    }
+  }
+  // Then an int16 0: no result format codes, all text (already zero).
+  return out;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -10,7 +10,7 @@
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { prepareSimDatabase, resetSql, setClockExpr, SIM_EPOCH_MS, setClockSql } from './sql-clock';
+import { clockUpdate, prepareSimDatabase, resetStatementSql, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
 import { memoByText } from './text-memo';
 
 /** What a statement returned. */
@@ -89,6 +89,8 @@ export class PgliteSimDatabase implements SimDatabase {
   private owner: string | null = null;
   private clockMs: number | null = null;
   private readonly statements: PgliteStatements;
+  /** The reset statement without extra tables (its text never changes). */
+  private resetText: string | undefined;
 
   private constructor(private readonly pg: PgliteConnection) {
     this.statements = new PgliteStatements(pg);
@@ -115,7 +117,7 @@ export class PgliteSimDatabase implements SimDatabase {
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
     const shape = statementShape(text);
-    const clockSql = this.clockMs !== nowMs && shape.readsClock ? setClockSql(nowMs) : undefined;
+    const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
     if (effect === 'begin') this.owner = pid;
     try {
@@ -142,12 +144,15 @@ export class PgliteSimDatabase implements SimDatabase {
     if (this.owner !== null) await this.pg.exec('ROLLBACK');
     this.owner = null;
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
-    // query panel shares this connection and may have run DEALLOCATE or DISCARD).
-    const results = await this.pg.exec(
-      resetSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`]),
-    );
+    // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
+    // prepared like the engine's own (and counted with them), so each run only binds and runs it.
+    const sql =
+      extraTables.length || extraSequences.length
+        ? resetStatementSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`])
+        : (this.resetText ??= resetStatementSql([], [], [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`]));
+    const { rows } = await this.statements.query(sql);
     this.clockMs = SIM_EPOCH_MS;
-    await this.statements.verify(Number(results.at(-1)?.rows[0]?.prepared ?? -1));
+    await this.statements.verify(Number(rows[0]?.prepared ?? -1));
   }
 
 

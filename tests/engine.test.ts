@@ -47,6 +47,15 @@ describe('determinism', () => {
     expect(b.traceHash).toBe(a.traceHash);
   });
 
+  test('statements deallocated behind the engine (the lab\'s query panel) are prepared again: the same run', async () => {
+    const req = { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11 };
+    const a = await runScenario(db, req);
+    await sim.pg.exec('DEALLOCATE ALL');
+    const b = await runScenario(db, req);
+    expect(b.traceHash).toBe(a.traceHash);
+    expect((await runScenario(db, req)).traceHash).toBe(a.traceHash);
+  });
+
   test('different seeds explore different interleavings', async () => {
     const hashes = new Set<string>();
     for (let seed = 1; seed <= 12; seed++) {

@@ -3,9 +3,10 @@
  * affected-row counts, same errors, parameters serialized for the types Postgres inferred; and it
  * recovers when its prepared statements are dropped or their tables change under it.
  */
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, parse as pgliteParse, protocol } from '@electric-sql/pglite';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PgliteStatements } from '../simulations/pglite-statements';
+import { bindMessage, firstResult, PgliteStatements } from '../simulations/pglite-statements';
 
 let pg: PGlite;
 let statements: PgliteStatements;
@@ -92,6 +93,37 @@ describe('same answers as PGlite.query', () => {
     await pg.exec('ROLLBACK');
   });
 
+  test('a lead statement runs first in the same call, prepared once the statement is; same answers as its script', async () => {
+    const setting = async () => (await pg.query<{ v: string }>(`SELECT current_setting('eo.lead', true) AS v`)).rows[0].v;
+    const lead = (v: string) => ({ text: `SELECT set_config('eo.lead', $1, false)`, params: [v], script: `SELECT set_config('eo.lead', '${v}', false)` });
+    const read = `SELECT current_setting('eo.lead', true) AS v, $1::int AS n`;
+    for (let i = 1; i <= 3; i++) expect((await statements.query(read, [i], lead(`v${i}`))).rows).toEqual([{ v: `v${i}`, n: i }]);
+    // A statement that fails outside a transaction keeps the lead's effect, as a script's would.
+    const insert = 'INSERT INTO t (id, name) VALUES ($1, $2)';
+    for (let i = 1; i <= 3; i++) {
+      const expected = await errorOf(() => pg.query(insert, [1, 'dup']));
+      expect(await errorOf(() => statements.query(insert, [1, 'dup'], lead(`failed${i}`)))).toEqual(expected);
+      expect(await setting()).toBe(`failed${i}`);
+    }
+    // In a transaction both roll back together, as before.
+    await pg.exec(`BEGIN`);
+    expect((await statements.query(read, [7], lead('in-tx'))).rows).toEqual([{ v: 'in-tx', n: 7 }]);
+    await pg.exec(`ROLLBACK`);
+    expect(await setting()).toBe('failed3');
+    // In an aborted transaction the lead's error is the one reported.
+    await pg.exec('BEGIN');
+    await errorOf(() => pg.query('SELECT 1/0'));
+    expect((await errorOf(() => statements.query(read, [1], lead('aborted')))).code).toBe('25P02');
+    await pg.exec('ROLLBACK');
+    // Dropped behind our back (lead and statement): both prepared again, the lead still runs first.
+    await pg.exec('DEALLOCATE ALL');
+    expect((await statements.query(read, [8], lead('again'))).rows).toEqual([{ v: 'again', n: 8 }]);
+    expect((await statements.query(read, [9], lead('again2'))).rows).toEqual([{ v: 'again2', n: 9 }]);
+    // The others went too: forget them, as the engine's reset does.
+    const { rows } = await pg.query<{ n: number }>(`SELECT ${statements.countSql} AS n`);
+    await statements.verify(rows[0].n);
+  });
+
   test('transaction commands and DDL run unnamed and are not remembered', async () => {
     const before = statements.preparedCount;
     await statements.query('BEGIN');
@@ -137,5 +169,46 @@ describe('prepared statements that went away (outside a transaction: inside one,
     await statements.verify(rows[0].n);
     expect(statements.preparedCount).toBe(0);
     expect((await statements.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('Bind messages', () => {
+  test('byte for byte those of PGlite\'s serializer (property: any strings and nulls, any names)', () => {
+    const value = fc.oneof(fc.constant(null), fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }));
+    fc.assert(
+      fc.property(fc.oneof(fc.constant('eo1_2'), fc.string()), fc.array(value, { maxLength: 6 }), (name, values) => {
+        expect(bindMessage(name, values)).toEqual(protocol.serialize.bind({ statement: name, values }));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('first result', () => {
+  test('the same rows and affected rows as PGlite\'s parseResults', async () => {
+    const texts = [
+      'SELECT * FROM t',
+      'SELECT 1 AS a, 2 AS a, NULL::int AS b, 3 AS "1", \'x\' AS "0"',
+      `SELECT '{"k":[1,2]}'::jsonb AS j, ARRAY[1,2] AS arr, now() AS at, 1.5::numeric AS n, 9007199254740993::int8 AS big, true AS ok, '\\x0102'::bytea AS bin, '2026-01-05'::date AS d`,
+      'SELECT 1 WHERE false',
+      'INSERT INTO t (id, name) VALUES (40, \'forty\'), (41, \'forty-one\')',
+      'UPDATE t SET name = name WHERE id >= 40',
+      'DELETE FROM t WHERE id >= 40 RETURNING id',
+      'BEGIN',
+      'ROLLBACK',
+      'SELECT 1 AS x; SELECT 2 AS y',
+      'SELECT 1 AS "__proto__"',
+    ];
+    const { serialize } = protocol;
+    for (const text of texts) {
+      const message = new Uint8Array([...serialize.query(text)]);
+      const { messages } = await pg.execProtocol(message, { throwOnError: false });
+      const expected = pgliteParse.parseResults(messages as never, pg.parsers as never)[0];
+      const got = firstResult(null, messages as never, pg.parsers as never);
+      if (text.includes('__proto__')) expect(got, text).toBeNull();
+      else expect(got, text).toEqual({ rows: expected.rows, affectedRows: expected.affectedRows });
+      if (got) expect(got.rows.map((r) => Object.keys(r)), text).toEqual(expected.rows.map((r) => Object.keys(r as object)));
+    }
+    expect(firstResult(null, [], pg.parsers as never)).toEqual({ rows: [], affectedRows: 0 });
   });
 });

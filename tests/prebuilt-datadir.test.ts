@@ -109,6 +109,7 @@ describe('the prebuilt data directory', () => {
       (await fromTarball.query<{ v: string }>('SELECT current_setting($1) AS v', [name])).rows[0]?.v;
     expect(await setting('shared_buffers')).toBe(PGLITE_SETTINGS.shared_buffers);
     expect(await setting('max_connections')).toBe(PGLITE_SETTINGS.max_connections);
+    expect(await setting('synchronous_commit')).toBe(PGLITE_SETTINGS.synchronous_commit);
     // PGlite's own defaults are kept, not replaced.
     expect(await setting('exit_on_error')).toBe('off');
     expect(await setting('max_worker_processes')).toBe('0');

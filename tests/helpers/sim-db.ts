@@ -2,10 +2,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PgliteSimDatabase } from '../../simulations/sim-database';
 
-export async function openSimDb(): Promise<{ db: PgliteSimDatabase; close(): Promise<void> }> {
+export async function openSimDb(): Promise<{ db: PgliteSimDatabase; pg: PGlite; close(): Promise<void> }> {
   const pg = new PGlite();
   const db = await PgliteSimDatabase.open(pg);
-  return { db, close: () => pg.close() };
+  return { db, pg, close: () => pg.close() };
 }
 
 /** The command that replays a run, for failure messages. */
