@@ -14,6 +14,8 @@ import { numericTypes } from '../lib/db-node-postgres';
 import { hostTick } from './host-tick';
 import type { ParkedQuery, SimDatabase } from './sim-database';
 import { mayReadClock, transactionEffect } from './sim-database';
+import { TABLES } from '../lib/schema';
+import { asEngine, dropCreatedSql, ENGINE_DDL_OFF_SQL, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';
 
 interface Conn {
@@ -40,6 +42,7 @@ export class PostgresSimDatabase implements SimDatabase {
   private constructor(
     private readonly url: string,
     private readonly admin: pg.Client,
+    private readonly extraSchemaSql: string,
   ) {}
 
   /** Connect to `url` (a database the simulation may fill and empty) and install the schema. */
@@ -47,7 +50,7 @@ export class PostgresSimDatabase implements SimDatabase {
     const admin = new pg.Client({ connectionString: url, types: numericTypes() });
     await admin.connect();
     await prepareSimDatabase({ exec: (sql) => admin.query(sql) }, extraSchemaSql);
-    return new PostgresSimDatabase(url, admin);
+    return new PostgresSimDatabase(url, admin, extraSchemaSql);
   }
 
   private async conn(pid: string): Promise<Conn> {
@@ -185,7 +188,36 @@ export class PostgresSimDatabase implements SimDatabase {
       else conn.clockMs = null;
     }
     this.parked.clear();
-    await this.admin.query(resetSql(extraTables, extraSequences));
+    try {
+      await this.admin.query(resetSql(extraTables, extraSequences));
+    } catch {
+      await this.rebuildLesson(extraTables);
+      await this.admin.query(resetSql(extraTables, extraSequences));
+    }
+    // Undo the learner's schema changes (./schema-guard.ts), within the lesson's own objects: this
+    // database may hold other things, so the rebuild drops only the lesson's tables and `sim`.
+    const { rows } = await this.admin.query<SchemaChange>(SCHEMA_CHANGES_SQL).catch(() => ({ rows: [] as SchemaChange[] }));
+    if (rows.length === 0) return;
+    const script = dropCreatedSql(rows);
+    try {
+      if (script === null) throw new Error('rebuild');
+      await this.admin.query(script);
+    } catch {
+      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
+      await this.rebuildLesson(extraTables);
+      await this.admin.query(resetSql(extraTables, extraSequences));
+    }
+  }
+
+  /** Drop the lesson's tables and schema `sim`, then prepare them afresh. */
+  private async rebuildLesson(extraTables: readonly string[]): Promise<void> {
+    const tables = [...extraTables, ...TABLES].map((t) => `DROP TABLE IF EXISTS ${t} CASCADE`).join('; ');
+    try {
+      await this.admin.query(asEngine(`${tables}; DROP SCHEMA IF EXISTS sim CASCADE`));
+    } finally {
+      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
+    }
+    await prepareSimDatabase({ exec: (sql) => this.admin.query(sql) }, this.extraSchemaSql);
   }
 
   async inspect(text: string, params?: unknown[]) {
@@ -193,7 +225,13 @@ export class PostgresSimDatabase implements SimDatabase {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.admin.query(sql);
+    // The engine's own scripts (a scenario's setup): their schema changes are not the learner's.
+    try {
+      await this.admin.query(asEngine(sql));
+    } catch (err) {
+      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
+      throw err;
+    }
   }
 
   private endTransaction(conn: Conn) {

@@ -11,6 +11,15 @@
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
 import { clockUpdate, prepareSimDatabase, resetStatementSql, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
+import {
+  asEngine,
+  dropCreatedSql,
+  DROP_ALL_SCHEMAS_SQL,
+  ENGINE_DDL_OFF_SQL,
+  SCHEMA_CHANGES_EXPR,
+  SCHEMA_CHANGES_SQL,
+  type SchemaChange,
+} from './schema-guard';
 import { memoByText } from './text-memo';
 
 /** What a statement returned. */
@@ -92,14 +101,17 @@ export class PgliteSimDatabase implements SimDatabase {
   /** The reset statement without extra tables (its text never changes). */
   private resetText: string | undefined;
 
-  private constructor(private readonly pg: PgliteConnection) {
+  private constructor(
+    private readonly pg: PgliteConnection,
+    private readonly extraSchemaSql: string,
+  ) {
     this.statements = new PgliteStatements(pg);
   }
 
   /** Install the virtual clock and the schema (plus a scenario's extra tables) on `pg`. */
   static async open(pg: PgliteConnection, extraSchemaSql = ''): Promise<PgliteSimDatabase> {
     await prepareSimDatabase(pg, extraSchemaSql);
-    return new PgliteSimDatabase(pg);
+    return new PgliteSimDatabase(pg, extraSchemaSql);
   }
 
   canRun(pid: string): boolean {
@@ -146,13 +158,50 @@ export class PgliteSimDatabase implements SimDatabase {
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.
-    const sql =
-      extraTables.length || extraSequences.length
-        ? resetStatementSql(extraTables, extraSequences, [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`])
-        : (this.resetText ??= resetStatementSql([], [], [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`]));
-    const { rows } = await this.statements.query(sql);
+    // It also counts the schema changes the learner's code made (./schema-guard.ts).
+    const also = [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`];
+    const sql = extraTables.length || extraSequences.length ? resetStatementSql(extraTables, extraSequences, also) : (this.resetText ??= resetStatementSql([], [], also));
+    let rows: Record<string, unknown>[];
+    try {
+      ({ rows } = await this.statements.query(sql));
+    } catch {
+      // A table of the lesson (or the guard itself) is gone or changed beyond a DELETE: start over.
+      await this.rebuildSchema();
+      ({ rows } = await this.statements.query(sql));
+    }
+    if (Number(rows[0]?.schema_changes ?? 0) > 0) {
+      await this.undoSchemaChanges();
+      // A rebuilt schema is empty, but its sequences and clock are set as the reset sets them: run it once more.
+      ({ rows } = await this.statements.query(sql));
+    }
     this.clockMs = SIM_EPOCH_MS;
     await this.statements.verify(Number(rows[0]?.prepared ?? -1));
+  }
+
+  /** Drop what the learner created since the last reset, or rebuild the schema when that is not enough. */
+  private async undoSchemaChanges(): Promise<void> {
+    const { rows } = await this.statements.query(SCHEMA_CHANGES_SQL);
+    const script = dropCreatedSql(rows as unknown as SchemaChange[]);
+    if (script === null) return this.rebuildSchema();
+    try {
+      await this.pg.exec(script);
+    } catch {
+      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
+      await this.rebuildSchema();
+    }
+  }
+
+  /** The lesson's schema afresh: every schema dropped (this PGlite belongs to the simulation alone) and prepared again. */
+  private async rebuildSchema(): Promise<void> {
+    try {
+      await this.pg.exec(DROP_ALL_SCHEMAS_SQL);
+    } finally {
+      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
+    }
+    await prepareSimDatabase(this.pg, this.extraSchemaSql);
+    // Every statement prepared so far named tables that are gone.
+    await this.statements.forgetAll();
+    this.resetText = undefined;
   }
 
 
@@ -170,7 +219,13 @@ export class PgliteSimDatabase implements SimDatabase {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pg.exec(sql);
+    // The engine's own scripts (a scenario's setup): their schema changes are not the learner's.
+    try {
+      await this.pg.exec(asEngine(sql));
+    } catch (err) {
+      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
+      throw err;
+    }
     // A script that changes the schema may change what a prepared statement returns.
     if (DDL.test(sql)) await this.statements.forgetAll();
   }

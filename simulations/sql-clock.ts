@@ -6,17 +6,19 @@
  * Only a bare `now()` is shadowed: CURRENT_TIMESTAMP and clock_timestamp() stay real.
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../lib/schema';
+import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
 import { SIM_EPOCH_MS } from './snapshots';
 
 export { SIM_EPOCH_MS };
 
 export const SEARCH_PATH_SQL = 'SET search_path = public, sim, pg_catalog';
 
+/** Schema `sim`: the virtual clock, and the guard that undoes the learner's schema changes (./schema-guard.ts). */
 export const CLOCK_SQL = `
 CREATE SCHEMA IF NOT EXISTS sim;
 CREATE OR REPLACE FUNCTION sim.now() RETURNS timestamptz LANGUAGE sql STABLE AS
 $$ SELECT coalesce(current_setting('sim.clock', true), '${new Date(SIM_EPOCH_MS).toISOString()}')::timestamptz $$;
-`;
+${SCHEMA_GUARD_SQL}`;
 
 /** Something that runs a script of several statements (PGlite's and node-postgres' exec/query). */
 export interface ScriptRunner {
@@ -50,7 +52,8 @@ export function setClockExpr(nowMs: number): string {
 
 /** Install the virtual clock, then the lesson's schema, on one connection. */
 export async function prepareSimDatabase(db: ScriptRunner, extraSchemaSql = ''): Promise<void> {
-  await db.exec(`${SEARCH_PATH_SQL}; ${CLOCK_SQL}; ${SCHEMA_SQL}; ${extraSchemaSql}; ${setClockSql(SIM_EPOCH_MS)}`);
+  // Ends by taking the schema as it now stands as the baseline every reset returns to.
+  await db.exec(`${SEARCH_PATH_SQL}; ${CLOCK_SQL}; ${SCHEMA_SQL}; ${extraSchemaSql}; ${setClockSql(SIM_EPOCH_MS)}; ${MARK_BASELINE_SQL}`);
 }
 
 /**

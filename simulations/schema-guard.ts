@@ -1,0 +1,129 @@
+/**
+ * Every run starts from the lesson's schema, whatever the learner's code (or the lab's query
+ * panel) did to it before. Emptying the lesson's tables is not enough: a handler that runs
+ * `CREATE TABLE IF NOT EXISTS my_seen …` left that table and its rows to the next run, so the same
+ * seed gave another verdict; an `ALTER TABLE` or a `DROP TABLE operations` outlived every run too.
+ *
+ * Two event triggers note each schema change the engine did not make itself in `sim.schema_changes`:
+ * an object the learner created (`create`: a table, an index, a function…, dropped again at the
+ * next reset, cheaply) or anything else (`other`: an ALTER or a DROP of the lesson's objects, or an
+ * object kind this guard does not drop by name), which makes the next reset rebuild the schema.
+ * `CREATE TABLE IF NOT EXISTS operations` in a handler is no change at all (PostgreSQL reports no
+ * command), while `CREATE OR REPLACE` of a function that was there is one (`other`). The engine's own scripts
+ * (a scenario's setup SQL) run with `sim.engine_ddl` on and are not noted.
+ *
+ * Where event triggers cannot be created (a real PostgreSQL without superuser rights) the guard
+ * stays off and resets work as before.
+ */
+
+/** Object kinds a learner may create that the reset drops again by name (`DROP <kind> <identity>`). */
+const DROPPABLE = ['table', 'index', 'sequence', 'view', 'materialized view', 'function', 'procedure', 'type', 'schema'];
+
+/** Installs the guard; idempotent. Part of the script that prepares a simulation database. */
+export const SCHEMA_GUARD_SQL = `
+CREATE TABLE IF NOT EXISTS sim.schema_changes (
+  seq         integer NOT NULL,
+  kind        text NOT NULL,
+  object_type text,
+  identity    text,
+  objid       oid
+);
+CREATE TABLE IF NOT EXISTS sim.schema_baseline (max_oid oid NOT NULL);
+CREATE OR REPLACE FUNCTION sim.note_schema_change() RETURNS event_trigger LANGUAGE plpgsql AS $guard$
+DECLARE
+  r record;
+  base oid;
+BEGIN
+  IF coalesce(current_setting('sim.engine_ddl', true), '') = 'on' THEN RETURN; END IF;
+  SELECT max_oid INTO base FROM sim.schema_baseline LIMIT 1;
+  IF base IS NULL THEN RETURN; END IF;
+  IF tg_event = 'sql_drop' THEN
+    FOR r IN SELECT * FROM pg_event_trigger_dropped_objects() WHERE original LOOP
+      IF NOT EXISTS (SELECT 1 FROM sim.schema_changes c WHERE c.kind = 'create' AND c.objid = r.objid) THEN
+        INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'other', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+      END IF;
+    END LOOP;
+    RETURN;
+  END IF;
+  FOR r IN SELECT * FROM pg_event_trigger_ddl_commands() LOOP
+    IF r.objid IS NOT NULL AND EXISTS (SELECT 1 FROM sim.schema_changes c WHERE c.kind = 'create' AND c.objid = r.objid) THEN
+      NULL; -- a change to an object the learner created: it goes with it
+    ELSIF r.command_tag LIKE 'CREATE %' AND r.objid > base AND r.object_type IN (${DROPPABLE.map((k) => `'${k}'`).join(', ')}) THEN
+      INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'create', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+    ELSE
+      -- an ALTER, a CREATE OR REPLACE of something that was there, a kind not dropped by name
+      INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'other', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+    END IF;
+  END LOOP;
+END
+$guard$;
+DO $guard$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'sim_note_ddl') THEN
+    CREATE EVENT TRIGGER sim_note_ddl ON ddl_command_end EXECUTE FUNCTION sim.note_schema_change();
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'sim_note_drop') THEN
+    CREATE EVENT TRIGGER sim_note_drop ON sql_drop EXECUTE FUNCTION sim.note_schema_change();
+  END IF;
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'event triggers need a superuser: learner schema changes will outlive runs here';
+END
+$guard$;
+`;
+
+/** Takes the schema as it stands as the baseline and forgets every change noted so far. */
+export const MARK_BASELINE_SQL = `
+DELETE FROM sim.schema_baseline;
+INSERT INTO sim.schema_baseline (max_oid)
+  SELECT greatest((SELECT max(oid) FROM pg_class), (SELECT max(oid) FROM pg_proc), (SELECT max(oid) FROM pg_type), (SELECT max(oid) FROM pg_namespace));
+DELETE FROM sim.schema_changes;
+`;
+
+/** The expression a reset selects to learn whether anything needs repair (one more column, no round trip). */
+export const SCHEMA_CHANGES_EXPR = '(SELECT count(*) FROM sim.schema_changes)';
+
+/** Run `sql` as the engine: schema changes it makes are not noted as the learner's. */
+export function asEngine(sql: string): string {
+  return `SELECT set_config('sim.engine_ddl', 'on', false); ${sql}; SELECT set_config('sim.engine_ddl', 'off', false);`;
+}
+
+/** Turns the engine's flag off again (after a script that failed half-way). */
+export const ENGINE_DDL_OFF_SQL = `SELECT set_config('sim.engine_ddl', 'off', false)`;
+
+/** A noted change, as `sim.schema_changes` holds it. */
+export interface SchemaChange {
+  kind: string;
+  object_type: string | null;
+  identity: string | null;
+}
+
+/** Reads the noted changes, newest first. */
+export const SCHEMA_CHANGES_SQL = 'SELECT kind, object_type, identity FROM sim.schema_changes ORDER BY seq DESC';
+
+/**
+ * The script that undoes `changes` by dropping what the learner created (newest first, as the
+ * engine), or null when that is not enough and the schema must be rebuilt.
+ */
+export function dropCreatedSql(changes: readonly SchemaChange[]): string | null {
+  if (changes.some((c) => c.kind !== 'create' || !c.object_type || !c.identity || !DROPPABLE.includes(c.object_type))) return null;
+  const drops = changes.map((c) => `DROP ${c.object_type!.toUpperCase()} IF EXISTS ${c.identity} CASCADE`);
+  return asEngine(`${drops.join('; ')}; DELETE FROM sim.schema_changes`);
+}
+
+/**
+ * Drop every schema but PostgreSQL's own (the lesson's tables, the virtual clock, this guard and
+ * whatever the learner made) and the session's temporary tables, and leave an empty `public`: the
+ * next `prepareSimDatabase` builds the lesson's schema afresh. Only for a database that belongs to
+ * the simulation alone (the tab's PGlite).
+ */
+export const DROP_ALL_SCHEMAS_SQL = asEngine(`
+DO $wipe$
+DECLARE s text;
+BEGIN
+  FOR s IN SELECT nspname FROM pg_namespace WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname !~ '^pg_' LOOP
+    EXECUTE format('DROP SCHEMA %I CASCADE', s);
+  END LOOP;
+END
+$wipe$;
+DISCARD TEMP;
+CREATE SCHEMA public`);

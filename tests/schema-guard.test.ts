@@ -1,0 +1,109 @@
+/**
+ * Every run starts from the lesson's schema (simulations/schema-guard.ts): what the learner's code
+ * or the lab's query panel created, altered or dropped does not outlive the next reset, so the same
+ * seed gives the same run. Found by a QA walk-through: a correct handler keeping its own
+ * `my_seen` table held once and then "failed" on every later run (its rows were still there), and
+ * `DROP TABLE operations` in the query panel broke every later run, the solution's included.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { explore, runScenario, type RunResult } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { dropCreatedSql } from '../simulations/schema-guard';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+beforeAll(async () => {
+  sim = await openSimDb();
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+const concurrent = scenarioById('concurrent-redelivery');
+
+/** A correct consumer that keeps its own dedupe table, created by the handler itself. */
+const OWN_TABLE = `export async function handleMessage(msg, env) {
+  await env.db.query('CREATE TABLE IF NOT EXISTS my_seen (message_id text PRIMARY KEY)');
+  const { rows } = await env.db.query(
+    'INSERT INTO my_seen (message_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING message_id',
+    [String(msg.orderId)],
+  );
+  if (rows.length === 1) await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  return 'ack';
+}`;
+
+const run = (code: string, seed = 3, variant = 'learner') => runScenario(sim.db, { scenario: concurrent, code, variant, seed });
+const summary = (r: RunResult) => ({ verdict: r.verdict, traceHash: r.traceHash, invariants: r.invariants.map((i) => [i.id, i.held]), codeErrors: r.codeErrors });
+const tables = async () => (await sim.pg.query<{ t: string }>("SELECT relname AS t FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY 1")).rows.map((r) => r.t);
+const columns = async (table: string) =>
+  (await sim.pg.query<{ c: string }>('SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table])).rows.map((r) => r.c);
+
+describe('a run starts from the lesson schema', () => {
+  test("a handler's own table is dropped before the next run: the same seed gives the same run, three times", async () => {
+    const lesson = await tables();
+    const first = await run(OWN_TABLE);
+    expect(first.verdict, replayHint(first)).toBe('held');
+    expect(await tables()).toContain('my_seen');
+    const again = [await run(OWN_TABLE), await run(OWN_TABLE)];
+    for (const r of again) expect(summary(r), replayHint(r)).toEqual(summary(first));
+    // The next reset takes it away again.
+    await run(concurrent.variants.solution.code, 3, 'solution');
+    expect(await tables()).toEqual(lesson);
+  });
+
+  test('exploring that handler finds no violation (each schedule used to inherit the last one’s rows)', async () => {
+    const result = await explore(sim.db, { scenario: concurrent, code: OWN_TABLE, variant: 'learner', runs: 25 });
+    expect(result.violations, result.counterexample ? replayHint({ scenario: concurrent.id, variant: 'learner', ...result.counterexample }) : '').toBe(0);
+  });
+
+  test('ALTER TABLE on a lesson table (from the query panel) is undone by the next run', async () => {
+    const before = await columns('operations');
+    await sim.pg.exec('ALTER TABLE operations ADD COLUMN hacked int');
+    await sim.db.forgetPreparedStatements();
+    const r = await run(concurrent.variants.solution.code, 3, 'solution');
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(await columns('operations')).toEqual(before);
+  });
+
+  test('DROP TABLE operations breaks nothing after it: the next run, and the one after, hold', async () => {
+    const reference = await run(concurrent.variants.solution.code, 5, 'solution');
+    await sim.pg.exec('DROP TABLE operations');
+    await sim.db.forgetPreparedStatements();
+    const after = await run(concurrent.variants.solution.code, 5, 'solution');
+    expect(summary(after), replayHint(after)).toEqual(summary(reference));
+    expect(summary(await run(concurrent.variants.solution.code, 5, 'solution'))).toEqual(summary(reference));
+  });
+
+  test('a function the learner replaced, or one of their own, is put back or removed', async () => {
+    await sim.pg.exec(`CREATE OR REPLACE FUNCTION sim.now() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT '1999-01-01'::timestamptz $$;
+      CREATE FUNCTION public.helper(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 1';`);
+    const r = await run(concurrent.variants.solution.code, 3, 'solution');
+    expect(r.verdict).toBe('held');
+    const { rows } = await sim.pg.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'helper'");
+    expect(rows[0].n).toBe(0);
+    const { rows: clock } = await sim.pg.query<{ y: number }>('SELECT extract(year FROM sim.now())::int AS y');
+    expect(clock[0].y).not.toBe(1999);
+  });
+
+  test('CREATE TABLE IF NOT EXISTS of a lesson table, and a scenario’s own setup tables, are no change at all', async () => {
+    await run(concurrent.variants.solution.code, 3, 'solution');
+    await sim.pg.exec('CREATE TABLE IF NOT EXISTS operations (op_key text PRIMARY KEY)');
+    const replay = scenarioById('replay-safety');
+    await runScenario(sim.db, { scenario: replay, code: replay.variants.solution.code, variant: 'solution', seed: 1 });
+    const { rows } = await sim.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM sim.schema_changes');
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('dropCreatedSql', () => {
+  test('drops what was created, newest first; anything else asks for a rebuild', () => {
+    const sql = dropCreatedSql([
+      { kind: 'create', object_type: 'index', identity: 'public.t_pkey' },
+      { kind: 'create', object_type: 'table', identity: 'public.t' },
+      { kind: 'create', object_type: 'materialized view', identity: 'public."My View"' },
+    ]);
+    expect(sql).toContain('DROP INDEX IF EXISTS public.t_pkey CASCADE; DROP TABLE IF EXISTS public.t CASCADE; DROP MATERIALIZED VIEW IF EXISTS public."My View" CASCADE');
+    expect(dropCreatedSql([{ kind: 'other', object_type: 'table', identity: 'public.operations' }])).toBeNull();
+    expect(dropCreatedSql([{ kind: 'create', object_type: 'trigger', identity: 't on public.operations' }])).toBeNull();
+  });
+});
