@@ -10,7 +10,7 @@
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { clockUpdate, prepareSimDatabase, resetStatementSql, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
+import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
 import {
   asEngine,
   dropCreatedSql,
@@ -159,7 +159,8 @@ export class PgliteSimDatabase implements SimDatabase {
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.
     // It also counts the schema changes the learner's code made (./schema-guard.ts).
-    const also = [setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`];
+    // And it puts back the search path (a SET in the query panel or a handler outlives a run).
+    const also = [SEARCH_PATH_EXPR, setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`];
     const sql = extraTables.length || extraSequences.length ? resetStatementSql(extraTables, extraSequences, also) : (this.resetText ??= resetStatementSql([], [], also));
     let rows: Record<string, unknown>[];
     try {

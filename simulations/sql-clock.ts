@@ -11,7 +11,10 @@ import { SIM_EPOCH_MS } from './snapshots';
 
 export { SIM_EPOCH_MS };
 
-export const SEARCH_PATH_SQL = 'SET search_path = public, sim, pg_catalog';
+export const SEARCH_PATH = 'public, sim, pg_catalog';
+export const SEARCH_PATH_SQL = `SET search_path = ${SEARCH_PATH}`;
+/** The same as an expression, for a reset to put back a search path the learner changed with SET. */
+export const SEARCH_PATH_EXPR = `set_config('search_path', '${SEARCH_PATH}', false)`;
 
 /** Schema `sim`: the virtual clock, and the guard that undoes the learner's schema changes (./schema-guard.ts). */
 export const CLOCK_SQL = `

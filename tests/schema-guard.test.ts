@@ -95,6 +95,18 @@ describe('a run starts from the lesson schema', () => {
   });
 });
 
+describe('a run starts from the lesson session', () => {
+  test('a search path changed with SET (in the query panel) is put back by the next reset', async () => {
+    const reference = await run(concurrent.variants.solution.code, 3, 'solution');
+    // Still finds the tables, but a bare now() would read the host's clock instead of the virtual one.
+    await sim.pg.exec('SET search_path = public');
+    const after = await run(concurrent.variants.solution.code, 3, 'solution');
+    expect(summary(after), replayHint(after)).toEqual(summary(reference));
+    const { rows } = await sim.pg.query<{ search_path: string }>('SHOW search_path');
+    expect(rows[0].search_path).toBe('public, sim, pg_catalog');
+  });
+});
+
 describe('dropCreatedSql', () => {
   test('drops what was created, newest first; anything else asks for a rebuild', () => {
     const sql = dropCreatedSql([
