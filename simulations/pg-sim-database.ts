@@ -15,7 +15,7 @@ import { hostTick } from './host-tick';
 import type { ParkedQuery, SimDatabase } from './sim-database';
 import { mayReadClock, transactionEffect } from './sim-database';
 import { TABLES } from '../lib/schema';
-import { asEngine, dropCreatedSql, ENGINE_DDL_OFF_SQL, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
+import { dropCreatedSql, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';
 
 interface Conn {
@@ -188,37 +188,37 @@ export class PostgresSimDatabase implements SimDatabase {
       else conn.clockMs = null;
     }
     this.parked.clear();
+    // The reset also counts the learner's schema changes (./schema-guard.ts), in the same round trip.
+    const reset = async () => {
+      const results = await this.admin.query(resetSql(extraTables, extraSequences, [`${SCHEMA_CHANGES_EXPR} AS schema_changes`]));
+      return Number([results].flat().at(-1)?.rows[0]?.schema_changes ?? 0);
+    };
+    let changes: number;
     try {
-      await this.admin.query(resetSql(extraTables, extraSequences));
+      changes = await reset();
     } catch {
       await this.rebuildLesson(extraTables);
-      await this.admin.query(resetSql(extraTables, extraSequences));
+      changes = await reset();
     }
-    // Undo the learner's schema changes (./schema-guard.ts), within the lesson's own objects: this
-    // database may hold other things, so the rebuild drops only the lesson's tables and `sim`.
-    const { rows } = await this.admin.query<SchemaChange>(SCHEMA_CHANGES_SQL).catch(() => ({ rows: [] as SchemaChange[] }));
-    if (rows.length === 0) return;
+    if (changes === 0) return;
+    // Undo them within the lesson's own objects: this database may hold other things, so the
+    // rebuild drops only the lesson's tables and `sim`.
+    const { rows } = await this.admin.query<SchemaChange>(SCHEMA_CHANGES_SQL);
     const script = dropCreatedSql(rows);
-    try {
-      if (script === null) throw new Error('rebuild');
-      await this.admin.query(script);
-    } catch {
-      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
-      await this.rebuildLesson(extraTables);
-      await this.admin.query(resetSql(extraTables, extraSequences));
-    }
+    if (script !== null && (await execAsEngine(this.exec_, script).then(() => true, () => false))) return;
+    await this.rebuildLesson(extraTables);
+    await reset();
   }
 
   /** Drop the lesson's tables and schema `sim`, then prepare them afresh. */
   private async rebuildLesson(extraTables: readonly string[]): Promise<void> {
     const tables = [...extraTables, ...TABLES].map((t) => `DROP TABLE IF EXISTS ${t} CASCADE`).join('; ');
-    try {
-      await this.admin.query(asEngine(`${tables}; DROP SCHEMA IF EXISTS sim CASCADE`));
-    } finally {
-      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
-    }
-    await prepareSimDatabase({ exec: (sql) => this.admin.query(sql) }, this.extraSchemaSql);
+    await execAsEngine(this.exec_, `${tables}; DROP SCHEMA IF EXISTS sim CASCADE`);
+    await prepareSimDatabase({ exec: this.exec_ }, this.extraSchemaSql);
   }
+
+  /** The admin connection's script runner, as execAsEngine and prepareSimDatabase take it. */
+  private readonly exec_ = (sql: string) => this.admin.query(sql);
 
   async inspect(text: string, params?: unknown[]) {
     return (await this.admin.query(text, params)).rows;
@@ -226,12 +226,7 @@ export class PostgresSimDatabase implements SimDatabase {
 
   async exec(sql: string): Promise<void> {
     // The engine's own scripts (a scenario's setup): their schema changes are not the learner's.
-    try {
-      await this.admin.query(asEngine(sql));
-    } catch (err) {
-      await this.admin.query(ENGINE_DDL_OFF_SQL).catch(() => {});
-      throw err;
-    }
+    await execAsEngine(this.exec_, sql);
   }
 
   private endTransaction(conn: Conn) {

@@ -19,6 +19,10 @@
 /** Object kinds a learner may create that the reset drops again by name (`DROP <kind> <identity>`). */
 const DROPPABLE = ['table', 'index', 'sequence', 'view', 'materialized view', 'function', 'procedure', 'type', 'schema'];
 
+/** The trigger's note of one change of `kind` (the command or dropped object in `r`). */
+const note = (kind: 'create' | 'other') =>
+  `INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, '${kind}', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;`;
+
 /** Installs the guard; idempotent. Part of the script that prepares a simulation database. */
 export const SCHEMA_GUARD_SQL = `
 CREATE TABLE IF NOT EXISTS sim.schema_changes (
@@ -40,7 +44,7 @@ BEGIN
   IF tg_event = 'sql_drop' THEN
     FOR r IN SELECT * FROM pg_event_trigger_dropped_objects() WHERE original LOOP
       IF NOT EXISTS (SELECT 1 FROM sim.schema_changes c WHERE c.kind = 'create' AND c.objid = r.objid) THEN
-        INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'other', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+        ${note('other')}
       END IF;
     END LOOP;
     RETURN;
@@ -49,10 +53,10 @@ BEGIN
     IF r.objid IS NOT NULL AND EXISTS (SELECT 1 FROM sim.schema_changes c WHERE c.kind = 'create' AND c.objid = r.objid) THEN
       NULL; -- a change to an object the learner created: it goes with it
     ELSIF r.command_tag LIKE 'CREATE %' AND r.objid > base AND r.object_type IN (${DROPPABLE.map((k) => `'${k}'`).join(', ')}) THEN
-      INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'create', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+      ${note('create')}
     ELSE
       -- an ALTER, a CREATE OR REPLACE of something that was there, a kind not dropped by name
-      INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, 'other', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;
+      ${note('other')}
     END IF;
   END LOOP;
 END
@@ -82,13 +86,20 @@ DELETE FROM sim.schema_changes;
 /** The expression a reset selects to learn whether anything needs repair (one more column, no round trip). */
 export const SCHEMA_CHANGES_EXPR = '(SELECT count(*) FROM sim.schema_changes)';
 
-/** Run `sql` as the engine: schema changes it makes are not noted as the learner's. */
-export function asEngine(sql: string): string {
-  return `SELECT set_config('sim.engine_ddl', 'on', false); ${sql}; SELECT set_config('sim.engine_ddl', 'off', false);`;
-}
+const ENGINE_DDL_OFF_SQL = `SELECT set_config('sim.engine_ddl', 'off', false)`;
 
-/** Turns the engine's flag off again (after a script that failed half-way). */
-export const ENGINE_DDL_OFF_SQL = `SELECT set_config('sim.engine_ddl', 'off', false)`;
+/**
+ * Run `sql` through `exec` as the engine: schema changes it makes are not noted as the learner's.
+ * One round trip; a script that fails half-way costs a second one, to turn the flag off again.
+ */
+export async function execAsEngine(exec: (sql: string) => Promise<unknown>, sql: string): Promise<void> {
+  try {
+    await exec(`SELECT set_config('sim.engine_ddl', 'on', false); ${sql}; ${ENGINE_DDL_OFF_SQL};`);
+  } catch (err) {
+    await exec(ENGINE_DDL_OFF_SQL).catch(() => {});
+    throw err;
+  }
+}
 
 /** A noted change, as `sim.schema_changes` holds it. */
 export interface SchemaChange {
@@ -101,22 +112,22 @@ export interface SchemaChange {
 export const SCHEMA_CHANGES_SQL = 'SELECT kind, object_type, identity FROM sim.schema_changes ORDER BY seq DESC';
 
 /**
- * The script that undoes `changes` by dropping what the learner created (newest first, as the
- * engine), or null when that is not enough and the schema must be rebuilt.
+ * The script that undoes `changes` by dropping what the learner created (newest first; to run with
+ * `execAsEngine`), or null when that is not enough and the schema must be rebuilt.
  */
 export function dropCreatedSql(changes: readonly SchemaChange[]): string | null {
   if (changes.some((c) => c.kind !== 'create' || !c.object_type || !c.identity || !DROPPABLE.includes(c.object_type))) return null;
   const drops = changes.map((c) => `DROP ${c.object_type!.toUpperCase()} IF EXISTS ${c.identity} CASCADE`);
-  return asEngine(`${drops.join('; ')}; DELETE FROM sim.schema_changes`);
+  return `${drops.join('; ')}; DELETE FROM sim.schema_changes`;
 }
 
 /**
  * Drop every schema but PostgreSQL's own (the lesson's tables, the virtual clock, this guard and
  * whatever the learner made) and the session's temporary tables, and leave an empty `public`: the
  * next `prepareSimDatabase` builds the lesson's schema afresh. Only for a database that belongs to
- * the simulation alone (the tab's PGlite).
+ * the simulation alone (the tab's PGlite). To run with `execAsEngine`.
  */
-export const DROP_ALL_SCHEMAS_SQL = asEngine(`
+export const DROP_ALL_SCHEMAS_SQL = `
 DO $wipe$
 DECLARE s text;
 BEGIN
@@ -126,4 +137,4 @@ BEGIN
 END
 $wipe$;
 DISCARD TEMP;
-CREATE SCHEMA public`);
+CREATE SCHEMA public`;

@@ -11,15 +11,7 @@
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
 import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, setClockExpr, SIM_EPOCH_MS } from './sql-clock';
-import {
-  asEngine,
-  dropCreatedSql,
-  DROP_ALL_SCHEMAS_SQL,
-  ENGINE_DDL_OFF_SQL,
-  SCHEMA_CHANGES_EXPR,
-  SCHEMA_CHANGES_SQL,
-  type SchemaChange,
-} from './schema-guard';
+import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from './text-memo';
 
 /** What a statement returned. */
@@ -170,9 +162,8 @@ export class PgliteSimDatabase implements SimDatabase {
       await this.rebuildSchema();
       ({ rows } = await this.statements.query(sql));
     }
-    if (Number(rows[0]?.schema_changes ?? 0) > 0) {
-      await this.undoSchemaChanges();
-      // A rebuilt schema is empty, but its sequences and clock are set as the reset sets them: run it once more.
+    // After a rebuild the prepared statements are gone (the count above is stale): run it once more.
+    if (Number(rows[0]?.schema_changes ?? 0) > 0 && (await this.undoSchemaChanges()) === 'rebuilt') {
       ({ rows } = await this.statements.query(sql));
     }
     this.clockMs = SIM_EPOCH_MS;
@@ -180,30 +171,24 @@ export class PgliteSimDatabase implements SimDatabase {
   }
 
   /** Drop what the learner created since the last reset, or rebuild the schema when that is not enough. */
-  private async undoSchemaChanges(): Promise<void> {
+  private async undoSchemaChanges(): Promise<'dropped' | 'rebuilt'> {
     const { rows } = await this.statements.query(SCHEMA_CHANGES_SQL);
     const script = dropCreatedSql(rows as unknown as SchemaChange[]);
-    if (script === null) return this.rebuildSchema();
-    try {
-      await this.pg.exec(script);
-    } catch {
-      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
-      await this.rebuildSchema();
-    }
+    if (script !== null && (await execAsEngine(this.exec_, script).then(() => true, () => false))) return 'dropped';
+    await this.rebuildSchema();
+    return 'rebuilt';
   }
 
   /** The lesson's schema afresh: every schema dropped (this PGlite belongs to the simulation alone) and prepared again. */
   private async rebuildSchema(): Promise<void> {
-    try {
-      await this.pg.exec(DROP_ALL_SCHEMAS_SQL);
-    } finally {
-      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
-    }
+    await execAsEngine(this.exec_, DROP_ALL_SCHEMAS_SQL);
     await prepareSimDatabase(this.pg, this.extraSchemaSql);
     // Every statement prepared so far named tables that are gone.
     await this.statements.forgetAll();
-    this.resetText = undefined;
   }
+
+  /** PGlite's exec, as execAsEngine takes it. */
+  private readonly exec_ = (sql: string) => this.pg.exec(sql);
 
 
   /**
@@ -221,12 +206,7 @@ export class PgliteSimDatabase implements SimDatabase {
 
   async exec(sql: string): Promise<void> {
     // The engine's own scripts (a scenario's setup): their schema changes are not the learner's.
-    try {
-      await this.pg.exec(asEngine(sql));
-    } catch (err) {
-      await this.pg.exec(ENGINE_DDL_OFF_SQL).catch(() => {});
-      throw err;
-    }
+    await execAsEngine(this.exec_, sql);
     // A script that changes the schema may change what a prepared statement returns.
     if (DDL.test(sql)) await this.statements.forgetAll();
   }

@@ -153,6 +153,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   const now = ledgerAt(full, selected);
   // At the run's last event "yet" would promise more to come.
   const atEnd = selected >= run.result.trace.length - 1;
+  const noneSent = (what: string) => `No ${what} ${atEnd ? 'were sent in this run' : 'sent yet'}.`;
   const trace = run.result.trace;
   const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
@@ -182,7 +183,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
         <>
           <Section title={onlyReceipts ? 'Receipts per order' : 'E-mails per order'}>
             {emailsPerOrder.length === 0 ? (
-              <Empty>{`No ${onlyReceipts ? 'receipts' : 'e-mails'} ${atEnd ? 'were sent in this run' : 'sent yet'}.`}</Empty>
+              <Empty>{noneSent(onlyReceipts ? 'receipts' : 'e-mails')}</Empty>
             ) : (
               <ul className="space-y-1.5">
                 {emailsPerOrder.map((g) => (
@@ -193,7 +194,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
           </Section>
           <Section title="E-mails sent" count={now.emails.length}>
             {now.emails.length === 0 ? (
-              <Empty>{atEnd ? 'No e-mails were sent in this run.' : 'No e-mails sent yet.'}</Empty>
+              <Empty>{noneSent('e-mails')}</Empty>
             ) : (
               <ol className="space-y-1.5">
                 {now.emails.map((e) => (
