@@ -18,7 +18,8 @@ const post = (m: WorkerReply) => port.postMessage(m);
 async function main() {
   const scenario = scenarioById(data.scenarioId);
   const opts = { scenario, code: data.code, variant: data.variant };
-  const db = await PgliteSimDatabase.open((await fromPrebuilt()) ?? new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
+  const prebuilt = await fromPrebuilt();
+  const db = prebuilt ? await PgliteSimDatabase.attach(prebuilt) : await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
   for (let i = 1; i <= data.warmUp; i++) {
     await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i) });
   }

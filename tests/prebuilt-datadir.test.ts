@@ -23,6 +23,9 @@ import {
 import { SCHEMA_SQL } from '../lib/schema';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/sql-clock';
+import { drawFaults, runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { PgliteSimDatabase } from '../simulations/sim-database';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GENERATED = path.join(root, 'generated', 'pglite-datadir.tar.gz');
@@ -59,6 +62,7 @@ async function boot(tarball: ArrayBuffer): Promise<PGlite> {
 let tarball: ArrayBuffer;
 let fresh: PGlite;
 let fromTarball: PGlite;
+let attached: PgliteSimDatabase;
 
 beforeAll(async () => {
   const builder = await createPrebuiltBuilder();
@@ -67,8 +71,8 @@ beforeAll(async () => {
   fresh = await PGlite.create();
   await prepareSimDatabase(fresh);
   fromTarball = await boot(tarball);
-  // What the worker does after loading it.
-  await prepareSimDatabase(fromTarball);
+  // What the worker does after loading it (its fingerprint matches): no schema script, settings only.
+  attached = await PgliteSimDatabase.attach(fromTarball);
 });
 
 afterAll(async () => {
@@ -129,6 +133,31 @@ describe('the prebuilt data directory', () => {
     // The virtual epoch (2026-01-05 09:00:00 UTC) plus 30 s, not the host's clock.
     expect(rows[0]?.lease).toBe('2026-01-05 09:00:30');
     await fromTarball.exec('DELETE FROM operations');
+  });
+
+  it('carries no noted schema change (its fingerprint comment is made as the engine), so a boot can attach without the schema script', async () => {
+    const { rows } = await fromTarball.query<{ n: number; baseline: number }>(
+      'SELECT (SELECT count(*)::int FROM sim.schema_changes) AS n, (SELECT count(*)::int FROM sim.schema_baseline) AS baseline',
+    );
+    // A noted change would make the first reset rebuild the schema, costing what attaching saves.
+    expect(rows).toEqual([{ n: 0, baseline: 1 }]);
+  });
+
+  it('attached, it runs scenarios exactly as a database that ran the schema script', async () => {
+    const opened = await PgliteSimDatabase.open(fresh);
+    for (const id of ['receipt-redelivery', 'concurrent-redelivery', 'lease-expiry']) {
+      const scenario = scenarioById(id);
+      for (const variant of ['starter', 'solution'] as const) {
+        for (const seed of [1, 2, 3]) {
+          const run = { scenario, code: scenario.variants[variant].code, variant, seed, faults: drawFaults(scenario, seed) };
+          const a = await runScenario(attached, run);
+          const b = await runScenario(opened, run);
+          expect({ id, variant, seed, hash: a.traceHash, verdict: a.verdict }).toEqual({ id, variant, seed, hash: b.traceHash, verdict: b.verdict });
+        }
+      }
+    }
+    // Nothing was noted along the way: the resets never rebuilt the schema.
+    expect((await fromTarball.query<{ n: number }>('SELECT count(*)::int AS n FROM sim.schema_changes')).rows).toEqual([{ n: 0 }]);
   });
 
   it('a change to any SQL that shaped it changes the fingerprint', () => {

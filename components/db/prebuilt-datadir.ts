@@ -21,6 +21,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { SCHEMA_SQL } from '@/lib/schema';
 import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '@/simulations/sql-clock';
+import { execAsEngine } from '@/simulations/schema-guard';
 
 /** What the tarball's fingerprint covers: every statement that shaped the database at build time. */
 export function schemaFingerprintOf(parts: { searchPath: string; clock: string; schema: string }): string {
@@ -65,12 +66,14 @@ export interface DumpableDatabase {
 
 /**
  * Install what the worker installs at boot (the virtual clock, the schema) on a fresh database
- * (best made by `createPrebuiltBuilder`), mark it with `fingerprint`, drop the template databases,
+ * (best made by `createPrebuiltBuilder`), mark it with `fingerprint` (unnoted by the schema guard, so a
+ * boot can `PgliteSimDatabase.attach` to it), drop the template databases,
  * checkpoint (so booting from it replays no WAL and old WAL is gone) and dump it gzipped.
  */
 export async function dumpPrebuiltDataDir(pg: DumpableDatabase, fingerprint = schemaFingerprint()): Promise<Blob> {
   await prepareSimDatabase(pg);
-  await pg.exec(`COMMENT ON SCHEMA sim IS '${MARK_PREFIX}${fingerprint}'`);
+  // As the engine: the schema guard does not note it, so the tarball has no change to undo.
+  await execAsEngine((sql) => pg.exec(sql), `COMMENT ON SCHEMA sim IS '${MARK_PREFIX}${fingerprint}'`);
   for (const template of ['template0', 'template1']) {
     await pg.exec(`UPDATE pg_database SET datistemplate = false WHERE datname = '${template}'`);
     await pg.exec(`DROP DATABASE IF EXISTS ${template}`);

@@ -72,8 +72,9 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
   const prebuilt = await fromPrebuilt(options, dataDir);
   const pg = prebuilt ?? (await PGlite.create(options));
   const pgliteCreated = ms();
-  // Idempotent on the prebuilt database (its tables exist); also sets this session's search_path and clock.
-  const sim = await PgliteSimDatabase.open(pg);
+  // The prebuilt database holds the schema already (its fingerprint matched): only this session's
+  // search path and clock are set. After initdb the schema script runs.
+  const sim = prebuilt ? await PgliteSimDatabase.attach(pg) : await PgliteSimDatabase.open(pg);
   const schemaInstalled = ms();
   // The first real query: only once it answers is the database ready.
   const { rows } = await pg.query<{ version: string; operations: number }>(
