@@ -13,7 +13,7 @@ import pg from 'pg';
 import { numericTypes } from '../lib/db-node-postgres';
 import { hostTick } from './host-tick';
 import type { ParkedQuery, SimDatabase } from './sim-database';
-import { mayReadClock, transactionEffect } from './sim-database';
+import { changesSession, mayReadClock, transactionEffect } from './sim-database';
 import { TABLES } from '../lib/schema';
 import { dropCreatedSql, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';
@@ -24,6 +24,8 @@ interface Conn {
   clockMs: number | null;
   inTx: boolean;
   broken: boolean;
+  /** A statement may have changed a session setting since the last reset (`changesSession`). */
+  sessionChanged: boolean;
 }
 
 interface Parked extends ParkedQuery {
@@ -58,7 +60,7 @@ export class PostgresSimDatabase implements SimDatabase {
     if (existing && !existing.broken) return existing;
     const client = new pg.Client({ connectionString: this.url, types: numericTypes() });
     await client.connect();
-    const conn: Conn = { client, backendPid: 0, clockMs: null, inTx: false, broken: false };
+    const conn: Conn = { client, backendPid: 0, clockMs: null, inTx: false, broken: false, sessionChanged: false };
     client.on('error', () => {
       conn.broken = true;
     });
@@ -90,6 +92,7 @@ export class PostgresSimDatabase implements SimDatabase {
     }
     const effect = transactionEffect(text);
     if (effect === 'begin') conn.inTx = true;
+    if (changesSession(text)) conn.sessionChanged = true;
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
     let error: unknown;
@@ -184,7 +187,9 @@ export class PostgresSimDatabase implements SimDatabase {
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
     for (const pid of [...this.conns.keys()]) {
       const conn = this.conns.get(pid)!;
-      if (conn.inTx || conn.broken) await this.drop(pid);
+      // A connection that may carry a SET from this run is closed too: the next run opens a fresh
+      // one with the server's defaults, so a setting never reaches another run.
+      if (conn.inTx || conn.broken || conn.sessionChanged) await this.drop(pid);
       else conn.clockMs = null;
     }
     this.parked.clear();

@@ -79,8 +79,21 @@ export function mayReadClock(text: string): boolean {
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
 
-/** `mayReadClock` and `transactionEffect` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text) }));
+/** Comments ahead of a statement's first keyword. */
+const LEADING = String.raw`^(?:\s|--[^\n]*(?:\n|$)|/\*[\s\S]*?\*/)*`;
+const SESSION = new RegExp(String.raw`${LEADING}(SET|RESET|DISCARD)\b|\bset_config\s*\(`, 'i');
+
+/**
+ * Whether a statement may change a session setting, which would outlive the run on the connection
+ * the next run uses (`SET statement_timeout = 1`, a `set_config(…)`, `DISCARD ALL`): the back-ends
+ * then reset the session's settings at the next reset, so the same seed gives the same run.
+ */
+export function changesSession(text: string): boolean {
+  return SESSION.test(text);
+}
+
+/** `mayReadClock`, `transactionEffect` and `changesSession` of a statement (a run repeats a few texts). */
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text), session: changesSession(text) }));
 /** Scripts that may change what a prepared statement returns (CREATE … IF NOT EXISTS of what exists does not). */
 const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|INDEX|UNIQUE\s+INDEX|SCHEMA)\s+IF\s+NOT\s+EXISTS\b)/i;
 
@@ -89,6 +102,8 @@ export class PgliteSimDatabase implements SimDatabase {
   readonly name = 'pglite';
   private owner: string | null = null;
   private clockMs: number | null = null;
+  /** A statement may have changed a session setting since the last reset (`changesSession`). */
+  private sessionChanged = false;
   private readonly statements: PgliteStatements;
   /** The reset statement without extra tables (its text never changes). */
   private resetText: string | undefined;
@@ -137,6 +152,7 @@ export class PgliteSimDatabase implements SimDatabase {
     const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
     if (effect === 'begin') this.owner = pid;
+    if (shape.session) this.sessionChanged = true;
     try {
       const res = await this.statements.query(text, params, clockSql);
       if (clockSql) this.clockMs = nowMs;
@@ -160,6 +176,12 @@ export class PgliteSimDatabase implements SimDatabase {
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
     if (this.owner !== null) await this.pg.exec('ROLLBACK');
     this.owner = null;
+    if (this.sessionChanged) {
+      // Every setting back to its value at boot; the statement below then sets the search path and
+      // the clock as always. Only after a SET or the like, so a clean reset stays one round trip.
+      await this.pg.exec('RESET ALL');
+      this.sessionChanged = false;
+    }
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.
@@ -206,9 +228,11 @@ export class PgliteSimDatabase implements SimDatabase {
 
   /**
    * SQL ran on this connection outside the engine (the lab's query panel): forget the prepared
-   * statements, so a table changed by ALTER cannot meet a statement prepared for its old shape.
+   * statements, so a table changed by ALTER cannot meet a statement prepared for its old shape, and
+   * reset the session's settings at the next reset (a SET there would otherwise outlive every run).
    */
-  async forgetPreparedStatements(): Promise<void> {
+  async afterOutsideSql(): Promise<void> {
+    this.sessionChanged = true;
     await this.statements.forgetAll();
   }
 

@@ -59,7 +59,7 @@ describe('a run starts from the lesson schema', () => {
   test('ALTER TABLE on a lesson table (from the query panel) is undone by the next run', async () => {
     const before = await columns('operations');
     await sim.pg.exec('ALTER TABLE operations ADD COLUMN hacked int');
-    await sim.db.forgetPreparedStatements();
+    await sim.db.afterOutsideSql();
     const r = await run(concurrent.variants.solution.code, 3, 'solution');
     expect(r.verdict, replayHint(r)).toBe('held');
     expect(await columns('operations')).toEqual(before);
@@ -68,7 +68,7 @@ describe('a run starts from the lesson schema', () => {
   test('DROP TABLE operations breaks nothing after it: the next run, and the one after, hold', async () => {
     const reference = await run(concurrent.variants.solution.code, 5, 'solution');
     await sim.pg.exec('DROP TABLE operations');
-    await sim.db.forgetPreparedStatements();
+    await sim.db.afterOutsideSql();
     const after = await run(concurrent.variants.solution.code, 5, 'solution');
     expect(summary(after), replayHint(after)).toEqual(summary(reference));
     expect(summary(await run(concurrent.variants.solution.code, 5, 'solution'))).toEqual(summary(reference));

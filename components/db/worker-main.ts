@@ -158,7 +158,7 @@ async function runQuery(id: number, sql: string): Promise<void> {
     post(sqlError(id, error));
   } finally {
     // The query may have changed a table the engine's prepared statements read.
-    await db.sim.forgetPreparedStatements().catch(() => {});
+    await db.sim.afterOutsideSql().catch(() => {});
   }
 }
 

@@ -79,8 +79,9 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
         <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
           Real SQL against the PostgreSQL in this tab: the <code className="font-mono">operations</code>,{' '}
           <code className="font-mono">orders</code> and <code className="font-mono">outbox</code> tables. Every run starts
-          from the lesson&rsquo;s schema with empty tables: tables you create or change here are put back when the next run
-          starts (a handler that needs a table of its own can create it itself).
+          from the lesson&rsquo;s schema with empty tables: tables you create or change here, and settings you{' '}
+          <code className="font-mono">SET</code>, are put back when the next run starts (a handler that needs a table of
+          its own can create it itself).
         </p>
       </div>
       <form onSubmit={onSubmit} className="space-y-3 p-4">
