@@ -48,7 +48,7 @@ export function presenterCommand(key: string): PresenterCommand | null {
 }
 
 const btn =
-  'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
+  'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold short:px-4 short:py-1.5 short:text-lg focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
 const plainBtn = `${btn} bg-white text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 dark:bg-slate-900 dark:text-white dark:ring-slate-200 dark:hover:bg-slate-800`;
 const runBtn = `${btn} bg-teal-800 text-white hover:bg-teal-900 dark:bg-teal-400 dark:text-slate-950 dark:hover:bg-teal-300`;
 const faultBtn = `${btn} bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
@@ -205,7 +205,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         aria-label="Narration"
         aria-live="polite"
         data-testid="narration"
-        className="rounded-2xl border-4 border-slate-950 bg-white px-8 py-6 dark:border-white dark:bg-slate-950"
+        className="rounded-2xl border-4 border-slate-950 bg-white px-8 py-6 short:py-3 dark:border-white dark:bg-slate-950"
       >
         {event ? (
           <>
@@ -213,8 +213,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
               <span className="font-mono">{event.actor}</span> · event {selected + 1} of {trace.length}
               {event.fault && <span className="ml-3 rounded-md bg-red-700 px-2 py-0.5 text-white">⚡ fault: {event.fault}</span>}
             </p>
-            {previous && <p className="mt-2 truncate text-2xl text-slate-600 dark:text-slate-400">{previous.text}</p>}
-            <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold">
+            {previous && <p className="mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400">{previous.text}</p>}
+            <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold short:text-4xl">
               {event.text}
             </p>
           </>
@@ -265,7 +265,12 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         </div>
       )}
 
-      <footer className="mt-auto grid gap-4 border-t-4 border-slate-950 pt-4 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white">
+      {/* Pinned to the bottom of the screen: on a 1280×720 projector the page is taller than the
+          screen, and the buttons must stay in sight while the timeline scrolls. */}
+      <footer
+        data-testid="presenter-controls"
+        className="sticky bottom-0 z-10 -mx-2 mt-auto grid gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"
+      >
         <div role="toolbar" aria-label="Presenter controls" className="flex flex-wrap items-center gap-3">
           <button type="button" data-action="back" disabled={!backAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('previous'))} className={plainBtn}>
             ← Back
@@ -287,8 +292,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           </button>
         </div>
         <div className="flex flex-wrap items-center gap-3">
-          <span className="text-lg font-bold tracking-wide uppercase">Inject now:</span>
-          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3">
+          <span className="text-lg font-bold tracking-wide uppercase short:sr-only">Inject now:</span>
+          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2">
             {faults.map((a) => (
               <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(ctx))} className={faultBtn}>
                 ⚡ {a.label}
@@ -296,9 +301,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             ))}
           </div>
         </div>
-        <p data-testid="presenter-plan" className="text-lg lg:col-span-2">
+        <p data-testid="presenter-plan" className="text-lg short:text-base lg:col-span-2">
           <span className="font-bold">Fault plan:</span> {plan.length === 0 ? 'no faults' : plan.map(describeFault).join('; ')}
-          <span className="ml-6 text-slate-700 dark:text-slate-300">
+          <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
             Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset
           </span>
           <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />

@@ -121,3 +121,31 @@ for (const colorScheme of ['light', 'dark']) {
     }
   });
 }
+
+test('presenter mode on a 1280×720 projector: the controls stay on screen while the timeline shows', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(urlOf('/demo/receipt-redelivery/'));
+    await waitStatus(page, /^Ready$/, 60_000);
+    for (let i = 1; i <= 5; i++) {
+      await page.keyboard.press('ArrowRight');
+      await waitStatus(page, new RegExp(`^Event ${i} of`));
+    }
+    // Every control a presenter clicks is wholly inside the screen, without scrolling.
+    const names = ['← Back', 'Play', 'Next →', 'Reset', /Crash worker-1 now/, /Crash worker-2 now/, /Lose the next response/, /Redeliver now/];
+    for (const name of names) {
+      const box = await page.getByRole('button', { name, exact: typeof name === 'string' }).boundingBox();
+      assert.ok(box, `${name} is rendered`);
+      assert.ok(box.y >= 0 && box.y + box.height <= 720, `${name} is on screen (y ${Math.round(box.y)}–${Math.round(box.y + box.height)} of 720)`);
+    }
+    // And the timeline still has room above them.
+    const controls = await page.getByTestId('presenter-controls').boundingBox();
+    const timeline = await page.locator('svg').first().boundingBox();
+    assert.ok(timeline && timeline.y + 150 < controls.y, `at least 150 px of the timeline show above the controls (timeline from ${Math.round(timeline?.y)}, controls from ${Math.round(controls.y)})`);
+    await shot(page, 'demo-1280x720');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
