@@ -77,7 +77,18 @@ export interface WorkerClientOptions {
   createWorker?: () => Worker;
   /** The worker the page's HTML already started, if any, taken over by the first start (default: ./early-worker.ts). */
   earlyWorker?: () => EarlyWorker | null;
+  /** The page's clock in ms (default `performance.now()`; tests pass their own). */
+  now?: () => number;
 }
+
+/** How often the watchdog looks. */
+const CHECK_EVERY_MS = 200;
+/**
+ * A watchdog check this late after the one before means the page's own thread did not run for that
+ * long (busy, or starved of CPU on a loaded machine): the worker's messages may be waiting in the
+ * queue behind the check, so silence in that time proves nothing.
+ */
+const PAGE_STALL_MS = 1_000;
 
 const defaultWorker = () => new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module', name: 'pglite' });
 
@@ -89,6 +100,9 @@ export class WorkerClient {
   private adopted = false;
   private nextId = 1;
   private lastHeard = 0;
+  /** When the watchdog last looked. */
+  private lastCheck = 0;
+  private readonly now: () => number;
   private watchdog: ReturnType<typeof setInterval> | null = null;
   private listeners = new Set<() => void>();
   private state: BootState = { status: 'booting', restarts: 0 };
@@ -99,6 +113,7 @@ export class WorkerClient {
 
   constructor(options: WorkerClientOptions = {}) {
     this.stuckAfterMs = options.stuckAfterMs ?? 2_000;
+    this.now = options.now ?? (() => performance.now());
     this.createWorker = options.createWorker ?? defaultWorker;
     this.start((options.earlyWorker ?? takeEarlyWorker)());
   }
@@ -118,14 +133,14 @@ export class WorkerClient {
 
   /** Start a worker, or take over `early`, the one the page's HTML started (with what it said so far). */
   private start(early: EarlyWorker | null = null): void {
-    this.createdAt = early ? early.createdMs : performance.now();
+    this.createdAt = early ? early.createdMs : this.now();
     const worker = early ? early.worker : this.createWorker();
     this.worker = worker;
     this.adopted = early !== null;
     this.setState({ status: 'booting' });
     const onMessage = (event: MessageEvent<WorkerResponse>) => {
       if (worker !== this.worker) return;
-      this.lastHeard = performance.now();
+      this.lastHeard = this.now();
       this.onMessage(event.data);
     };
     const onError = (event: ErrorEvent) => {
@@ -228,7 +243,7 @@ export class WorkerClient {
     }
     this.jobs.set(request.id, job);
     this.requests.set(request.id, request);
-    if (job.kind !== 'query') this.lastHeard = performance.now();
+    if (job.kind !== 'query') this.lastHeard = this.now();
     this.updateWatchdog();
     worker.postMessage(request);
   }
@@ -237,7 +252,8 @@ export class WorkerClient {
   private updateWatchdog(): void {
     const watching = [...this.jobs.values()].some((j) => j.kind !== 'query');
     if (watching && this.watchdog === null) {
-      this.watchdog = setInterval(() => this.check(), 200);
+      this.lastCheck = this.now();
+      this.watchdog = setInterval(() => this.check(), CHECK_EVERY_MS);
     } else if (!watching && this.watchdog !== null) {
       clearInterval(this.watchdog);
       this.watchdog = null;
@@ -245,12 +261,18 @@ export class WorkerClient {
   }
 
   private check(): void {
-    // During a boot the worker is legitimately busy (compiling WebAssembly): jobs wait for it.
-    if (this.state.status !== 'ready') {
-      this.lastHeard = performance.now();
+    const now = this.now();
+    const pageStalled = now - this.lastCheck > PAGE_STALL_MS;
+    this.lastCheck = now;
+    // During a boot the worker is legitimately busy (compiling WebAssembly): jobs wait for it. After
+    // the page itself stalled, the silence is counted afresh: a worker that is really stuck is still
+    // caught, `stuckAfterMs` later. (Under CPU starvation a check ran after a 5 s stall before the
+    // worker's queued heartbeats, and stopped a healthy exploration as "an infinite loop".)
+    if (this.state.status !== 'ready' || pageStalled) {
+      this.lastHeard = now;
       return;
     }
-    const silent = performance.now() - this.lastHeard;
+    const silent = now - this.lastHeard;
     if (silent < this.stuckAfterMs) return;
     this.restart(new StuckError(silent));
   }

@@ -1,0 +1,114 @@
+/**
+ * The page's watchdog over the database worker (components/db/worker-client.ts): silence while a
+ * run is outstanding means the learner's code never yields, and the worker is replaced; but
+ * silence while the page's own thread was stalled proves nothing. CI on a loaded machine stopped a
+ * healthy exploration as "an infinite loop": the check ran after a 5 s stall of the page, before
+ * the worker's heartbeats that were waiting in the queue.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StuckError, WorkerClient } from '@/components/db/worker-client';
+
+/** Enough of a browser Worker: an event target that records what it was sent. */
+class FakeWorker extends EventTarget {
+  static made: FakeWorker[] = [];
+  sent: unknown[] = [];
+  terminated = false;
+  constructor() {
+    super();
+    FakeWorker.made.push(this);
+  }
+  postMessage(message: unknown) {
+    this.sent.push(message);
+  }
+  terminate() {
+    this.terminated = true;
+  }
+  say(data: unknown) {
+    this.dispatchEvent(new MessageEvent('message', { data }));
+  }
+}
+
+const READY = { type: 'ready', version: 'PostgreSQL 17.5', bootMs: 900, operations: 0, prebuilt: true, timeOrigin: 0 };
+
+let clock = 0;
+/** The page's clock moves on and the watchdog's timer fires on time, every 200 ms. */
+const pageRuns = (ms: number) => {
+  for (let t = 0; t < ms; t += 200) {
+    clock += 200;
+    vi.advanceTimersByTime(200);
+  }
+};
+/** The page's thread does not run for `ms`; then the watchdog's overdue check fires first. */
+const pageStalls = (ms: number) => {
+  clock += ms;
+  vi.advanceTimersByTime(200);
+  clock += 200;
+};
+
+function started() {
+  const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
+  const worker = FakeWorker.made[0];
+  worker.say(READY);
+  const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+  return { client, worker, run };
+}
+
+beforeEach(() => {
+  FakeWorker.made = [];
+  clock = 1_000;
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the watchdog', () => {
+  it('replaces a worker that stays silent for 2 s while the page runs normally', async () => {
+    const { client, worker, run } = started();
+    pageRuns(1_800);
+    expect(worker.terminated).toBe(false);
+    pageRuns(400);
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    expect(FakeWorker.made).toHaveLength(2);
+    client.dispose();
+  });
+
+  it('a heartbeat keeps a long run alive', () => {
+    const { client, worker, run } = started();
+    run.catch(() => {});
+    for (let i = 0; i < 20; i++) {
+      pageRuns(1_000);
+      worker.say({ type: 'heartbeat' });
+    }
+    expect(worker.terminated).toBe(false);
+    client.dispose();
+  });
+
+  it('does not take a stall of the page itself for a stuck worker, and still catches one after it', async () => {
+    const { client, worker, run } = started();
+    pageRuns(600);
+    pageStalls(5_000);
+    expect(worker.terminated, 'the heartbeats may be waiting behind the check').toBe(false);
+    // They arrive, and the run goes on.
+    worker.say({ type: 'heartbeat' });
+    pageRuns(1_000);
+    worker.say({ type: 'heartbeat' });
+    expect(worker.terminated).toBe(false);
+    // Now the worker really goes silent: caught 2 s later, as ever.
+    pageRuns(2_200);
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+  });
+
+  it('counts silence afresh after a stall: a stuck worker is caught 2 s after the page recovers', async () => {
+    const { client, worker, run } = started();
+    pageStalls(5_000);
+    expect(worker.terminated).toBe(false);
+    pageRuns(2_200);
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+  });
+});
