@@ -126,3 +126,36 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   expect(r.invariants.find((i) => i.id === 'no-phantom')?.held, replayHint(r)).toBe(false);
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
 });
+
+describe('relay-concurrency: a republish after a crash is at-least-once, not a race', () => {
+  // Found by QA: "Crash relay-2 now" right after it published made the solution "violate"
+  // "each row published exactly once", while lesson 14 teaches that the outbox promises at least once.
+  const scenario = SCENARIOS.find((s) => s.id === 'relay-concurrency')!;
+  const crashAfterPublish = [{ kind: 'crash' as const, process: 'relay-2', after: 'queue.publish' as const }];
+
+  test('the solution holds when a relay crashes between publishing and marking, and the detail says why a row went twice', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
+      const rowOnce = r.invariants.find((i) => i.id === 'each-row-once')!;
+      expect(rowOnce.held, replayHint(r)).toBe(true);
+      const republished = r.ledger.published.length > 4;
+      if (republished) expect(rowOnce.detail, replayHint(r)).toMatch(/again only because its relay crashed before marking it/);
+    }
+  });
+
+  test('at least one of those runs really does publish a row twice (so the test above tests something)', async () => {
+    const twice = [];
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
+      if (r.ledger.published.length > 4) twice.push(seed);
+    }
+    expect(twice.length).toBeGreaterThan(0);
+  });
+
+  test('the starter still breaks it with no crash at all: two healthy relays publish the same row', async () => {
+    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 2, faults: [] });
+    const rowOnce = r.invariants.find((i) => i.id === 'each-row-once')!;
+    expect(rowOnce.held, replayHint(r)).toBe(false);
+    expect(rowOnce.detail).toMatch(/with no crash in between/);
+  });
+});
