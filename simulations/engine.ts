@@ -136,6 +136,8 @@ interface Proc {
 }
 
 const DEFAULT_MAX_STEPS = 5_000;
+/** Steps between host turns within one run (ordinary runs take 15–100 steps and never reach it). */
+const HOST_TURN_EVERY_STEPS = 256;
 /** Rounds to wait for a server to break a lock cycle before calling the run stuck. */
 const MAX_STALL_ROUNDS = 20_000;
 
@@ -258,6 +260,10 @@ export class Engine {
       const step = enabled.length === 1 ? enabled[0] : enabled[this.choose(enabled.length)];
       await this.execute(step);
       if (this.options.afterStep) await this.options.afterStep(this.stepsRun - 1);
+      // A run settles through microtasks only. A long one (a handler looping on `await env.db…`
+      // until the step limit) lets the host's tasks in now and then: the browser worker's heartbeat,
+      // without which the page's watchdog took it for a loop that never awaits. Host turns decide nothing.
+      if (this.stepsRun % HOST_TURN_EVERY_STEPS === 0) await hostTick();
     }
 
     for (const p of this.procs.values()) {

@@ -291,6 +291,21 @@ describe('crashes, transactions and time', () => {
     expect(out.ending).toBe('step-limit');
     expect(out.steps).toBe(200);
   });
+
+  test("a long run lets the host's tasks in (the browser worker's heartbeat), without changing the run", async () => {
+    // QA: a handler looping on "await env.db.query(…)" ran 5,000 steps without one host turn, so the
+    // page's watchdog called it "a loop that never awaits" before the step limit could say what it was.
+    const looping = () => world([{ id: 'loop', main: async (env) => { for (;;) await env.db.query('SELECT 1'); } }], { maxSteps: 2_000 });
+    await db.reset();
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const out = await new Engine(looping(), db, { seed: 1, faults: [] }).run();
+    clearInterval(ticker);
+    expect(out.ending).toBe('step-limit');
+    expect(turns, 'host timers ran during the run').toBeGreaterThanOrEqual(3);
+    await db.reset();
+    expect((await new Engine(looping(), db, { seed: 1, faults: [] }).run()).traceHash).toBe(out.traceHash);
+  });
 });
 
 describe('learner code errors are clear and point at the line', () => {

@@ -261,6 +261,16 @@ describe('RunProblems', () => {
     expect(problemMarkers({ ...result, codeErrors: [{ process: 'worker-1', message: 'x', line: 2 }] }, [], 0)).toHaveLength(1);
   });
 
+  test('a run stopped at the step limit says so once the playhead reaches the end', () => {
+    const result: RunResult = { ...starter.result, ending: 'step-limit', steps: 5000, codeErrors: [] };
+    const banner = (upTo: number | null) =>
+      renderToStaticMarkup(h(RunProblems, { notice: null, result, unhandled: [], upTo, onDismiss: noop }));
+    expect(banner(null)).toContain('The run was stopped after 5,000 steps: the starter code kept working without end.');
+    expect(banner(result.trace.length - 1)).toContain('data-testid="step-limit"');
+    expect(banner(0)).toBe('');
+    expect(renderToStaticMarkup(h(RunProblems, { notice: null, result: starter.result, unhandled: [], upTo: null, onDismiss: noop }))).not.toContain('step-limit');
+  });
+
   test("says the failed delivery was not acknowledged, not that the message never was", () => {
     const result: RunResult = { ...starter.result, codeErrors: [{ process: 'worker-1', message: 'Error: boom', line: 4 }] };
     const html = renderToStaticMarkup(h(RunProblems, { notice: null, result, unhandled: [], upTo: null, onDismiss: noop }));

@@ -51,7 +51,9 @@ export interface RunProblemsProps {
 export function RunProblems({ notice, result, unhandled, upTo, onDismiss }: RunProblemsProps) {
   const codeErrors = groupRepeats(errorsSoFar(result, upTo));
   const loadError = result?.verdict === 'error' ? result.error : undefined;
-  if (!notice && !loadError && codeErrors.length === 0 && unhandled.length === 0) return null;
+  // Shown once the playhead reaches the end, where the engine stopped the run.
+  const stepLimit = result?.ending === 'step-limit' && (upTo === null || upTo >= result.trace.length - 1) ? result : undefined;
+  if (!notice && !loadError && !stepLimit && codeErrors.length === 0 && unhandled.length === 0) return null;
   const owner = whoseCode(result?.variant);
   return (
     <div role="alert" data-testid="run-problems" className="space-y-3">
@@ -82,6 +84,18 @@ export function RunProblems({ notice, result, unhandled, upTo, onDismiss }: RunP
           <p className="mt-1 font-mono text-xs break-words" data-testid="load-error">
             {loadError.message}
             {loadError.line ? ` — line ${loadError.line}${loadError.column ? `, column ${loadError.column}` : ''}` : ''}
+          </p>
+        </div>
+      )}
+      {stepLimit && (
+        <div data-testid="step-limit" className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
+          <p className="font-semibold">
+            The run was stopped after {stepLimit.steps.toLocaleString('en')} steps: {owner.codeMidSentence} kept working without
+            end.
+          </p>
+          <p className="mt-1 text-xs">
+            A loop that keeps calling <code className="font-mono">env</code> (a query, a send, a sleep) never gives the run a
+            chance to finish. Look for a loop whose way out never comes, such as a retry without a limit.
           </p>
         </div>
       )}
