@@ -14,6 +14,7 @@ import {
   nextLesson,
   recordPrediction,
   recordQuiz,
+  answeredOnOwn,
   revealPrediction,
   updateProgress,
   type Progress,
@@ -97,5 +98,25 @@ test('with storage disabled, progress still lives for the page', () => {
   recordQuiz('q', 'b', false);
   const p = current();
   expect(p.scenarios[second!.id]?.visited).toBe(true);
-  expect(p.quizzes.q).toEqual({ choice: 'b', correct: false });
+  expect(p.quizzes.q).toEqual({ choice: 'b', correct: false, revealed: true });
+});
+
+test('a quiz answer counts in the score only if it came before a wrong answer showed the right one', () => {
+  // QA: wrong answer → the card reveals the right one → Try again → pick it → "1 of 2 answered correctly".
+  recordQuiz('first-try', 'a', true);
+  expect(answeredOnOwn(current().quizzes['first-try'])).toBe(true);
+  recordQuiz('after-reveal', 'b', false);
+  expect(answeredOnOwn(current().quizzes['after-reveal'])).toBe(false);
+  recordQuiz('after-reveal', 'a', true);
+  expect(current().quizzes['after-reveal']).toEqual({ choice: 'a', correct: true, revealed: true });
+  expect(answeredOnOwn(current().quizzes['after-reveal'])).toBe(false);
+  // Answering a known question again keeps its credit; a wrong one later loses it for good.
+  recordQuiz('first-try', 'a', true);
+  expect(answeredOnOwn(current().quizzes['first-try'])).toBe(true);
+  recordQuiz('first-try', 'c', false);
+  recordQuiz('first-try', 'a', true);
+  expect(answeredOnOwn(current().quizzes['first-try'])).toBe(false);
+  // Progress saved before `revealed` existed still scores as it did.
+  expect(answeredOnOwn({ choice: 'a', correct: true })).toBe(true);
+  expect(answeredOnOwn(undefined)).toBe(false);
 });

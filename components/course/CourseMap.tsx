@@ -8,7 +8,7 @@
 import Link from 'next/link';
 import type { ScenarioEntry } from '@/simulations/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/quizzes';
-import { lessonState, nextLesson, useProgress, type LessonState } from './progress';
+import { answeredOnOwn, lessonState, nextLesson, useProgress, type LessonState } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
 
@@ -54,7 +54,7 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
         const state = lessonState(progress, scenario.id);
         const isNext = next?.id === scenario.id;
         const questions = questionsFor(scenario.id);
-        const right = questions.filter((q) => progress.quizzes[q.id]?.correct).length;
+        const right = questions.filter((q) => answeredOnOwn(progress.quizzes[q.id])).length;
         const predicted = progress.scenarios[scenario.id]?.predicted?.actual !== undefined;
         return (
           <li key={scenario.id}>
@@ -141,10 +141,10 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
 export function CheckSummary() {
   const progress = useProgress();
   const questions = generalQuestions();
-  const right = questions.filter((q) => progress.quizzes[q.id]?.correct).length;
+  const right = questions.filter((q) => answeredOnOwn(progress.quizzes[q.id])).length;
   return (
     <span data-testid="check-summary">
-      {right} of {questions.length} answered correctly
+      {right} of {questions.length} answered correctly on your own
     </span>
   );
 }

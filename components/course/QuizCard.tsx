@@ -10,6 +10,12 @@ import type { JSX } from 'react';
 import type { Question } from '@/simulations/quizzes';
 import { recordQuiz, useProgress } from './progress';
 import { seeItHref } from './see-it';
+import { SCENARIO_CATALOG } from '@/simulations/catalog';
+
+/** A lab's title: the link may lead away from the page the question is on (/check/ is no lab). */
+function labTitle(id: string): string {
+  return SCENARIO_CATALOG.find((s) => s.id === id)?.title ?? id;
+}
 
 export interface QuizAnswer {
   questionId: string;
@@ -175,13 +181,14 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
                 >
                   See it happen
                   <span className="sr-only">
-                    : the {question.see.variant} of this lab with seed {question.see.seed}, {question.see.expect === 'violated' ? 'where it breaks' : 'where it holds'}
+                    : the {question.see.variant} of the lab “{labTitle(question.see.scenario)}” with seed {question.see.seed},{' '}
+                    {question.see.expect === 'violated' ? 'where it breaks' : 'where it holds'}
                     {framed && ' (opens in a new tab)'}
                   </span>
                   <span aria-hidden="true">→</span>
                 </a>
                 <span className="ml-2 text-xs opacity-80">
-                  {question.see.variant === 'starter' ? 'Starter' : 'Solution'}, seed {question.see.seed}
+                  in “{labTitle(question.see.scenario)}”: {question.see.variant === 'starter' ? 'Starter' : 'Solution'}, seed {question.see.seed}
                   {question.see.faults.length > 0 && `, ${question.see.faults.length} ${question.see.faults.length === 1 ? 'fault' : 'faults'}`}
                   {question.see.expect === 'violated' ? ' — breaks' : ' — holds'}
                 </span>

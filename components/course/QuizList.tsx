@@ -2,11 +2,11 @@
 /** A titled list of "check yourself" questions, with how many the learner has answered correctly. */
 import type { Question } from '@/simulations/quizzes';
 import { QuizCard } from './QuizCard';
-import { useProgress } from './progress';
+import { answeredOnOwn, useProgress } from './progress';
 
 export function QuizList({ questions, heading = 'Check yourself', id = 'check-yourself' }: { questions: readonly Question[]; heading?: string; id?: string }) {
   const quizzes = useProgress().quizzes;
-  const right = questions.filter((q) => quizzes[q.id]?.correct).length;
+  const right = questions.filter((q) => answeredOnOwn(quizzes[q.id])).length;
   if (questions.length === 0) return null;
   return (
     <section aria-labelledby={`${id}-heading`} data-testid="quiz-list" className="space-y-4">
@@ -15,7 +15,7 @@ export function QuizList({ questions, heading = 'Check yourself', id = 'check-yo
           {heading}
         </h2>
         <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="quiz-score">
-          {right} of {questions.length} answered correctly
+          {right} of {questions.length} answered correctly on your own
         </p>
       </div>
       {questions.map((q) => (

@@ -18,11 +18,27 @@ export interface ScenarioProgress {
   passed?: boolean;
 }
 
+/** A question's last checked answer. */
+export interface QuizRecord {
+  choice: string;
+  correct: boolean;
+  /** A wrong answer was checked at some point, which showed the right one. */
+  revealed?: boolean;
+}
+
+/**
+ * Whether a question counts as answered correctly in the scores: right, and not after a wrong
+ * answer had shown the right one (picking the answer just revealed is not knowing it).
+ */
+export function answeredOnOwn(record: QuizRecord | undefined): boolean {
+  return !!record?.correct && !record.revealed;
+}
+
 export interface Progress {
   version: 1;
   scenarios: Record<string, ScenarioProgress>;
-  /** The last answer checked, per question id. */
-  quizzes: Record<string, { choice: string; correct: boolean }>;
+  /** The last answer checked, per question id; `revealed` once a wrong answer showed the right one. */
+  quizzes: Record<string, QuizRecord>;
   /** The replay-safety sorting exercise: the bins chosen, and how many were right at the last check. */
   sorting?: { choices: Record<string, string>; correct: number; total: number };
 }
@@ -127,7 +143,10 @@ export function markPassed(id: string): void {
 }
 
 export function recordQuiz(questionId: string, choice: string, correct: boolean): void {
-  updateProgress((p) => ({ ...p, quizzes: { ...p.quizzes, [questionId]: { choice, correct } } }));
+  updateProgress((p) => {
+    const revealed = !correct || p.quizzes[questionId]?.revealed === true;
+    return { ...p, quizzes: { ...p.quizzes, [questionId]: revealed ? { choice, correct, revealed } : { choice, correct } } };
+  });
 }
 
 export function recordSorting(choices: Record<string, string>, correct: number, total: number): void {

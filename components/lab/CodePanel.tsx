@@ -127,6 +127,11 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
           </div>
         </div>
       )}
+      {/* Before the editor, so a keyboard user reads it before Tab reaches the editor (inside, Tab indents). */}
+      <p className="border-b border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
+        (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
+      </p>
       <LazyCodeEditor
         label="Handler code editor"
         ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
@@ -138,10 +143,6 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
         readOnly={mode !== 'yours'}
         markers={markers}
       />
-      <p className="border-t border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
-        Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
-        (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
-      </p>
     </section>
   );
 }

@@ -18,6 +18,10 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: 30
   const html = await (await fetch(urlOf(LAB))).text();
   assert.match(html, /data-testid="code-fallback"/, 'the fallback is in the static HTML');
   assert.match(html, /await env\.email\.send\(/, 'the fallback holds the starter handler');
+  // The Tab hint comes before the editor: a keyboard user reads it before Tab reaches the editor
+  // (where Tab indents, and changed the code of a QA tester tabbing through the page).
+  const hint = html.indexOf('Inside the editor, Tab indents');
+  assert.ok(hint > 0 && hint < html.indexOf('data-testid="code-fallback"'), 'the Tab hint precedes the editor');
 
   // Without any script the code is visible: nothing waits for Monaco to be readable.
   const { context, page } = await openPage(browser, { javaScriptEnabled: false });
