@@ -280,6 +280,16 @@ describe('RunProblems', () => {
 });
 
 describe('ExplorerPanel', () => {
+  test('results about code the editor no longer holds say so (QA: they read as if about the new code)', () => {
+    const fresh = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
+    expect(fresh).not.toContain('explorer-stale');
+    const stale = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop, stale: true }));
+    expect(stale).toContain('These results are for the code as it was when you explored');
+    expect(stale).toContain('Replay the smallest counterexample');
+    // Nothing to be stale about while running or before any result.
+    expect(renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'idle' }, onReplay: noop, onCancel: noop, stale: true }))).not.toContain('explorer-stale');
+  });
+
   test('a running exploration is a labelled progressbar with a Cancel button', () => {
     const state: ExplorerState = { status: 'running', done: 37, total: 200, schedulesPerSecond: 211 };
     const html = renderToStaticMarkup(h(ExplorerPanel, { state, onReplay: noop, onCancel: noop }));

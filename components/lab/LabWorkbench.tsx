@@ -180,13 +180,18 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   // The code that produced the run on screen, so markers only sit on the code they belong to.
   const [ranCode, setRanCode] = useState<string | null>(null);
+  // The code the explorer's results are about, so they can say so once the editor holds other code.
+  const [exploredCode, setExploredCode] = useState<string | null>(null);
   const shareButton = useShareButton();
   const { share: shareLink, copy: copyLink } = shareButton;
   const ctx: ActionContext = useMemo(
     () => ({
       state,
       send: (event) => {
-        if ('code' in event && typeof event.code === 'string') setRanCode(event.code);
+        if ('code' in event && typeof event.code === 'string') {
+          setRanCode(event.code);
+          if (event.type === 'EXPLORE') setExploredCode(event.code);
+        }
         send(event);
       },
       code: () => textRef.current,
@@ -371,6 +376,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
         onReplay={(counterexample) => ctx.send({ type: 'REPLAY', counterexample, code: textRef.current })}
         onCancel={() => send({ type: 'CANCEL_EXPLORE' })}
         titles={invariantTitles}
+        stale={exploredCode !== null && exploredCode !== text}
       />
 
       <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">

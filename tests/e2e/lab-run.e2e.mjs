@@ -137,6 +137,12 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     await replay.click();
     const text = await waitVerdict(page, /Violated/);
     assert.match(text, /receipts/);
+    // The results are about the starter: shown with other code in the editor, they say so.
+    assert.equal(await page.getByTestId('explorer-stale').count(), 0);
+    await button(page, 'Solution').click();
+    await page.getByTestId('explorer-stale').waitFor();
+    await button(page, 'Starter').click();
+    await page.getByTestId('explorer-stale').waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -21,6 +21,8 @@ export interface ExplorerPanelProps {
   onCancel: () => void;
   /** The scenario's invariants' titles by id, to name them as the verdict does (ids otherwise). */
   titles?: Readonly<Record<string, string>>;
+  /** The results are about code the editor no longer holds (it was edited, or another variant is shown). */
+  stale?: boolean;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -35,7 +37,7 @@ export function outcomeName(key: string, titles: Readonly<Record<string, string>
   return `Broke: ${ids.map((id) => titles[id] ?? id).join('; ')}`;
 }
 
-export function ExplorerPanel({ state, onReplay, onCancel, titles = {} }: ExplorerPanelProps) {
+export function ExplorerPanel({ state, onReplay, onCancel, titles = {}, stale = false }: ExplorerPanelProps) {
   return (
     <section aria-label="Explorer" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
       {state.status === 'idle' && (
@@ -48,6 +50,12 @@ export function ExplorerPanel({ state, onReplay, onCancel, titles = {} }: Explor
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-500/10 dark:text-red-100">
           <span className="font-semibold">The exploration stopped: </span>
           {state.message}
+        </p>
+      )}
+      {state.status === 'done' && stale && (
+        <p data-testid="explorer-stale" className="mb-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-400/10 dark:text-amber-100">
+          These results are for the code as it was when you explored, not as it is now. Explore again to check the code in the
+          editor; the counterexample below replays against the code as it is now.
         </p>
       )}
       {state.status === 'done' && <Done result={state.result} onReplay={onReplay} titles={titles} />}
