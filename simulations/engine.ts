@@ -790,7 +790,7 @@ export class Engine {
               const settled = before === 'acked' || before === 'deadLettered';
               if (!settled) actor.send({ type: 'ACK' });
               const note = before === 'acked' ? ' (already acked)' : before === 'deadLettered' ? ' (too late: already dead-lettered)' : '';
-              this.emit({ actor: pid, type: 'ack', target: 'queue', text: `${pid} → queue: ack ${delivery.messageId}${note}` });
+              this.emit({ actor: pid, type: 'ack', target: 'queue', text: `${pid} → queue: ack ${delivery.messageId}${note}`, data: { messageId: delivery.messageId, settled } });
               proc.machine?.send({ type: 'IDLE' });
             },
           }) as Promise<void>,

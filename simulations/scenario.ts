@@ -6,7 +6,7 @@
 import { exportedFunction, learnerLocation } from './compile';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
 import type { SimDatabase } from './sim-database';
-import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage } from './types';
+import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from './types';
 
 /** One version of the learner's code. */
 export interface Variant {
@@ -168,6 +168,21 @@ export const everyOrderReceipted: Invariant = {
   },
 };
 
+/**
+ * Who acknowledged each message, for the verdict: a delivery that failed is not acknowledged, yet
+ * the message may be, by the worker that got it next; without the name the verdict reads as if it
+ * contradicted the error shown above it. Empty when no ack is in the trace.
+ */
+function acknowledgedBy(trace: readonly TraceEvent[]): string {
+  const by = new Map<string, string>();
+  for (const e of trace) {
+    const data = e.data as { messageId?: unknown; settled?: unknown } | undefined;
+    if (e.type === 'ack' && typeof data?.messageId === 'string' && data.settled !== true && !by.has(data.messageId)) by.set(data.messageId, e.actor);
+  }
+  if (by.size === 0 || by.size > 4) return '';
+  return `: ${[...by].map(([id, pid]) => `${id} by ${pid}`).join(', ')}`;
+}
+
 export const messagesSettled: Invariant = {
   id: 'messages-settled',
   title: 'Every message is acknowledged',
@@ -179,7 +194,7 @@ export const messagesSettled: Invariant = {
           detail: open.map((m) => `message ${m.id} ${m.state === 'deadLettered' ? `was dead-lettered after ${m.deliveries} deliveries` : `is still ${m.state}`}`).join('; '),
           step: outcome.trace.find((e) => e.type === 'dead-letter')?.i,
         }
-      : { held: true, detail: 'every message was acknowledged' };
+      : { held: true, detail: `every message was acknowledged${acknowledgedBy(outcome.trace)}` };
   },
 };
 

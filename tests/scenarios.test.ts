@@ -159,3 +159,13 @@ describe('relay-concurrency: a republish after a crash is at-least-once, not a r
     expect(rowOnce.detail).toMatch(/with no crash in between/);
   });
 });
+
+test('"Every message is acknowledged" names who acknowledged it, so it does not read as contradicting a failed delivery', async () => {
+  // QA: the starter's banner said worker-1's delivery was not acknowledged, and the verdict said
+  // "every message was acknowledged" (worker-2 had acknowledged it).
+  const scenario = SCENARIOS.find((s) => s.id === 'concurrent-redelivery')!;
+  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 3 });
+  expect(r.codeErrors.map((e) => e.process), replayHint(r)).toEqual(['worker-1']);
+  const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
+  expect(settled).toMatchObject({ held: true, detail: 'every message was acknowledged: m1 by worker-2' });
+});
