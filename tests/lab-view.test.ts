@@ -335,5 +335,9 @@ describe('EventLog', () => {
     expect(html).toContain('<span class="sr-only">Event </span>10<');
     expect(html).not.toContain('<span class="sr-only">Event </span>0<');
     expect(renderToStaticMarkup(h(EventLog, { run: starter, selected: -1, visibleUpTo: -1, onSelect: noop }))).toContain('No events yet');
+    // One Tab stop: the selected line.
+    expect(count(html, /tabindex="0"/g)).toBe(1);
+    expect(count(html, /tabindex="-1"/g)).toBe(9);
+    expect(html).toMatch(/data-event="9" tabindex="0"/);
   });
 });

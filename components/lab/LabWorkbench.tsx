@@ -19,6 +19,7 @@ import { labMachine, SPEED_DELAY_MS, type ExploreInput, type RunInput } from './
 import type { LabScenario } from './lab-scenario';
 import { LabControls } from './LabControls';
 import { RunProblems, problemMarkers } from './RunProblems';
+import { whoseCode } from './whose-code';
 import { SharePanel, useShareButton } from './SharePanel';
 import { ShareNotice } from './ShareNotice';
 import { currentLinkState, useSharedLink } from './use-share-link';
@@ -364,7 +365,11 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
         </>
       ) : (
         <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
-          {loading ? 'Running the schedule in the worker…' : 'Press Run to play the demonstration schedule against your code.'}
+          {loading
+            ? 'Running the schedule in the worker…'
+            : result?.verdict === 'error'
+              ? `Nothing ran: ${whoseCode(result.variant).codeMidSentence} did not load. Fix the error above and press Run again.`
+              : 'Press Run to play the demonstration schedule against your code.'}
         </p>
       )}
       <VerdictPanel result={result} revealed={context.revealed} running={loading || playing} onSelectStep={onSelect} />
@@ -399,7 +404,7 @@ function statusText(
   value: unknown,
   dbStatus: string,
   restarts: number,
-  context: { run: { result: { trace: unknown[] } } | null; visibleUpTo: number; explorer: { status: string } },
+  context: { run: { result: { trace: unknown[]; verdict: string } } | null; visibleUpTo: number; explorer: { status: string } },
   loading: boolean,
 ): string {
   if (dbStatus === 'booting') return restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
@@ -409,7 +414,7 @@ function statusText(
   const total = context.run ? context.run.result.trace.length : 0;
   if (s.includes('playing')) return `Playing event ${context.visibleUpTo + 1} of ${total}`;
   if (s.includes('paused')) return `Paused at event ${context.visibleUpTo + 1} of ${total}`;
-  if (s.includes('finished')) return 'Finished';
+  if (s.includes('finished')) return context.run?.result.verdict === 'error' ? 'Finished: the code did not load' : 'Finished';
   if (s.includes('exploring')) return 'Exploring…';
   return 'Ready';
 }

@@ -197,6 +197,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await load.waitFor({ timeout: 20_000 });
     assert.match(await load.innerText(), /line 2/);
     await waitVerdict(page, /Error: the code could not run/);
+    // Nothing ran, and the page says so (QA: it read "Finished" and "Press Run to play…").
+    await page.getByText('Nothing ran: your code did not load. Fix the error above and press Run again.').waitFor();
+    assert.match(await page.getByTestId('lab-status').innerText(), /Finished: the code did not load/);
 
     // 4. An SQL error inside the handler: PostgreSQL's message names the table.
     await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
@@ -304,6 +307,24 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await page.getByTestId('fault-plan').getByText(/crash worker-2 at step \d+/).waitFor({ timeout: 20_000 });
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Violated|Held/);
+
+    // The event log is one Tab stop, walked with ↑/↓ (QA: every event was a stop of its own).
+    const log = page.getByRole('list', { name: 'Event log' });
+    assert.equal(await log.locator('button[tabindex="0"]').count(), 1, 'one line is the Tab stop');
+    await log.locator('button[tabindex="0"]').focus();
+    const current = () => page.evaluate(() => Number(document.activeElement?.getAttribute('data-event')));
+    const selectedLine = () => log.locator('[aria-current="step"]').getAttribute('data-event').then(Number);
+    const start = await current();
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await current(), start - 1, 'focus moved up a line');
+    assert.equal(await selectedLine(), start - 1, 'and selected it');
+    await page.keyboard.press('Home');
+    assert.equal(await current(), 0);
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await selectedLine(), 1);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('[aria-label="Event log"]') === null), true, 'one Tab leaves the log');
+
     await button(page, 'Clear injected faults').click();
     await page.keyboard.press('r');
     await page.getByText('Press Run to play the demonstration schedule').waitFor();

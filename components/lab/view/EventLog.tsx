@@ -1,9 +1,11 @@
 'use client';
 /**
  * The run narrated, one line per visible event: the text alternative to the timeline, with the
- * same selection. Each line is a button; the selected one is marked with aria-current.
+ * same selection. Each line is a button; the selected one is marked with aria-current. The list is
+ * one stop for Tab (the selected line's button; a run has dozens of events): ↑/↓, Home and End
+ * move along it, selecting as they go.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import { faultLabel, formatSimTime, markKind } from './snapshots';
 
@@ -31,12 +33,35 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
     }
   }, [selected, visibleUpTo]);
 
+  // The one line Tab stops at: the selected one, or the last visible one.
+  const tabStop = visible.some((e) => e.i === selected) ? selected : (visible.at(-1)?.i ?? -1);
+
+  function onKeyDown(event: KeyboardEvent<HTMLOListElement>) {
+    const keys: Record<string, (at: number) => number> = {
+      ArrowDown: (at) => at + 1,
+      ArrowUp: (at) => at - 1,
+      Home: () => 0,
+      End: () => visible.length - 1,
+    };
+    const move = keys[event.key];
+    const from = Number((event.target as HTMLElement).closest('[data-event]')?.getAttribute('data-event'));
+    if (!move || !Number.isInteger(from)) return;
+    // Ours, not the lab's shortcuts (which step with ←/→ and jump with Home/End without moving focus).
+    event.preventDefault();
+    event.stopPropagation();
+    const at = Math.min(visible.length - 1, Math.max(0, move(visible.findIndex((e) => e.i === from))));
+    const target = visible[at];
+    if (!target) return;
+    onSelect(target.i);
+    list.current?.querySelector<HTMLButtonElement>(`[data-event="${target.i}"]`)?.focus();
+  }
+
   if (visible.length === 0) {
     return <p className="rounded-lg border border-dashed border-slate-300 px-3 py-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">No events yet: run the scenario to see what happens.</p>;
   }
 
   return (
-    <ol ref={list} aria-label="Event log" className="relative max-h-80 space-y-px overflow-y-auto rounded-lg border border-slate-200 p-1 dark:border-slate-800">
+    <ol ref={list} aria-label="Event log" onKeyDown={onKeyDown} className="relative max-h-80 space-y-px overflow-y-auto rounded-lg border border-slate-200 p-1 dark:border-slate-800">
       {visible.map((e) => {
         const isSelected = e.i === selected;
         const flag = faultLabel(e);
@@ -46,6 +71,8 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
           <li key={e.i}>
             <button
               type="button"
+              data-event={e.i}
+              tabIndex={e.i === tabStop ? 0 : -1}
               onClick={() => onSelect(e.i)}
               aria-current={isSelected ? 'step' : undefined}
               className={`flex w-full items-baseline gap-2 rounded-md px-2 py-1 text-left text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600 ${
