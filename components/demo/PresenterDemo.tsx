@@ -234,7 +234,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         {verdictShown && (
           <p
             data-testid="presenter-verdict"
-            className={`mt-5 rounded-xl px-5 py-3 text-3xl font-extrabold ${
+            className={`mt-5 rounded-xl px-5 py-3 text-3xl font-extrabold short:mt-3 short:py-2 short:text-2xl ${
               result.verdict === 'held' ? 'bg-emerald-800 text-white dark:bg-emerald-400 dark:text-slate-950' : 'bg-red-800 text-white dark:bg-red-400 dark:text-slate-950'
             }`}
           >
@@ -256,10 +256,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 
       {run && trace.length > 0 && (
         <div className="grid flex-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-          <div className="min-w-0 [zoom:1.3]">
+          <div className="min-w-0 [zoom:1.3] short:[zoom:1.05]">
             <Timeline run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
           </div>
-          <div className="min-w-0 [zoom:1.45]">
+          <div className="min-w-0 [zoom:1.45] short:[zoom:1.15]">
             <Ledger run={run} selected={selected} actors={scenario.actors} />
           </div>
         </div>
