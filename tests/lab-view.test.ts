@@ -11,7 +11,7 @@ import { EventLog } from '../components/lab/view/EventLog';
 import { ExplorerPanel, outcomeName, type ExplorerState } from '../components/lab/view/ExplorerPanel';
 import { Ledger } from '../components/lab/view/Ledger';
 import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
-import { parseSeed } from '../components/lab/LabControls';
+import { crashEventNumber, parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
 import { Timeline } from '../components/lab/view/Timeline';
@@ -244,6 +244,18 @@ describe('the seed box', () => {
     expect(parseSeed(' 42 ')).toBe(42);
     expect(parseSeed('2147483647')).toBe(2147483647);
     for (const bad of ['', ' ', '-5', '2.5', '1e3', '0x10', '2147483648', '99999999999999999999', 'seven']) expect(parseSeed(bad), bad).toBeNull();
+  });
+});
+
+describe('crashEventNumber', () => {
+  test('a crash injected "at step N" is also named by the event it landed on, as the page counts events', () => {
+    const ev = (i: number, step: number, type: string, actor: string) => ({ i, t: 0, step, type, actor, text: '' }) as RunResult['trace'][number];
+    const trace = [ev(0, 0, 'start', 'worker-1'), ev(1, 3, 'db', 'worker-2'), ev(2, 7, 'log', 'worker-2'), ev(3, 7, 'crash', 'worker-2')];
+    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', atStep: 7 }, trace)).toBe(4);
+    // Not for other faults, a crash that did not happen, or without a run.
+    expect(crashEventNumber({ kind: 'crash', process: 'worker-1', atStep: 7 }, trace)).toBeNull();
+    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', after: 'db' }, trace)).toBeNull();
+    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', atStep: 7 }, undefined)).toBeNull();
   });
 });
 

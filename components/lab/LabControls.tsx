@@ -5,6 +5,7 @@
  */
 import { useId, useState } from 'react';
 import { describeFault } from '@/simulations/faults';
+import type { Fault, TraceEvent } from '@/simulations/types';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
@@ -40,6 +41,17 @@ function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabActio
 }
 
 /** A seed is a whole number from 0 to MAX_SEED (what share links accept too). */
+/**
+ * The event (1-based, as the page counts) a crash injected "at step N" landed on, or null. Steps
+ * count the processes' actions and events the trace's lines, so "at step 7" alone does not match
+ * the "event 12" the learner paused at.
+ */
+export function crashEventNumber(fault: Fault, trace: readonly TraceEvent[] | undefined): number | null {
+  if (fault.kind !== 'crash' || !('atStep' in fault) || !trace) return null;
+  const hit = trace.find((e) => e.type === 'crash' && e.actor === fault.process && e.step === fault.atStep);
+  return hit ? hit.i + 1 : null;
+}
+
 export function parseSeed(text: string): number | null {
   if (!/^\d{1,10}$/.test(text.trim())) return null;
   const seed = Number(text.trim());
@@ -205,6 +217,7 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
               <li key={i} className="flex gap-2">
                 <span aria-hidden="true" className="text-red-600 dark:text-red-400">⚡</span>
                 {describeFault(f)}
+                {crashEventNumber(f, run?.result.trace) !== null && ` (event ${crashEventNumber(f, run?.result.trace)})`}
               </li>
             ))}
           </ul>
