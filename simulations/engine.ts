@@ -135,6 +135,15 @@ interface Proc {
   restartPending: boolean;
 }
 
+/** A sleep's length as the trace says it: "500 ms", "30 s", "25 h", "21 h 30 min" (not "90000000 ms"). */
+export function sleepText(ms: number): string {
+  if (ms < 10_000) return `${ms} ms`;
+  if (ms < 3_600_000) return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${+(ms / 1000).toFixed(1)} s`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.round((ms - hours * 3_600_000) / 60_000);
+  return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
+}
+
 const DEFAULT_MAX_STEPS = 5_000;
 /** Steps between host turns within one run (ordinary runs take 15–100 steps and never reach it). */
 const HOST_TURN_EVERY_STEPS = 256;
@@ -827,7 +836,7 @@ export class Engine {
           label: `sleep ${ms} ms`,
           readyAt: now() + Math.max(0, ms),
           exec: () => {
-            this.emit({ actor: pid, type: 'wake', text: `${pid} wakes after ${ms} ms` });
+            this.emit({ actor: pid, type: 'wake', text: `${pid} wakes after ${sleepText(ms)}` });
           },
         }) as Promise<void>,
       random: {
@@ -940,11 +949,13 @@ function rowSummary(text: string, res: { rows: unknown[]; affectedRows?: number 
 }
 
 /** What narration says a statement did, by its first word. */
-const statementKind = memoByText((text): 'updated' | 'deleted' | 'inserted' | 'ok' | 'other' => {
+const statementKind = memoByText((text): 'updated' | 'deleted' | 'inserted' | 'inserted or updated' | 'ok' | 'other' => {
   const verb = /^\s*(UPDATE|DELETE|INSERT)\b/i.exec(text)?.[1]?.toUpperCase();
   if (verb === 'UPDATE') return 'updated';
   if (verb === 'DELETE') return 'deleted';
-  if (verb === 'INSERT') return 'inserted';
+  // An upsert's count does not say which it did: a replayed upsert updates the row it made, and
+  // "1 row inserted" read as a second row (QA, replay-safety).
+  if (verb === 'INSERT') return /\bON\s+CONFLICT\b[\s\S]*\bDO\s+UPDATE\b/i.test(text) ? 'inserted or updated' : 'inserted';
   return /^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text) ? 'ok' : 'other';
 });
 

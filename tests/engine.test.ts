@@ -385,3 +385,28 @@ describe('message copies', () => {
     for (const v of [-0, 0, 1.5, NaN, Infinity, -Infinity]) expect(Object.is(structuredCloneSafe(v), viaJson(v)), String(v)).toBe(true);
   });
 });
+
+test('a sleep reads in the unit a person would use', async () => {
+  const { sleepText } = await import('../simulations/engine');
+  expect([500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000].map(sleepText)).toEqual([
+    '500 ms',
+    '9999 ms',
+    '30 s',
+    '90.5 s',
+    '2 min',
+    '25 h',
+    '26 h',
+    '21 h 30 min',
+  ]);
+});
+
+test('the narration does not call an upsert an insert: a replayed upsert updates the row it made', async () => {
+  const scenario = scenarioById('replay-safety');
+  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const sqlOf = (e: (typeof r.trace)[number]) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+  const upserts = r.trace.filter((e) => e.type === 'db' && /ON CONFLICT[\s\S]*DO UPDATE/i.test(sqlOf(e)));
+  expect(upserts.length, replayHint(r)).toBe(2); // the first run's and the replay's
+  for (const e of upserts) expect(e.text).toMatch(/→ 1 row inserted or updated$/);
+  // A plain INSERT still says inserted.
+  expect(r.trace.some((e) => e.type === 'db' && /^INSERT/i.test(sqlOf(e)) && !/ON CONFLICT/i.test(sqlOf(e)) && /→ 1 row inserted$/.test(e.text))).toBe(true);
+});

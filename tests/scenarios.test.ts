@@ -169,3 +169,13 @@ test('"Every message is acknowledged" names who acknowledged it, so it does not 
   const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
   expect(settled).toMatchObject({ held: true, detail: 'every message was acknowledged: m1 by worker-2' });
 });
+
+test('"Checkout and the rerun both report the one charge" does not pass when there are several charges', async () => {
+  // QA: the starter charged three times and this invariant still said Held, having checked nothing.
+  const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
+  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  expect(r.ledger.charges.length, replayHint(r)).toBeGreaterThan(1);
+  const same = r.invariants.find((i) => i.id === 'same-charge-everywhere')!;
+  expect(same.held, replayHint(r)).toBe(false);
+  expect(same.detail).toMatch(/there is no one charge to agree on/);
+});

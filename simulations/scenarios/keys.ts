@@ -41,6 +41,11 @@ const everyoneSawTheCharge: Invariant = {
       if (charges.length === 1 && chargeId !== charges[0]) {
         return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges[0]}` };
       }
+      // Several charges: there is no one charge to report, whatever this caller saw (QA: this used
+      // to pass without checking anything while the ledger showed three charges).
+      if (charges.length > 1) {
+        return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges.length} charges (${charges.join(', ')}): there is no one charge to agree on` };
+      }
     }
     return { held: true, detail: 'every caller that finished reported the charge the provider holds' };
   },
@@ -54,6 +59,7 @@ export const ambiguousTimeoutCharge: Scenario = {
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
     'A key derived from the order makes the provider return the original charge (and refuse the key if the amount changed). But the provider forgets keys after 24 hours: only your own operations table — claim, complete, and return the stored result — still knows on day two.',
+    'It knows only what was marked done. A crash after the charge went through and before complete leaves the operation running; a takeover on day two, after the provider forgot the key, charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so the explorer never crashes checkout there, but you can, by hand.',
   ],
   variants: {
     starter: {
@@ -371,7 +377,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too.',
+        'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too. One gap no key closes: a crash after a charge went through and before its complete, taken over the next day when the provider has forgotten the key.',
       code: `import { opKey, claim, complete } from 'effectively-once';
 import type { CheckoutOrder, Env } from 'effectively-once';
 

@@ -193,7 +193,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by a minute instead of forever.',
+        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by about a minute (until the next delivery after the lease ends) instead of forever.',
       code: `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {

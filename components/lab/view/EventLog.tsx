@@ -85,7 +85,7 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
                 <span className="sr-only">Event </span>
                 {e.i + 1}
               </span>
-              <span className="w-16 shrink-0 font-mono text-xs text-slate-500 tabular-nums dark:text-slate-400">{formatSimTime(e.t)}</span>
+              <span className="min-w-16 shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">{formatSimTime(e.t)}</span>
               <span className="min-w-0 flex-1 break-words">
                 {flag && (
                   <span
