@@ -247,6 +247,26 @@ describe('the seed box', () => {
   });
 });
 
+describe('faults injected by hand', () => {
+  test('a violated run with a fault injected by hand says such a fault can be beyond any code; Explore says what it draws', async () => {
+    const { injectedCount } = await import('../components/lab/LabWorkbench');
+    const crash = { kind: 'crash' as const, process: 'worker-1', atStep: 7 };
+    const demo = { kind: 'crash' as const, process: 'worker-1', before: 'queue.ack' as const };
+    // The run comes back from the worker as a copy: counted by value.
+    expect(injectedCount([demo, JSON.parse(JSON.stringify(crash))], [crash])).toBe(1);
+    expect(injectedCount([demo], [])).toBe(0);
+    expect(injectedCount(undefined, [crash])).toBe(0);
+    const violated: RunResult = { ...starter.result, faults: [demo, crash] };
+    const html = (n: number) => renderToStaticMarkup(h(VerdictPanel, { result: violated, revealed: true, running: false, onSelectStep: noop, injectedByHand: n }));
+    expect(violated.verdict).toBe('violated');
+    expect(html(1)).toContain('You injected a fault by hand');
+    expect(html(1)).toContain('2 faults (1 injected by hand)');
+    expect(html(0)).not.toContain('injected by hand');
+    const explorer = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
+    expect(explorer).toContain('faults drawn from the ones');
+  });
+});
+
 describe('crashEventNumber', () => {
   test('a crash injected "at step N" is also named by the event it landed on, as the page counts events', () => {
     const ev = (i: number, step: number, type: string, actor: string) => ({ i, t: 0, step, type, actor, text: '' }) as RunResult['trace'][number];

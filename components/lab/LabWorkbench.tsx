@@ -372,7 +372,13 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
               : 'Press Run to play the demonstration schedule against your code.'}
         </p>
       )}
-      <VerdictPanel result={result} revealed={context.revealed} running={loading || playing} onSelectStep={onSelect} />
+      <VerdictPanel
+        result={result}
+        revealed={context.revealed}
+        running={loading || playing}
+        onSelectStep={onSelect}
+        injectedByHand={injectedCount(result?.faults, context.injected)}
+      />
       {run && run.result.trace.length > 0 && (
         <EventLog run={run} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
       )}
@@ -394,6 +400,13 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       </details>
     </div>
   );
+}
+
+/** How many of a run's faults are ones injected by hand (the run comes back from the worker as a copy: compared by value). */
+export function injectedCount(faults: readonly Fault[] | undefined, injected: readonly Fault[]): number {
+  if (!faults || injected.length === 0) return 0;
+  const byHand = new Set(injected.map((f) => JSON.stringify(f)));
+  return faults.filter((f) => byHand.has(JSON.stringify(f))).length;
 }
 
 function variantName(mode: CodeMode): string {

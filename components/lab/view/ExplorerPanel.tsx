@@ -112,7 +112,8 @@ function Done({ result, onReplay, titles }: { result: ExploreResult; onReplay: (
           {result.violations} of {plural(result.runs, 'schedule')} violated an invariant
         </p>
         <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
-          {result.variant} · seeds {result.firstSeed}–{result.firstSeed + Math.max(result.runs - 1, 0)}
+          {result.variant} · seeds {result.firstSeed}–{result.firstSeed + Math.max(result.runs - 1, 0)} · faults drawn from the ones
+          this lesson&rsquo;s design is meant to survive
           {result.schedulesPerSecond !== null && ` · ${result.schedulesPerSecond} schedules/s`}
         </p>
         {result.errors > 0 && (

@@ -15,6 +15,8 @@ export interface VerdictPanelProps {
   running: boolean;
   /** Select trace event `i` (the step where an invariant broke). */
   onSelectStep: (i: number) => void;
+  /** How many of the run's faults were injected by hand (beyond the plan); 0 when none. */
+  injectedByHand?: number;
 }
 
 const ENDINGS: Record<RunResult['ending'], string> = {
@@ -24,7 +26,7 @@ const ENDINGS: Record<RunResult['ending'], string> = {
   'step-limit': 'Stopped at the step limit',
 };
 
-export function VerdictPanel({ result, revealed, running, onSelectStep }: VerdictPanelProps) {
+export function VerdictPanel({ result, revealed, running, onSelectStep, injectedByHand = 0 }: VerdictPanelProps) {
   return (
     <section
       role="status"
@@ -32,7 +34,7 @@ export function VerdictPanel({ result, revealed, running, onSelectStep }: Verdic
       aria-label="Verdict"
       className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
-      {running || !result || !revealed ? <Pending running={running} /> : <Verdict result={result} onSelectStep={onSelectStep} />}
+      {running || !result || !revealed ? <Pending running={running} /> : <Verdict result={result} onSelectStep={onSelectStep} injectedByHand={injectedByHand} />}
     </section>
   );
 }
@@ -50,7 +52,7 @@ function Pending({ running }: { running: boolean }) {
   );
 }
 
-function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i: number) => void }) {
+function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; onSelectStep: (i: number) => void; injectedByHand: number }) {
   const broken = result.invariants.filter((inv) => !inv.held);
   const tone =
     result.verdict === 'held'
@@ -75,9 +77,18 @@ function Verdict({ result, onSelectStep }: { result: RunResult; onSelectStep: (i
             {result.variant} · seed {result.seed} · {result.steps} scheduler {result.steps === 1 ? 'step' : 'steps'}, {result.trace.length}{' '}
             {result.trace.length === 1 ? 'event' : 'events'}
             {result.faults.length > 0 && ` · ${result.faults.length} ${result.faults.length === 1 ? 'fault' : 'faults'}`}
+            {injectedByHand > 0 && ` (${injectedByHand} injected by hand)`}
           </p>
         </div>
       </div>
+
+      {result.verdict === 'violated' && injectedByHand > 0 && (
+        <p data-testid="injected-note" className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
+          You injected a fault by hand. Explore draws only the faults this lesson&rsquo;s design is meant to survive; one
+          injected by hand can be beyond any code, such as a job that is never restarted after its crash, or a lost answer that
+          nothing can safely retry. The evidence above says which invariant broke and why.
+        </p>
+      )}
 
       {result.error && (
         <div className="mx-4 mt-4 rounded-lg border border-red-300 bg-red-50 px-3 py-2 dark:border-red-500/40 dark:bg-red-950/40">
