@@ -262,14 +262,19 @@ export class WorkerClient {
 
   private check(): void {
     const now = this.now();
-    const pageStalled = now - this.lastCheck > PAGE_STALL_MS;
+    const late = now - this.lastCheck - CHECK_EVERY_MS;
     this.lastCheck = now;
-    // During a boot the worker is legitimately busy (compiling WebAssembly): jobs wait for it. After
-    // the page itself stalled, the silence is counted afresh: a worker that is really stuck is still
-    // caught, `stuckAfterMs` later. (Under CPU starvation a check ran after a 5 s stall before the
-    // worker's queued heartbeats, and stopped a healthy exploration as "an infinite loop".)
-    if (this.state.status !== 'ready' || pageStalled) {
+    // During a boot the worker is legitimately busy (compiling WebAssembly): jobs wait for it.
+    if (this.state.status !== 'ready') {
       this.lastHeard = now;
+      return;
+    }
+    // A check this late means the page itself stalled: the time it could not listen is not counted
+    // as the worker's silence (its heartbeats may be queued behind this check), the silence before
+    // it still is. (Under CPU starvation a check ran after a 5 s stall before the worker's queued
+    // heartbeats, and stopped a healthy exploration as "an infinite loop".)
+    if (late > PAGE_STALL_MS - CHECK_EVERY_MS) {
+      this.lastHeard = Math.min(now, this.lastHeard + late);
       return;
     }
     const silent = now - this.lastHeard;
