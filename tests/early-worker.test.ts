@@ -10,32 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EARLY_WORKER_KEY, earlyWorkerScript, takeEarlyWorker, type EarlyWorker } from '@/components/db/early-worker';
 import { WorkerClient } from '@/components/db/worker-client';
 import { WORKER_MARKER, chunksNamedBy, injectEarlyWorker, withEarlyWorker, workerFactories, workerUrl } from '@/scripts/early-worker';
-
-/** Enough of a browser Worker: an event target that records what it was sent. */
-class FakeWorker extends EventTarget {
-  static made: FakeWorker[] = [];
-  sent: unknown[] = [];
-  terminated = false;
-  constructor(
-    readonly url: string,
-    readonly options?: WorkerOptions,
-  ) {
-    super();
-    FakeWorker.made.push(this);
-  }
-  postMessage(message: unknown) {
-    this.sent.push(message);
-  }
-  terminate() {
-    this.terminated = true;
-  }
-  say(data: unknown) {
-    this.dispatchEvent(new MessageEvent('message', { data }));
-  }
-  fail(message: string) {
-    this.dispatchEvent(Object.assign(new Event('error'), { message }));
-  }
-}
+import { FakeWorker } from './helpers/fake-worker';
 
 /** Run the inline script as a page would, with fake Worker, fetch and window. */
 function runInlineScript(script: string) {

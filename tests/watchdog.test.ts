@@ -7,26 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StuckError, WorkerClient } from '@/components/db/worker-client';
-
-/** Enough of a browser Worker: an event target that records what it was sent. */
-class FakeWorker extends EventTarget {
-  static made: FakeWorker[] = [];
-  sent: unknown[] = [];
-  terminated = false;
-  constructor() {
-    super();
-    FakeWorker.made.push(this);
-  }
-  postMessage(message: unknown) {
-    this.sent.push(message);
-  }
-  terminate() {
-    this.terminated = true;
-  }
-  say(data: unknown) {
-    this.dispatchEvent(new MessageEvent('message', { data }));
-  }
-}
+import { FakeWorker } from './helpers/fake-worker';
 
 const READY = { type: 'ready', version: 'PostgreSQL 17.5', bootMs: 900, operations: 0, prebuilt: true, timeOrigin: 0 };
 

@@ -213,13 +213,16 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
           <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Fault plan</h3>
           <ul data-testid="fault-plan" className="mt-2 space-y-1 text-sm text-slate-700 dark:text-slate-200">
             {(runFaults ?? plan).length === 0 && <li className="text-slate-500 italic dark:text-slate-400">No faults</li>}
-            {(runFaults ?? plan).map((f, i) => (
-              <li key={i} className="flex gap-2">
-                <span aria-hidden="true" className="text-red-600 dark:text-red-400">⚡</span>
-                {describeFault(f)}
-                {crashEventNumber(f, run?.result.trace) !== null && ` (event ${crashEventNumber(f, run?.result.trace)})`}
-              </li>
-            ))}
+            {(runFaults ?? plan).map((f, i) => {
+              const event = crashEventNumber(f, run?.result.trace);
+              return (
+                <li key={i} className="flex gap-2">
+                  <span aria-hidden="true" className="text-red-600 dark:text-red-400">⚡</span>
+                  {describeFault(f)}
+                  {event !== null && ` (event ${event})`}
+                </li>
+              );
+            })}
           </ul>
           {context.injected.length > 0 && (
             <button type="button" onClick={() => ctx.send({ type: 'CLEAR_FAULTS' })} className={`${secondary} mt-2 py-1 text-xs`}>

@@ -326,11 +326,11 @@ const eachRowOnce: Invariant = {
     const crashedBetween = (by: string, from: number, to: number) =>
       outcome.trace.some((e) => e.type === 'crash' && e.actor === by && e.i > from && e.i < to);
     const raced: { id: number; count: number; by: string[]; step: number }[] = [];
-    const afterCrash: number[] = [];
+    const afterCrash = new Set<number>();
     for (const [id, list] of publishes) {
       for (let k = 1; k < list.length; k++) {
         if (crashedBetween(list[k - 1].by, list[k - 1].step, list[k].step)) {
-          afterCrash.push(id);
+          afterCrash.add(id);
         } else {
           raced.push({ id, count: list.length, by: [...new Set(list.map((p) => p.by))], step: list[k].step });
           break;
@@ -346,7 +346,7 @@ const eachRowOnce: Invariant = {
     }
     const missing = Array.from({ length: OUTBOX_ROWS }, (_, i) => i + 1).filter((id) => !publishes.has(id));
     if (missing.length) return { held: false, detail: `order ${missing.join(', ')} never published` };
-    const again = [...new Set(afterCrash)];
+    const again = [...afterCrash];
     return {
       held: true,
       detail: again.length
