@@ -21,7 +21,7 @@ async function main() {
   const prebuilt = await fromPrebuilt();
   const db = prebuilt ? await PgliteSimDatabase.attach(prebuilt) : await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
   for (let i = 1; i <= data.warmUp; i++) {
-    await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i) });
+    await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i), verdictOnly: true });
   }
   port.on('message', async (m: WorkerRequest) => {
     try {

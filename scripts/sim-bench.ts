@@ -4,12 +4,16 @@
  * 1. Warms up (BENCH_WARMUP schedules, default 2,000: V8 keeps optimising the engine's JavaScript
  *    and PGlite's WebAssembly for about that long), timing the first N of them as the cold figure.
  *    Then explores `concurrent-redelivery` (solution) for N schedules in BENCH_ROUNDS rounds
- *    (default 3) and reports the median round's schedules per second, and every round's.
- * 2. Records every call the database received during each round (resets, clock updates and
- *    pipelined protocol messages included), replays exactly those calls back to back on the same
- *    PGlite, and reports engine time ÷ SQL time: the scheduler's overhead. Prints figures; asserts
- *    nothing. Named prepared statements are created during the warm-up, so the replay drops them
- *    and replays the warm-up's calls first, untimed, as the engine ran them.
+ *    (default 3) and reports the median round's schedules per second, and every round's. The
+ *    schedules run as Explore runs them (`verdictOnly`: no trace hash, no call site per statement);
+ *    each round is followed by the same N as full runs (what Run, Step and a replay do), reported
+ *    beside it.
+ * 2. Runs each round once more recording every call the database received (resets, clock updates
+ *    and pipelined protocol messages included; logging costs a few per cent, so this pass is not
+ *    the timed one), replays exactly those calls back to back on the same PGlite, and reports
+ *    engine time ÷ SQL time: the scheduler's overhead. Prints figures; it only fails when the replay
+ *    met different statement errors than the engine (it would not be the same SQL). The named
+ *    statements the calls bind were prepared during the warm-up and are still there.
  * 3. Explores the same N schedules again on W worker threads (./explore-parallel.ts, each thread
  *    with its own PGlite, warmed up the same way), timed from when every thread is ready to the last
  *    schedule: schedules per second across threads. W = BENCH_WORKERS, default min(cores, 4).
@@ -33,8 +37,10 @@ type Recorded =
   | { kind: 'exec'; text: string }
   | { kind: 'protocol'; message: Uint8Array; options?: ExecProtocolOptions };
 
-/** Time spent inside PGlite while the engine ran. */
+/** Time spent inside PGlite while the engine ran (recorded rounds). */
 let insideSqlMs = 0;
+/** Whether calls are logged and timed; off, they go straight to PGlite (the timed rounds). */
+let recording = false;
 
 async function timed<T>(p: () => Promise<T>): Promise<T> {
   const t = performance.now();
@@ -45,20 +51,27 @@ async function timed<T>(p: () => Promise<T>): Promise<T> {
   }
 }
 
-/** PGlite as the engine sees it, every call logged and timed. */
+/** PGlite as the engine sees it; while `recording`, every call logged and timed. */
 function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
   return {
     query: <R>(text: string, params?: unknown[]) => {
+      if (!recording) return pg.query<R>(text, params);
       log.push({ kind: 'query', text, params });
       return timed(() => pg.query<R>(text, params));
     },
     exec: (text: string) => {
+      if (!recording) return pg.exec(text);
       log.push({ kind: 'exec', text });
       return timed(() => pg.exec(text));
     },
     execProtocol: (message: Uint8Array, options?: ExecProtocolOptions) => {
+      if (!recording) return pg.execProtocol(message, options);
       log.push({ kind: 'protocol', message, options });
-      return timed(() => pg.execProtocol(message, options));
+      return timed(async () => {
+        const got = await pg.execProtocol(message, options);
+        engineErrors += errorsIn(got.messages);
+        return got;
+      });
     },
     runExclusive: <T>(fn: () => Promise<T>) => pg.runExclusive(fn),
     parsers: pg.parsers,
@@ -66,13 +79,20 @@ function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
   };
 }
 
-async function replay(pg: PGlite, calls: Recorded[]) {
+/** Statement errors the engine's protocol calls got back (recorded rounds), to check the replay against. */
+let engineErrors = 0;
+const errorsIn = (messages: readonly { name: string }[]) => messages.filter((m) => m.name === 'error').length;
+
+/** Replays `calls`; returns how many protocol calls came back with an error. */
+async function replay(pg: PGlite, calls: Recorded[]): Promise<number> {
+  let errors = 0;
   for (const s of calls) {
     if (s.kind === 'exec') await pg.exec(s.text);
     else if (s.kind === 'query') await pg.query(s.text, s.params);
     // The options the engine passed (errors as messages, no file-system sync): the very same call.
-    else await pg.runExclusive(() => pg.execProtocol(s.message, { ...s.options, throwOnError: false }));
+    else errors += errorsIn((await pg.runExclusive(() => pg.execProtocol(s.message, { ...s.options, throwOnError: false }))).messages);
   }
+  return errors;
 }
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
@@ -88,7 +108,8 @@ async function main() {
   const pg = new PGlite({ startParams: [...PGLITE_START_PARAMS] });
   const log: Recorded[] = [];
   const sim = await PgliteSimDatabase.open(recordingPg(pg, log));
-  log.length = 0;
+  const run = (seed: number, faultSeed: number, verdictOnly: boolean) =>
+    runScenario(sim, { scenario, code, variant: 'solution', seed, faults: drawFaults(scenario, faultSeed), verdictOnly });
 
   // Warm up: compile the learner module, JIT the engine, fill PGlite's caches, prepare statements.
   // Its first `runs` schedules are timed as the cold figure: what an exploration right after boot sees.
@@ -96,34 +117,47 @@ async function main() {
   let coldMs = 0;
   const w0 = performance.now();
   for (let i = 1; i <= warmUpRuns; i++) {
-    await runScenario(sim, { scenario, code, variant: 'solution', seed: 1_000_000 + i, faults: drawFaults(scenario, i) });
+    // Mostly as Explore runs them; every fourth as a full run, so that path is warm too.
+    await run(1_000_000 + i, i, i % 4 !== 0);
     if (i === coldRuns) coldMs = performance.now() - w0;
   }
-  const warmUp = log.splice(0);
 
-  // Rounds of the same `runs` schedules (seeds 1…runs), each timed and recorded on its own.
-  const measured: { engineMs: number; cpuMs: number; insideSqlMs: number; steps: number; calls: Recorded[] }[] = [];
+  // Rounds of the same `runs` schedules (seeds 1…runs). Each round runs them three times: timed as
+  // Explore runs them (the headline), recorded (every call PGlite got, for the ratio; logging and
+  // timing each call costs a few per cent, so it is not in the headline), and timed as full runs.
+  const measured: { engineMs: number; cpuMs: number; insideSqlMs: number; steps: number; calls: Recorded[]; errors: number }[] = [];
+  /** Wall ms of each round's full runs (trace hashed, call sites kept). */
+  const fullMs: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    insideSqlMs = 0;
     let steps = 0;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let i = 1; i <= runs; i++) {
-      const res = await runScenario(sim, { scenario, code, variant: 'solution', seed: i, faults: drawFaults(scenario, i) });
-      steps += res.steps;
-    }
-    measured.push({ engineMs: performance.now() - t0, cpuMs: cpuMs(process.cpuUsage(c0)), insideSqlMs, steps, calls: log.splice(0) });
+    for (let i = 1; i <= runs; i++) steps += (await run(i, i, true)).steps;
+    const engineMs = performance.now() - t0;
+    const engineCpuMs = cpuMs(process.cpuUsage(c0));
+
+    recording = true;
+    insideSqlMs = 0;
+    engineErrors = 0;
+    for (let i = 1; i <= runs; i++) await run(i, i, true);
+    recording = false;
+    measured.push({ engineMs, cpuMs: engineCpuMs, insideSqlMs, steps, calls: log.splice(0), errors: engineErrors });
+
+    const f0 = performance.now();
+    for (let i = 1; i <= runs; i++) await run(i, i, false);
+    fullMs.push(performance.now() - f0);
   }
 
-  // The same calls back to back: the warm-up's untimed (it prepares the named statements), then each round's, timed.
-  await pg.exec('DEALLOCATE ALL');
-  await replay(pg, warmUp);
+  // The same calls back to back, each round's timed. The named statements they bind were prepared
+  // during the warm-up and are still there; the replay must meet the same statement errors the
+  // engine met (none, for a solution), or it replayed something else.
   const sql: { ms: number; cpuMs: number }[] = [];
   for (const m of measured) {
     const c1 = process.cpuUsage();
     const t1 = performance.now();
-    await replay(pg, m.calls);
+    const errors = await replay(pg, m.calls);
     sql.push({ ms: performance.now() - t1, cpuMs: cpuMs(process.cpuUsage(c1)) });
+    if (errors !== m.errors) throw new Error(`the replay met ${errors} statement errors, the engine ${m.errors}: it did not replay the same SQL`);
   }
 
   const select1Us = await select1Micros(pg);
@@ -153,6 +187,8 @@ async function main() {
     statementsPerSchedule: +(m.calls.length / runs).toFixed(1),
     /** The median round, after the warm-up. */
     schedulesPerSecond: perRound[mid].schedulesPerSecond,
+    /** The same schedules as full runs (hashed, call sites kept: Run, Step, a replay), median round. */
+    fullRunsPerSecond: Math.round((runs / [...fullMs].sort((a, b) => a - b)[Math.floor((fullMs.length - 1) / 2)]) * 1000),
     /** The first `runs` schedules after boot, during the warm-up. */
     coldSchedulesPerSecond: Math.round((coldRuns / coldMs) * 1000),
     engineMs: perRound[mid].engineMs,
@@ -167,14 +203,14 @@ async function main() {
     engineCpuMs: Math.round(m.cpuMs),
     sqlBackToBackCpuMs: Math.round(sql[mid].cpuMs),
     cpuRatio: perRound[mid].cpuRatio,
-    perRound,
+    perRound: perRound.map((p, k) => ({ ...p, fullRunsPerSecond: Math.round((runs / fullMs[k]) * 1000) })),
     rssMB: Math.round(mem.rss / 1e6),
     parallel: { workers: parallel.workers, schedulesPerSecond: parallel.schedulesPerSecond, cores: availableParallelism() },
     targets: { schedulesPerSecond: 1000, ratio: 1.3 },
   };
   const speeds = perRound.map((r) => r.schedulesPerSecond);
   console.log(
-    `${scenarioId} bench: ${figures.schedulesPerSecond} schedules/s on one thread (target ≥ 1000; median of ${rounds} rounds of ${runs} after ${warmUpRuns} warm-up schedules; rounds ${Math.min(...speeds)}–${Math.max(...speeds)}; ${figures.coldSchedulesPerSecond}/s for the first ${coldRuns} after boot), engine/SQL ratio ${figures.ratio} (target ≤ 1.3); CPU: ${Math.round((runs / m.cpuMs) * 1000)} schedules per CPU-second, ratio ${figures.cpuRatio}; ${parallel.schedulesPerSecond} schedules/s on ${parallel.workers} worker threads (${availableParallelism()} cores)`,
+    `${scenarioId} bench: ${figures.schedulesPerSecond} schedules/s on one thread (target ≥ 1000; median of ${rounds} rounds of ${runs} after ${warmUpRuns} warm-up schedules; rounds ${Math.min(...speeds)}–${Math.max(...speeds)}; ${figures.coldSchedulesPerSecond}/s for the first ${coldRuns} after boot; ${figures.fullRunsPerSecond}/s as full runs), engine/SQL ratio ${figures.ratio} (target ≤ 1.3); CPU: ${Math.round((runs / m.cpuMs) * 1000)} schedules per CPU-second, ratio ${figures.cpuRatio}; ${parallel.schedulesPerSecond} schedules/s on ${parallel.workers} worker threads (${availableParallelism()} cores)`,
   );
   console.log(
     `machine: SELECT 1 takes ${select1Us} µs here (FACTS.md measured ~${FACTS_SELECT1_US} µs); the SQL alone, back to back, allows ${figures.sqlCeilingPerSecond} schedules/s, so ≥ 1000/s needs a ratio ≤ ${(figures.sqlCeilingPerSecond / 1000).toFixed(2)} on this machine`,

@@ -72,6 +72,15 @@ export interface RunOptions {
   onEvent?: (event: TraceEvent) => void;
   /** Called after every executed step, before the next is chosen (the lab snapshots tables here). */
   afterStep?: (stepIndex: number) => Promise<void> | void;
+  /**
+   * The run is kept only for its verdict (an exploration, a shrink): it leaves out what only a
+   * person reads of it. `traceHash` is '' (the trace is not hashed), and a failed statement is
+   * rethrown with the engine's stack instead of the learner's calling line (no call site is
+   * captured per statement), so its narration names no line. Choices, steps, ledger, verdict and
+   * every other event are the same as a full run's: nothing that decides a run reads either.
+   * Together these were ~15–20 % of a schedule (npm run bench).
+   */
+  verdictOnly?: boolean;
 }
 
 /** What a run produced; the checkers and every view read this. */
@@ -200,7 +209,7 @@ export class Engine {
   private emit(event: Omit<TraceEvent, 'i' | 't' | 'step'>): TraceEvent {
     const e: TraceEvent = { i: this.trace.length, t: this.elapsed(), step: this.stepsRun, ...event };
     this.trace.push(e);
-    this.hashLines.push(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`);
+    if (!this.options.verdictOnly) this.hashLines.push(`${e.i}|${e.t}|${e.actor}|${e.type}|${e.text}\n`);
     this.options.onEvent?.(e);
     return e;
   }
@@ -288,7 +297,7 @@ export class Engine {
     for (const p of this.procs.values()) p.machine?.stop();
     return {
       trace: this.trace,
-      traceHash: bytesToHex(sha256(utf8ToBytes(this.hashLines.join('')))),
+      traceHash: this.options.verdictOnly ? '' : bytesToHex(sha256(utf8ToBytes(this.hashLines.join('')))),
       choices: this.choicesMade,
       steps: this.stepsRun,
       ledger: this.providers.ledger,
@@ -638,11 +647,12 @@ export class Engine {
     const pid = proc.spec.id;
     const reg = (s: Omit<Step, 'seq' | 'pid' | 'incarnation' | 'resolve' | 'reject'>) => this.register(proc, incarnation, s);
     const now = () => this.clock.now();
+    const callSites = !this.options.verdictOnly;
 
     const dbQuery = <R>(text: string, params?: unknown[]): Promise<QueryResult<R>> => {
       // Where the process called from: an SQL error is rethrown with this stack, so it points at
       // the learner's line rather than at the engine.
-      const callSite = new Error('query');
+      const callSite = callSites ? new Error('query') : undefined;
       return reg({
         kind: 'db',
         label: sqlLabel(text),
@@ -964,8 +974,8 @@ function rowCount(n: number): string {
 }
 
 /** `err` with the stack of where the statement was issued (its message and fields unchanged). */
-function withCallSite(err: unknown, callSite: Error): unknown {
-  if (!(err instanceof Error) || !callSite.stack) return err;
+function withCallSite(err: unknown, callSite: Error | undefined): unknown {
+  if (!(err instanceof Error) || !callSite?.stack) return err;
   const frames = callSite.stack.split('\n').slice(1).join('\n');
   try {
     err.stack = `${err.name}: ${err.message}\n${frames}`;

@@ -32,6 +32,8 @@ export interface RunRequest {
   choices?: readonly number[];
   onEvent?: RunOptions['onEvent'];
   afterStep?: RunOptions['afterStep'];
+  /** Only the verdict matters (exploring, shrinking): see RunOptions.verdictOnly. */
+  verdictOnly?: boolean;
 }
 
 /** What a run found. */
@@ -41,6 +43,7 @@ export interface RunResult {
   seed: number;
   faults: Fault[];
   choices: number[];
+  /** '' for a verdict-only run (an exploration's). */
   traceHash: string;
   steps: number;
   /** "held": every invariant held; "violated": one broke; "error": the code could not run. */
@@ -96,7 +99,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     };
   }
   await db.reset();
-  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep });
+  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, verdictOnly: req.verdictOnly });
   stampEvents(world.codeErrors, () => engine.eventCount);
   const outcome = await engine.run();
   const invariants: InvariantResult[] = [];
@@ -216,9 +219,9 @@ export function summarize(result: RunResult): ScheduleSummary {
   return { seed: result.seed, verdict: result.verdict, broken: result.invariants.filter((i) => !i.held).map((i) => i.id) };
 }
 
-/** One schedule of an exploration: the seed's own fault plan. */
+/** One schedule of an exploration: the seed's own fault plan, run for its verdict only. */
 export function exploreSeed(db: SimDatabase, opts: Pick<ExploreOptions, 'scenario' | 'code' | 'variant'>, seed: number): Promise<RunResult> {
-  return runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed, faults: drawFaults(opts.scenario, seed) });
+  return runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed, faults: drawFaults(opts.scenario, seed), verdictOnly: true });
 }
 
 /**
@@ -317,7 +320,7 @@ export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: Run
     const same = faults.length === best.faults.length && sameList(trimZeros(choices), trimZeros(best.choices));
     if (same) return false;
     tries++;
-    const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices });
+    const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices, verdictOnly: true });
     if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held)) {
       best = { faults, choices: trimZeros(r.choices), result: r };
       return true;

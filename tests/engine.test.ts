@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
-import { explore, runScenario, shrink } from '../simulations/run';
+import { drawFaults, explore, runScenario, shrink } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { Env } from '../simulations/types';
@@ -54,6 +54,34 @@ describe('determinism', () => {
     const b = await runScenario(db, req);
     expect(b.traceHash).toBe(a.traceHash);
     expect((await runScenario(db, req)).traceHash).toBe(a.traceHash);
+  });
+
+  test("an exploration's verdict-only run is the same run as a full one, without the hash", async () => {
+    // Starters break and solutions hold, under each seed's own fault plan: both kinds of verdict.
+    const cases = ['concurrent-redelivery', 'lease-expiry', 'crash-after-send', 'dual-write', 'random-key-on-retry'].flatMap((id) => {
+      const s = scenarioById(id);
+      return (['starter', 'solution'] as const).map((v) => ({ s, v }));
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: cases.length - 1 }), fc.integer({ min: 1, max: 1_000_000 }), async (k, seed) => {
+        const { s, v } = cases[k];
+        const req = { scenario: s, code: s.variants[v].code, variant: v, seed, faults: drawFaults(s, seed) };
+        const full = await runScenario(db, req);
+        const lean = await runScenario(db, { ...req, verdictOnly: true });
+        const what = `${s.id} ${v} seed=${seed}`;
+        expect(full.traceHash, what).toMatch(/^[0-9a-f]{64}$/);
+        expect(lean.traceHash, what).toBe('');
+        expect(lean.choices, what).toEqual(full.choices);
+        expect(lean.steps, what).toBe(full.steps);
+        // A failed statement (the starter's duplicate key) names the learner's line only in a full run.
+        const noLine = (t: typeof full.trace) => t.map((e) => ({ ...e, text: e.text.replace(/ \(line \d+\)/g, '') }));
+        expect(lean.trace, what).toEqual(noLine(full.trace));
+        expect(lean.invariants, what).toEqual(full.invariants);
+        expect(lean.verdict, what).toBe(full.verdict);
+        expect(lean.effects, what).toEqual(full.effects);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   test('different seeds explore different interleavings', async () => {
@@ -347,6 +375,13 @@ describe('learner code errors are clear and point at the line', () => {
     expect(r.trace.some((e) => e.type === 'db-error' && /no_such_table/.test(e.text))).toBe(true);
     expect(r.codeErrors[0].message).toMatch(/no_such_table/);
     expect(r.codeErrors[0].line).toBe(2);
+    // An exploration's run keeps no call site: the same run and verdict, only the line is not named.
+    const lean = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [], verdictOnly: true });
+    const withoutLine = (t: typeof r.trace) => t.map((e) => ({ ...e, text: e.text.replace(' (line 2)', '') }));
+    expect(r.trace.filter((e) => e.text.includes(' (line 2)')).length).toBeGreaterThan(0);
+    expect(lean.trace).toEqual(withoutLine(r.trace));
+    expect(lean.codeErrors[0].message).toBe(r.codeErrors[0].message);
+    expect(lean.verdict).toBe(r.verdict);
   });
 });
 
