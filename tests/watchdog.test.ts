@@ -6,7 +6,7 @@
  * the worker's heartbeats that were waiting in the queue.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StuckError, WorkerClient } from '@/components/db/worker-client';
+import { QueryStoppedError, StuckError, WorkerClient } from '@/components/db/worker-client';
 import { FakeWorker } from './helpers/fake-worker';
 
 const READY = { type: 'ready', version: 'PostgreSQL 17.5', bootMs: 900, operations: 0, prebuilt: true, timeOrigin: 0 };
@@ -95,6 +95,56 @@ describe('the watchdog', () => {
     pageRuns(400);
     expect(worker.terminated).toBe(true);
     await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+  });
+
+  it("does not count a slow query's time against the run queued behind it", async () => {
+    const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
+    const worker = FakeWorker.made[0];
+    worker.say(READY);
+    // The query panel's `SELECT pg_sleep(30)`, then Run: the worker answers in order.
+    const query = client.query('SELECT pg_sleep(30)');
+    const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+    run.catch(() => {});
+    pageRuns(5_000);
+    expect(worker.terminated, 'the run has not started: the silence is the query').toBe(false);
+    worker.say({ type: 'result', id: 1, rows: [], fields: [], durationMs: 5_000, statements: 1 });
+    await query;
+    // From here on the run is the worker's: silent for 2 s, it is stuck.
+    pageRuns(1_800);
+    expect(worker.terminated).toBe(false);
+    pageRuns(400);
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+  });
+});
+
+describe('stopping a query', () => {
+  it('replaces the worker running it; the query and what waited behind it are told why', async () => {
+    const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
+    const worker = FakeWorker.made[0];
+    worker.say(READY);
+    const query = client.query('SELECT pg_sleep(30)');
+    const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+    expect(client.stopQuery()).toBe(true);
+    expect(worker.terminated).toBe(true);
+    await expect(query).rejects.toBeInstanceOf(QueryStoppedError);
+    await expect(run).rejects.toThrow(/Query stopped/);
+    expect(FakeWorker.made).toHaveLength(2);
+    expect(client.getState()).toMatchObject({ status: 'booting', restarts: 1 });
+    client.dispose();
+  });
+
+  it('does nothing when the worker is not running a query', async () => {
+    const { client, worker, run } = started();
+    run.catch(() => {});
+    expect(client.stopQuery(), 'a run is not a query').toBe(false);
+    worker.say({ type: 'run-result', id: 1, run: {}, unhandled: [] });
+    await run;
+    expect(client.stopQuery(), 'nothing outstanding').toBe(false);
+    expect(worker.terminated).toBe(false);
+    expect(FakeWorker.made).toHaveLength(1);
     client.dispose();
   });
 });

@@ -22,6 +22,8 @@ export interface PgliteHandle extends BootState {
     request: Omit<ExploreRequest, 'type' | 'id'>,
     onProgress?: (p: ExploreProgress) => void,
   ): { result: Promise<import('@/simulations/run').ExploreResult>; cancel(): void };
+  /** Stop the query the worker is running by restarting the database (false: none was running). */
+  stopQuery(): boolean;
 }
 
 const BOOTING: BootState = { status: 'booting', restarts: 0 };
@@ -49,5 +51,7 @@ export function usePglite(): PgliteHandle {
     [client, notRunning],
   );
 
-  return useMemo(() => ({ ...state, query, run, explore }), [state, query, run, explore]);
+  const stopQuery = useCallback(() => client?.stopQuery() ?? false, [client]);
+
+  return useMemo(() => ({ ...state, query, run, explore, stopQuery }), [state, query, run, explore, stopQuery]);
 }

@@ -5,6 +5,11 @@
  * silent for `stuckAfterMs` the learner's code is stuck in a loop that never yields. The client
  * then terminates the worker, rejects the job with a `StuckError`, and starts a fresh worker
  * (PGlite boots again). The page's main thread never waits on the worker, so it stays responsive.
+ *
+ * A query from the query panel is not watched (a slow statement, `pg_sleep(30)`, is no bug), and
+ * while one is running the run queued behind it has not started: its silence is not counted. The
+ * panel can stop such a query (`stopQuery`); PGlite cannot interrupt a statement, so that too
+ * replaces the worker.
  */
 import type { LabRun } from '@/simulations/lab-run';
 import { takeEarlyWorker, type EarlyWorker } from './early-worker';
@@ -62,6 +67,17 @@ export class StuckError extends Error {
       `Your code ran for ${Math.round(silentMs / 1000)} s without yielding — an infinite loop? The run was stopped. Your code is kept.`,
     );
     this.name = 'StuckError';
+  }
+}
+
+/** A query stopped from the page: the worker running it was replaced. */
+export class QueryStoppedError extends SqlError {
+  constructor() {
+    super({
+      message:
+        "Query stopped. PostgreSQL in the browser cannot interrupt a statement, so the tab's database was restarted: it boots again in a few seconds, with the lesson's schema and empty tables.",
+    });
+    this.name = 'QueryStoppedError';
   }
 }
 
@@ -269,6 +285,12 @@ export class WorkerClient {
       this.lastHeard = now;
       return;
     }
+    // Requests are answered in order: while a query sent earlier is still running (a slow one, like
+    // `pg_sleep(30)`), the run behind it has not started, and the silence is the query's.
+    if (this.oldestJob()?.kind === 'query') {
+      this.lastHeard = now;
+      return;
+    }
     // A check this late means the page itself stalled: the time it could not listen is not counted
     // as the worker's silence (its heartbeats may be queued behind this check), the silence before
     // it still is. (Under CPU starvation a check ran after a 5 s stall before the worker's queued
@@ -280,6 +302,22 @@ export class WorkerClient {
     const silent = now - this.lastHeard;
     if (silent < this.stuckAfterMs) return;
     this.restart(new StuckError(silent));
+  }
+
+  /** The job the worker is working on: the oldest outstanding (ids grow, and a Map keeps insertion order). */
+  private oldestJob(): Job | undefined {
+    return this.jobs.values().next().value;
+  }
+
+  /**
+   * Stop the query the worker is running, if the oldest outstanding job is one: the worker is
+   * replaced (as after a stuck run), the query rejects with a `QueryStoppedError`, and so does
+   * anything queued behind it. False, and nothing happens, when no query is running.
+   */
+  stopQuery(): boolean {
+    if (this.state.status !== 'ready' || this.oldestJob()?.kind !== 'query') return false;
+    this.restart(new QueryStoppedError());
+    return true;
   }
 
   /** Terminate the worker, reject everything outstanding with `reason`, boot a fresh one. */

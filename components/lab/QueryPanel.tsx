@@ -1,14 +1,19 @@
 'use client';
 /** Run SQL against the tab's PGlite and show the rows, or PostgreSQL's error. */
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import { SqlError, type QueryResult } from '@/components/db/protocol';
+import { QueryStoppedError } from '@/components/db/worker-client';
 
 type Outcome =
   | { kind: 'idle' }
   | { kind: 'running' }
   | { kind: 'result'; result: QueryResult }
-  | { kind: 'error'; error: SqlError; sql: string };
+  | { kind: 'error'; error: SqlError; sql: string }
+  | { kind: 'stopped'; message: string };
+
+/** How long a query runs before the panel offers to stop it (most answer in a few ms). */
+export const OFFER_STOP_AFTER_MS = 700;
 
 /** A value as psql would roughly show it. */
 export function formatValue(value: unknown): string {
@@ -41,6 +46,17 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
   const sqlId = useId();
   const hintId = useId();
+  /** The query has run long enough to offer Stop (reset whenever a query starts). */
+  const [slow, setSlow] = useState(false);
+  const running = outcome.kind === 'running';
+  const ready = db.status === 'ready';
+
+  useEffect(() => {
+    setSlow(false);
+    if (!running || !ready) return;
+    const timer = setTimeout(() => setSlow(true), OFFER_STOP_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [running, ready]);
 
   async function run() {
     const text = sql;
@@ -49,9 +65,17 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
     try {
       setOutcome({ kind: 'result', result: await db.query(text) });
     } catch (error) {
+      if (error instanceof QueryStoppedError) {
+        setOutcome({ kind: 'stopped', message: error.message });
+        return;
+      }
       const sqlError = error instanceof SqlError ? error : new SqlError({ message: String(error) });
       setOutcome({ kind: 'error', error: sqlError, sql: text });
     }
+  }
+
+  function stop() {
+    db.stopQuery();
   }
 
   function onSubmit(event: FormEvent) {
@@ -110,6 +134,15 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
           >
             {outcome.kind === 'running' ? 'Running…' : 'Run query'}
           </button>
+          {running && slow && (
+            <button
+              type="button"
+              onClick={stop}
+              className="inline-flex items-center rounded-lg border border-rose-300 bg-white px-3.5 py-2 text-sm font-semibold text-rose-700 shadow-sm hover:bg-rose-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-600 dark:border-rose-500/50 dark:bg-slate-900 dark:text-rose-300 dark:hover:bg-rose-500/10"
+            >
+              Stop query
+            </button>
+          )}
           <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
             or press <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-600">Ctrl</kbd>+
             <kbd className="rounded border border-slate-300 px-1 font-sans dark:border-slate-600">Enter</kbd> in the box
@@ -122,7 +155,16 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
         {outcome.kind === 'error' && <ErrorBox error={outcome.error} sql={outcome.sql} />}
         {outcome.kind === 'running' && (
           <p className="px-4 py-3 text-xs text-slate-500 dark:text-slate-400">
-            {db.status === 'booting' ? 'Waiting for the database to boot…' : 'Running…'}
+            {db.status === 'booting'
+              ? 'Waiting for the database to boot…'
+              : slow
+                ? 'Still running. Stop query restarts the tab’s database (a few seconds); a run you start meanwhile waits for this query.'
+                : 'Running…'}
+          </p>
+        )}
+        {outcome.kind === 'stopped' && (
+          <p data-testid="query-stopped" className="m-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
+            {outcome.message}
           </p>
         )}
         {outcome.kind === 'idle' && (

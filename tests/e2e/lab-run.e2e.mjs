@@ -262,6 +262,42 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   }
 });
 
+test('lab: a slow query is not blamed on the run waiting behind it, and Stop query restarts the database', { timeout: 180_000 }, async (t) => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    await page.getByText('Query the database yourself').click();
+    const panel = page.getByTestId('query-panel');
+    const sql = page.getByLabel('SQL', { exact: true });
+    // A slow query, then Run: the run waits for it, and is not taken for a loop that never yields.
+    await sql.fill('SELECT pg_sleep(4)');
+    await panel.getByRole('button', { name: 'Run query' }).click();
+    await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: 5_000 });
+    await runInstantly(page);
+    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+    const verdict = await waitVerdict(page, /Violated|Held/, 60_000);
+    t.diagnostic(verdict.split('\n')[0]);
+    assert.equal(await page.getByText(/without yielding/).count(), 0, 'no "stuck" message for a run that waited on a query');
+
+    // A query that would take a minute: Stop query restarts the database, which then answers again.
+    await sql.fill('SELECT pg_sleep(60)');
+    await panel.getByRole('button', { name: 'Run query' }).click();
+    const stop = panel.getByRole('button', { name: 'Stop query' });
+    await stop.waitFor({ timeout: 5_000 });
+    await screenshot(page, 'lab-query-slow');
+    const stoppedAt = Date.now();
+    await stop.click();
+    await page.getByTestId('query-stopped').getByText(/Query stopped/).waitFor({ timeout: 5_000 });
+    await waitRunnable(page, 60_000);
+    t.diagnostic(`database back ${Date.now() - stoppedAt} ms after Stop`);
+    await sql.fill('SELECT 41 + 1 AS answer');
+    await panel.getByRole('button', { name: 'Run query' }).click();
+    await page.getByTestId('query-result').getByRole('cell', { name: '42', exact: true }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
 test('lab: edits survive a reload; reset to starter can be undone', { timeout: 120_000 }, async () => {
   const { context, page, errors } = await openLab('receipt-redelivery');
   try {
