@@ -16,6 +16,15 @@ import type { CodeError, Scenario } from './scenario';
 import type { SimDatabase } from './sim-database';
 import type { Fault, InvariantResult, TraceEvent } from './types';
 
+/**
+ * A run settles through microtasks only; an exploration or a shrink is hundreds of runs back to
+ * back. Every this many runs they give the host a turn, so its own tasks get in between: the
+ * browser worker's heartbeat (the page's watchdog took a long shrink's silence for a stuck loop)
+ * and a Cancel. One turn per run cost 4–9 % of a schedule in Node; eight runs take ~10–25 ms in a
+ * tab, far inside the watchdog's 2 s.
+ */
+export const HOST_TURN_EVERY_RUNS = 8;
+
 /** The variant names every scenario has. */
 export type VariantName = 'starter' | 'solution';
 
@@ -69,10 +78,6 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
 
 /** Run one schedule. The database is reset first; the same inputs give the same traceHash. */
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
-  // A run settles through microtasks only; an exploration or a shrink is hundreds of runs back to
-  // back. One host turn per run lets the host's own tasks in between: the browser worker's
-  // heartbeat (the page's watchdog took a long shrink's silence for a stuck loop) and a Cancel.
-  await hostTick();
   const faults = [...(req.faults ?? req.scenario.demo.faults)];
   const base = { scenario: req.scenario.id, variant: req.variant, seed: req.seed, faults };
   let mod: Record<string, unknown>;
@@ -283,6 +288,7 @@ export async function explore(db: SimDatabase, opts: ExploreOptions): Promise<Ex
   let first: RunResult | null = null;
   const t0 = opts.hostNow?.();
   for (let i = 0; i < opts.runs; i++) {
+    if (i % HOST_TURN_EVERY_RUNS === 0) await hostTick();
     if (opts.shouldStop?.()) break;
     const result = await exploreSeed(db, opts, firstSeed + i);
     const goOn = tally.add(summarize(result));
@@ -319,6 +325,7 @@ export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: Run
     if (tries >= budget) return false;
     const same = faults.length === best.faults.length && sameList(trimZeros(choices), trimZeros(best.choices));
     if (same) return false;
+    if (tries % HOST_TURN_EVERY_RUNS === 0) await hostTick();
     tries++;
     const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices, verdictOnly: true });
     if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held)) {

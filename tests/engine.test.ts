@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
-import { drawFaults, explore, runScenario, shrink } from '../simulations/run';
+import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { Env } from '../simulations/types';
@@ -148,16 +148,31 @@ describe('shrinking', () => {
 describe('long explorations let the host turn', () => {
   // A run settles through microtasks only. The browser worker's heartbeat (a timer) and a Cancel
   // (a message) are host tasks: an exploration or a shrink that never yields starves them, and the
-  // page's watchdog took a long shrink for a stuck loop. Each schedule yields one host turn.
+  // page's watchdog took a long shrink for a stuck loop. Every HOST_TURN_EVERY_RUNS schedules yield a host turn.
   const starter = () => ({ scenario: receipt, code: receipt.variants.starter.code, variant: 'starter' });
   test('a stop requested from a host task is seen after a schedule or two, not at the end', async () => {
     let stop = false;
     setImmediate(() => (stop = true));
     const e = await explore(db, { ...starter(), runs: 50, shouldStop: () => stop });
     expect(e.runs).toBeLessThanOrEqual(2);
+    // Asked later, mid-exploration: seen within a batch of runs.
+    let stopAt = -1;
+    const later = await explore(db, {
+      ...starter(),
+      runs: 50,
+      onProgress: (done) => {
+        if (done === 11) setImmediate(() => (stopAt = done));
+      },
+      shouldStop: () => stopAt >= 0,
+    });
+    expect(later.runs).toBeGreaterThan(11);
+    expect(later.runs).toBeLessThanOrEqual(11 + HOST_TURN_EVERY_RUNS);
   });
   test('host tasks run while a counterexample is shrunk', async () => {
-    const first = await runScenario(db, { ...starter(), seed: 1, faults: receipt.demo.faults });
+    // A shrink of more than one batch of runs (11 runs, seed 16's drawn plan).
+    const lease = scenarioById('lease-expiry');
+    const opts = { scenario: lease, code: lease.variants.starter.code, variant: 'starter' };
+    const first = await runScenario(db, { ...opts, seed: 16, faults: drawFaults(lease, 16) });
     expect(first.verdict).toBe('violated');
     let turns = 0;
     let counting = true;
@@ -166,10 +181,10 @@ describe('long explorations let the host turn', () => {
       if (counting) setImmediate(tick);
     };
     setImmediate(tick);
-    const cx = await shrink(db, { ...starter(), runs: 1 }, first);
+    const cx = await shrink(db, { ...opts, runs: 1 }, first);
     counting = false;
-    expect(cx.shrinkRuns).toBeGreaterThan(1);
-    expect(turns).toBeGreaterThanOrEqual(cx.shrinkRuns);
+    expect(cx.shrinkRuns).toBeGreaterThan(HOST_TURN_EVERY_RUNS);
+    expect(turns).toBeGreaterThanOrEqual(Math.ceil(cx.shrinkRuns / HOST_TURN_EVERY_RUNS));
   });
 });
 
