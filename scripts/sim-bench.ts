@@ -5,7 +5,8 @@
  *    and PGlite's WebAssembly for about that long), timing the first N of them as the cold figure.
  *    Then explores `concurrent-redelivery` (solution) for N schedules in BENCH_ROUNDS rounds
  *    (default 3) and reports the median round's schedules per second, and every round's. The
- *    schedules run as Explore runs them (`verdictOnly`: no trace hash, no call site per statement);
+ *    rounds are `explore()` itself (`verdictOnly` runs: no trace hash, no call site per statement;
+ *    a host turn every few runs);
  *    each round is followed by the same N as full runs (what Run, Step and a replay do), reported
  *    beside it.
  * 2. Runs each round once more recording every call the database received (resets, clock updates
@@ -27,7 +28,7 @@ import { PGlite, type ExecProtocolOptions } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { exploreParallel } from './explore-parallel';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
-import { drawFaults, runScenario } from '../simulations/run';
+import { drawFaults, explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { PgliteStatements, type Lead, type PgliteConnection } from '../simulations/pglite-statements';
 import { PgliteSimDatabase } from '../simulations/sim-database';
@@ -167,14 +168,16 @@ async function main() {
     let steps = 0;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let i = 1; i <= runs; i++) steps += (await run(i, i, true)).steps;
+    // Explore itself: each seed's drawn plan, verdict-only runs, a host turn every few runs.
+    const explored = await explore(sim, { scenario, code, variant: 'solution', runs, onProgress: (_d, _t, res) => void (steps += res.steps) });
+    if (explored.runs !== runs) throw new Error(`explored ${explored.runs} of ${runs} schedules`);
     const engineMs = performance.now() - t0;
     const engineCpuMs = cpuMs(process.cpuUsage(c0));
 
     recording = true;
     insideSqlMs = 0;
     engineErrors = 0;
-    for (let i = 1; i <= runs; i++) await run(i, i, true);
+    await explore(sim, { scenario, code, variant: 'solution', runs });
     recording = false;
     measured.push({ engineMs, cpuMs: engineCpuMs, insideSqlMs, steps, calls: log.splice(0), errors: engineErrors, statements: statements.splice(0) });
 
