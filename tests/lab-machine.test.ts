@@ -1,9 +1,10 @@
 /** The lab controller: when the verdict shows, and what Step does before a run. */
 import { expect, test } from 'vitest';
-import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import { createActor, fromCallback, fromPromise, type SnapshotFrom } from 'xstate';
 import { labMachine, type RunInput } from '../components/lab/lab-machine';
 import type { RunAnswer } from '../components/db/worker-client';
 import type { LabRun } from '../simulations/lab-run';
+import type { ExploreResult } from '../simulations/run';
 
 const EVENTS = 16;
 
@@ -87,4 +88,22 @@ test('Step from Ready runs the code and pauses at the first event; Run still pla
   // Run keeps playing rather than pausing.
   other.actor.send({ type: 'RUN', code: 'x' });
   expect((await settle(other.actor, (s) => s.matches({ running: 'playing' }))).matches({ running: 'playing' })).toBe(true);
+});
+
+test('a cancelled exploration keeps how many schedules were asked for, so the panel can say it was cut short', async () => {
+  const machine = labMachine.provide({
+    actors: {
+      explore: fromCallback<{ type: 'CANCEL' }, { code: string; runs: number }>(({ sendBack, receive }) => {
+        sendBack({ type: 'EXPLORE_PROGRESS', done: 88, total: 200, schedulesPerSecond: 900 });
+        receive(() => sendBack({ type: 'EXPLORE_DONE', result: { runs: 88, violations: 0 } as unknown as ExploreResult }));
+      }),
+    },
+  });
+  const actor = createActor(machine, { input: { seed: 1, demoFaults: [] } });
+  actor.start();
+  actor.send({ type: 'DB_READY' });
+  actor.send({ type: 'EXPLORE', code: 'x', runs: 200 });
+  expect(actor.getSnapshot().context.explorer).toMatchObject({ status: 'running', done: 88, total: 200 });
+  actor.send({ type: 'CANCEL_EXPLORE' });
+  expect(actor.getSnapshot().context.explorer).toMatchObject({ status: 'done', requested: 200, result: { runs: 88 } });
 });

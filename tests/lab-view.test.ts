@@ -322,6 +322,25 @@ describe('ExplorerPanel', () => {
     expect(renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'idle' }, onReplay: noop, onCancel: noop, stale: true }))).not.toContain('explorer-stale');
   });
 
+  test('a cancelled exploration says so, and is no pass (QA: "✓ 0 of 0 schedules violated" after a Cancel)', () => {
+    const none = { ...explored, runs: 0, violations: 0, histogram: {}, counterexample: null, byInvariant: {} };
+    const before = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: none, requested: 200 }, onReplay: noop, onCancel: noop }));
+    expect(before).toContain('Cancelled before any schedule ran: nothing was checked.');
+    expect(before).not.toContain('✓');
+    const heldSoFar = { ...none, runs: 88, histogram: { held: 88 } };
+    const part = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: heldSoFar, requested: 200 }, onReplay: noop, onCancel: noop }));
+    expect(part).toContain('Cancelled after 88 of 200 schedules: 0 of 88 schedules violated an invariant');
+    expect(part).not.toContain('✓');
+    // A violation found before the Cancel is still shown as one.
+    const found = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored, requested: 200 }, onReplay: noop, onCancel: noop }));
+    expect(found).toContain(`Cancelled after ${explored.runs} of 200 schedules: ${explored.violations} of`);
+    expect(found).toContain('✗');
+    // All that was asked for ran: no word of a Cancel.
+    const whole = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: heldSoFar, requested: 88 }, onReplay: noop, onCancel: noop }));
+    expect(whole).not.toContain('Cancelled');
+    expect(whole).toContain('✓');
+  });
+
   test('a running exploration is a labelled progressbar with a Cancel button', () => {
     const state: ExplorerState = { status: 'running', done: 37, total: 200, schedulesPerSecond: 211 };
     const html = renderToStaticMarkup(h(ExplorerPanel, { state, onReplay: noop, onCancel: noop }));

@@ -371,8 +371,8 @@ export const labMachine = setup({
           })),
         },
         EXPLORE_DONE: [
-          { guard: 'hasRun', target: 'finished', actions: assign(({ event }) => ({ explorer: { status: 'done', result: event.result } satisfies ExplorerState })) },
-          { target: 'ready', actions: assign(({ event }) => ({ explorer: { status: 'done', result: event.result } satisfies ExplorerState })) },
+          { guard: 'hasRun', target: 'finished', actions: assign(({ context, event }) => ({ explorer: explored(context.explorer, event.result) })) },
+          { target: 'ready', actions: assign(({ context, event }) => ({ explorer: explored(context.explorer, event.result) })) },
         ],
         EXPLORE_FAILED: [
           {
@@ -389,3 +389,8 @@ export const labMachine = setup({
 });
 
 export type LabActorRef = ActorRefFrom<typeof labMachine>;
+
+/** The explorer's result, with how many schedules were asked for (fewer ran after a Cancel). */
+function explored(before: ExplorerState, result: ExploreResult): ExplorerState {
+  return { status: 'done', result, requested: before.status === 'running' ? before.total : result.runs };
+}

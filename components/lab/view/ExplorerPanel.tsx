@@ -10,7 +10,8 @@ import { describeFault } from '@/simulations/faults';
 export type ExplorerState =
   | { status: 'idle' }
   | { status: 'running'; done: number; total: number; schedulesPerSecond: number | null }
-  | { status: 'done'; result: ExploreResult }
+  /** `requested`: how many schedules were asked for; fewer ran when the exploration was cancelled. */
+  | { status: 'done'; result: ExploreResult; requested?: number }
   | { status: 'error'; message: string };
 
 export interface ExplorerPanelProps {
@@ -58,7 +59,7 @@ export function ExplorerPanel({ state, onReplay, onCancel, titles = {}, stale = 
           editor; the counterexample below replays against the code as it is now.
         </p>
       )}
-      {state.status === 'done' && <Done result={state.result} onReplay={onReplay} titles={titles} />}
+      {state.status === 'done' && <Done result={state.result} requested={state.requested} onReplay={onReplay} titles={titles} />}
     </section>
   );
 }
@@ -95,20 +96,45 @@ function Running({ state, onCancel }: { state: Extract<ExplorerState, { status: 
   );
 }
 
-function Done({ result, onReplay, titles }: { result: ExploreResult; onReplay: (cx: Counterexample) => void; titles: Readonly<Record<string, string>> }) {
+function Done({
+  result,
+  requested = result.runs,
+  onReplay,
+  titles,
+}: {
+  result: ExploreResult;
+  requested?: number;
+  onReplay: (cx: Counterexample) => void;
+  titles: Readonly<Record<string, string>>;
+}) {
   const cx = result.counterexample;
   const histogram = Object.entries(result.histogram).sort((a, b) => b[1] - a[1]);
   const max = Math.max(1, ...histogram.map(([, n]) => n));
   const broken = Object.entries(result.byInvariant).filter(([, n]) => n > 0);
   const clean = result.violations === 0 && result.errors === 0;
+  // Cancelled part-way (a code error also ends it early, and says so below).
+  const cancelled = result.runs < requested && result.errors === 0;
+
+  if (cancelled && result.runs === 0) {
+    return (
+      <p data-testid="explorer-cancelled" className="text-sm font-medium text-slate-700 dark:text-slate-300">
+        Cancelled before any schedule ran: nothing was checked. Explore again to check the code.
+      </p>
+    );
+  }
+  // Held so far is not a pass: a cancelled exploration is told in neutral words, not with a tick.
+  const tone = !clean ? 'text-red-800 dark:text-red-300' : cancelled ? 'text-slate-800 dark:text-slate-200' : 'text-emerald-800 dark:text-emerald-300';
 
   return (
     <div className="space-y-4">
       <div>
-        <p className={`text-base font-semibold ${clean ? 'text-emerald-800 dark:text-emerald-300' : 'text-red-800 dark:text-red-300'}`}>
-          <span aria-hidden="true" className="mr-1.5">
-            {clean ? '✓' : '✗'}
-          </span>
+        <p className={`text-base font-semibold ${tone}`}>
+          {!(clean && cancelled) && (
+            <span aria-hidden="true" className="mr-1.5">
+              {clean ? '✓' : '✗'}
+            </span>
+          )}
+          {cancelled && `Cancelled after ${result.runs} of ${requested} schedules: `}
           {result.violations} of {plural(result.runs, 'schedule')} violated an invariant
         </p>
         <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
