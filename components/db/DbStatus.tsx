@@ -49,7 +49,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
                 failed to start
               </span>
             ) : db.restarts > 0 ? (
-              <span data-testid="db-status-text">Restarting the in-browser database…</span>
+              <span data-testid="db-status-text">restarting…</span>
             ) : (
               <span data-testid="db-status-text">booting…</span>
             )}

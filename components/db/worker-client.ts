@@ -72,10 +72,12 @@ export class StuckError extends Error {
 
 /** A query stopped from the page: the worker running it was replaced. */
 export class QueryStoppedError extends SqlError {
-  constructor() {
+  /** `behind`: this job was waiting behind the stopped query, and never started. */
+  constructor(readonly behind = false) {
     super({
-      message:
-        "Query stopped. PostgreSQL in the browser cannot interrupt a statement, so the tab's database was restarted: it boots again in a few seconds, with the lesson's schema and empty tables.",
+      message: behind
+        ? "This was waiting for the query you stopped, and did not start: the tab's database was restarted to stop it. Try again once it is ready."
+        : "Query stopped. PostgreSQL in the browser cannot interrupt a statement, so the tab's database was restarted, with the lesson's schema and empty tables.",
     });
     this.name = 'QueryStoppedError';
   }
@@ -243,12 +245,13 @@ export class WorkerClient {
     return job;
   }
 
-  private failAll(error: Error): void {
+  private failAll(error: Error | ((job: Job) => Error)): void {
     const jobs = [...this.jobs.values()];
+    const errors = jobs.map((job) => (typeof error === 'function' ? error(job) : error));
     this.jobs.clear();
     this.requests.clear();
     this.updateWatchdog();
-    for (const job of jobs) job.reject(error);
+    jobs.forEach((job, i) => job.reject(errors[i]));
   }
 
   private send(request: WorkerRequest, job: Job): void {
@@ -316,12 +319,12 @@ export class WorkerClient {
    */
   stopQuery(): boolean {
     if (this.state.status !== 'ready' || this.oldestJob()?.kind !== 'query') return false;
-    this.restart(new QueryStoppedError());
+    this.restart((job) => new QueryStoppedError(job !== this.oldestJob()));
     return true;
   }
 
-  /** Terminate the worker, reject everything outstanding with `reason`, boot a fresh one. */
-  restart(reason: Error): void {
+  /** Terminate the worker, reject everything outstanding with `reason` (or each job with its own), boot a fresh one. */
+  restart(reason: Error | ((job: Job) => Error)): void {
     this.worker?.terminate();
     this.worker = null;
     this.state = { ...this.state, restarts: this.state.restarts + 1 };

@@ -1,6 +1,6 @@
 'use client';
 /** Run SQL against the tab's PGlite and show the rows, or PostgreSQL's error. */
-import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import { SqlError, type QueryResult } from '@/components/db/protocol';
 import { QueryStoppedError } from '@/components/db/worker-client';
@@ -46,6 +46,7 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
   const sqlId = useId();
   const hintId = useId();
+  const sqlBox = useRef<HTMLTextAreaElement>(null);
   /** The query has run long enough to offer Stop (reset whenever a query starts). */
   const [slow, setSlow] = useState(false);
   const running = outcome.kind === 'running';
@@ -75,6 +76,8 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
   }
 
   function stop() {
+    // The button goes away with the query: keep the keyboard's place, in the SQL box.
+    sqlBox.current?.focus();
     db.stopQuery();
   }
 
@@ -115,6 +118,7 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
           </label>
           <textarea
             id={sqlId}
+            ref={sqlBox}
             value={sql}
             onChange={(e) => setSql(e.target.value)}
             onKeyDown={onKeyDown}

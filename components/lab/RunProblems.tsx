@@ -65,9 +65,11 @@ export function RunProblems({ notice, result, unhandled, upTo, onDismiss }: RunP
             </p>
             {notice.kind === 'stuck' && (
               <p className="mt-1 text-xs">
-                Learner code runs in a worker with the database; a loop that never awaits anything blocks both, so the
+                Learner code runs in a worker with the database; a loop that never awaits anything blocks both, and so
+                does one SQL statement that runs that long (a <code className="font-mono">pg_sleep(3)</code>), so the
                 worker was replaced and the database is starting again. Look for a <code className="font-mono">while</code> or{' '}
-                <code className="font-mono">for</code> loop without an <code className="font-mono">await</code> inside.
+                <code className="font-mono">for</code> loop without an <code className="font-mono">await</code> inside, or a
+                slow statement.
               </p>
             )}
           </div>

@@ -287,6 +287,7 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     const stoppedAt = Date.now();
     await stop.click();
     await page.getByTestId('query-stopped').getByText(/Query stopped/).waitFor({ timeout: 5_000 });
+    assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the keyboard stays in the SQL box');
     await waitRunnable(page, 60_000);
     t.diagnostic(`database back ${Date.now() - stoppedAt} ms after Stop`);
     await sql.fill('SELECT 41 + 1 AS answer');
