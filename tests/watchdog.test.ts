@@ -104,12 +104,16 @@ describe('the watchdog', () => {
     worker.say(READY);
     // The query panel's `SELECT pg_sleep(30)`, then Run: the worker answers in order.
     const query = client.query('SELECT pg_sleep(30)');
+    expect(client.getState().waitingForQuery ?? false, 'a query alone keeps nothing waiting').toBe(false);
     const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
     run.catch(() => {});
+    // The lab says so instead of "Running…".
+    expect(client.getState().waitingForQuery).toBe(true);
     pageRuns(5_000);
     expect(worker.terminated, 'the run has not started: the silence is the query').toBe(false);
     worker.say({ type: 'result', id: 1, rows: [], fields: [], durationMs: 5_000, statements: 1 });
     await query;
+    expect(client.getState().waitingForQuery).toBe(false);
     // From here on the run is the worker's: silent for 2 s, it is stuck.
     pageRuns(1_800);
     expect(worker.terminated).toBe(false);

@@ -44,6 +44,8 @@ export interface BootState {
   error?: string;
   /** How many times the worker was restarted after a stuck run. */
   restarts: number;
+  /** A run or an exploration is waiting for a query the worker is still running (the query panel's). */
+  waitingForQuery?: boolean;
 }
 
 /** A run's answer. */
@@ -242,7 +244,17 @@ export class WorkerClient {
     this.jobs.delete(id);
     this.requests.delete(id);
     this.updateWatchdog();
+    this.noteQueue();
     return job;
+  }
+
+  /** Keep `waitingForQuery` true exactly while a run or exploration is queued behind a running query. */
+  private noteQueue(): void {
+    const jobs = [...this.jobs.values()];
+    const waiting = jobs[0]?.kind === 'query' && jobs.some((j) => j.kind !== 'query');
+    if (waiting === !!this.state.waitingForQuery) return;
+    this.state = { ...this.state, waitingForQuery: waiting };
+    for (const l of this.listeners) l();
   }
 
   private failAll(error: Error | ((job: Job) => Error)): void {
@@ -251,6 +263,7 @@ export class WorkerClient {
     this.jobs.clear();
     this.requests.clear();
     this.updateWatchdog();
+    this.noteQueue();
     jobs.forEach((job, i) => job.reject(errors[i]));
   }
 
@@ -264,6 +277,7 @@ export class WorkerClient {
     this.requests.set(request.id, request);
     if (job.kind !== 'query') this.lastHeard = this.now();
     this.updateWatchdog();
+    this.noteQueue();
     worker.postMessage(request);
   }
 

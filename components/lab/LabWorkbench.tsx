@@ -305,7 +305,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });
-  const status = statusText(state.value, db.status, db.restarts, context, loading);
+  const status = db.waitingForQuery && (loading || state.matches('exploring')) ? 'Waiting for your query to finish…' : statusText(state.value, db.status, db.restarts, context, loading);
 
   return (
     <div ref={rootRef} className="space-y-6">

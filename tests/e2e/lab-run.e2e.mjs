@@ -273,6 +273,7 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await panel.getByRole('button', { name: 'Run query' }).click();
     await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: 5_000 });
     await runInstantly(page);
+    await page.getByText('Waiting for your query to finish…').first().waitFor({ timeout: 5_000 });
     await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
     const verdict = await waitVerdict(page, /Violated|Held/, 60_000);
     t.diagnostic(verdict.split('\n')[0]);
