@@ -42,7 +42,7 @@ export interface BootState {
   /** When the worker's clock started, in ms since navigation start: add it to `timings` to place them. */
   workerStartMs?: number;
   error?: string;
-  /** How many times the worker was restarted after a stuck run. */
+  /** How many times the worker was restarted (after a stuck run, or to stop a query). */
   restarts: number;
   /** A run or an exploration is waiting for a query the worker is still running (the query panel's). */
   waitingForQuery?: boolean;
