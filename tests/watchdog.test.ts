@@ -26,10 +26,16 @@ const pageStalls = (ms: number) => {
   clock += 200;
 };
 
-function started() {
+/** A client whose worker has booted, on the test's clock. */
+function ready() {
   const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
   const worker = FakeWorker.made[0];
   worker.say(READY);
+  return { client, worker };
+}
+
+function started() {
+  const { client, worker } = ready();
   const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
   return { client, worker, run };
 }
@@ -99,9 +105,7 @@ describe('the watchdog', () => {
   });
 
   it("does not count a slow query's time against the run queued behind it", async () => {
-    const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
-    const worker = FakeWorker.made[0];
-    worker.say(READY);
+    const { client, worker } = ready();
     // The query panel's `SELECT pg_sleep(30)`, then Run: the worker answers in order.
     const query = client.query('SELECT pg_sleep(30)');
     expect(client.getState().waitingForQuery ?? false, 'a query alone keeps nothing waiting').toBe(false);
@@ -126,9 +130,7 @@ describe('the watchdog', () => {
 
 describe('stopping a query', () => {
   it('replaces the worker running it; the query and what waited behind it are told why', async () => {
-    const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
-    const worker = FakeWorker.made[0];
-    worker.say(READY);
+    const { client, worker } = ready();
     const query = client.query('SELECT pg_sleep(30)');
     const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
     expect(client.stopQuery()).toBe(true);

@@ -250,8 +250,7 @@ export class WorkerClient {
 
   /** Keep `waitingForQuery` true exactly while a run or exploration is queued behind a running query. */
   private noteQueue(): void {
-    const jobs = [...this.jobs.values()];
-    const waiting = jobs[0]?.kind === 'query' && jobs.some((j) => j.kind !== 'query');
+    const waiting = this.oldestJob()?.kind === 'query' && [...this.jobs.values()].some((j) => j.kind !== 'query');
     if (waiting === !!this.state.waitingForQuery) return;
     this.state = { ...this.state, waitingForQuery: waiting };
     for (const l of this.listeners) l();

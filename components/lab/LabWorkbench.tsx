@@ -305,7 +305,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });
-  const status = db.waitingForQuery && (loading || state.matches('exploring')) ? 'Waiting for your query to finish…' : statusText(state.value, db.status, db.restarts, context, loading);
+  const status = statusText(state.value, db, context, loading);
 
   return (
     <div ref={rootRef} className="space-y-6">
@@ -415,15 +415,16 @@ function variantName(mode: CodeMode): string {
 
 function statusText(
   value: unknown,
-  dbStatus: string,
-  restarts: number,
+  db: { status: string; restarts: number; waitingForQuery?: boolean },
   context: { run: { result: { trace: unknown[]; verdict: string } } | null; visibleUpTo: number; explorer: { status: string } },
   loading: boolean,
 ): string {
-  if (dbStatus === 'booting') return restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
-  if (dbStatus === 'error') return 'The database failed to start.';
-  if (loading) return 'Running…';
+  if (db.status === 'booting') return db.restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
+  if (db.status === 'error') return 'The database failed to start.';
   const s = JSON.stringify(value);
+  // The worker answers in order: a run or exploration sent during the query panel's query waits for it.
+  if (db.waitingForQuery && (loading || s.includes('exploring'))) return 'Waiting for your query to finish…';
+  if (loading) return 'Running…';
   const total = context.run ? context.run.result.trace.length : 0;
   if (s.includes('playing')) return `Playing event ${context.visibleUpTo + 1} of ${total}`;
   if (s.includes('paused')) return `Paused at event ${context.visibleUpTo + 1} of ${total}`;

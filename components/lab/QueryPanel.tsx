@@ -61,7 +61,7 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
 
   async function run() {
     const text = sql;
-    if (!text.trim() || outcome.kind === 'running') return;
+    if (!text.trim() || running) return;
     setOutcome({ kind: 'running' });
     try {
       setOutcome({ kind: 'result', result: await db.query(text) });
@@ -133,10 +133,10 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
         <div className="flex flex-wrap items-center gap-3">
           <button
             type="submit"
-            disabled={outcome.kind === 'running' || !sql.trim()}
+            disabled={running || !sql.trim()}
             className="inline-flex items-center gap-2 rounded-lg bg-teal-600 px-3.5 py-2 text-sm font-semibold text-white shadow-sm hover:bg-teal-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400"
           >
-            {outcome.kind === 'running' ? 'Running…' : 'Run query'}
+            {running ? 'Running…' : 'Run query'}
           </button>
           {running && slow && (
             <button
@@ -157,7 +157,7 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
       <div aria-live="polite" className="border-t border-slate-200 dark:border-slate-800">
         {outcome.kind === 'result' && <ResultTable result={outcome.result} />}
         {outcome.kind === 'error' && <ErrorBox error={outcome.error} sql={outcome.sql} />}
-        {outcome.kind === 'running' && (
+        {running && (
           <p className="px-4 py-3 text-xs text-slate-500 dark:text-slate-400">
             {db.status === 'booting'
               ? 'Waiting for the database to boot…'
