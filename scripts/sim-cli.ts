@@ -110,6 +110,7 @@ function publicRun(r: RunResult) {
     variant: r.variant,
     seed: r.seed,
     faults: r.faults,
+    faultEvents: r.faultEvents,
     choices: r.choices,
     traceHash: r.traceHash,
     steps: r.steps,
@@ -196,6 +197,8 @@ async function main(argv: string[]): Promise<number> {
     for (const e of r.codeErrors) out(`! ${e.process}: ${e.message}${e.line ? ` (line ${e.line})` : ''}`);
     out(`\n${r.verdict.toUpperCase()} after ${r.steps} steps, ${(r.durationMs / 1000).toFixed(1)} simulated s · trace ${r.traceHash.slice(0, 16)}`);
     out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    const idle = r.faults.filter((_, i) => r.faultEvents[i] === null);
+    if (idle.length) out(`never took effect: ${idle.map(describeFault).join('; ')}`);
     if (r.verdict === 'violated') out(`replay: ${replayCommand(r)}`);
     return 0;
   }

@@ -101,6 +101,11 @@ export interface RunOutcome {
   processErrors: { process: string; message: string; stack?: string }[];
   /** Messages that never settled or were dead-lettered. */
   queue: { id: string; state: string; deliveries: number }[];
+  /**
+   * For each fault of the plan, in order, the trace event at which it took effect, or null when it
+   * never did (its step never came, or its process was already down).
+   */
+  faultEvents: (number | null)[];
 }
 
 type Resolver = { resolve(v: unknown): void; reject(e: unknown): void };
@@ -181,11 +186,14 @@ export class Engine {
   private stallRounds = 0;
   private readonly providers: Providers;
   private readonly messages = new Map<string, ActorRefFrom<typeof messageMachine>>();
-  private readonly duplicateFaults = new Map<string, number>();
+  /** Per message, the duplicate-delivery faults still to apply. */
+  private readonly duplicateFaults = new Map<string, Fault[]>();
   private readonly callCounts = new Map<CallKind, number>();
   private readonly processErrors: RunOutcome['processErrors'] = [];
   /** Crash faults that already fired: each fires once, whatever the incarnation. */
   private readonly fired = new Set<Fault>();
+  /** The trace event each fault took effect at (see RunOutcome.faultEvents). */
+  private readonly tookEffect = new Map<Fault, number>();
 
   constructor(
     private readonly world: WorldSpec,
@@ -197,7 +205,7 @@ export class Engine {
     this.data = new Prng((options.seed ^ 0x5bd1e995) | 0);
     this.providers = new Providers(world.providers ?? {});
     for (const f of options.faults) {
-      if (f.kind === 'duplicate-delivery') this.duplicateFaults.set(f.message, (this.duplicateFaults.get(f.message) ?? 0) + 1);
+      if (f.kind === 'duplicate-delivery') this.duplicateFaults.set(f.message, [...(this.duplicateFaults.get(f.message) ?? []), f]);
     }
   }
 
@@ -306,6 +314,7 @@ export class Engine {
       endingDetail,
       processErrors: this.processErrors,
       queue,
+      faultEvents: this.options.faults.map((f) => this.tookEffect.get(f) ?? null),
     };
   }
 
@@ -467,13 +476,13 @@ export class Engine {
       if (fault) {
         this.fired.add(fault);
         this.stepsRun++;
-        await this.crash(proc, `just before its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        await this.crash(proc, `just before its ${ordinal(n)} ${step.kind} step (${step.label})`, fault);
         return;
       }
       const bySql = this.sqlCrash(proc, step, 'before');
       if (bySql) {
         this.stepsRun++;
-        await this.crash(proc, `just before its ${bySql.when}`);
+        await this.crash(proc, `just before its ${bySql.when}`, bySql.fault);
         return;
       }
     }
@@ -510,12 +519,12 @@ export class Engine {
       );
       if (fault) {
         this.fired.add(fault);
-        await this.crash(proc, `right after its ${ordinal(n)} ${step.kind} step (${step.label})`);
+        await this.crash(proc, `right after its ${ordinal(n)} ${step.kind} step (${step.label})`, fault);
         return;
       }
       const bySql = this.sqlCrash(proc, step, 'after');
       if (bySql) {
-        await this.crash(proc, `right after its ${bySql.when}`);
+        await this.crash(proc, `right after its ${bySql.when}`, bySql.fault);
         return;
       }
     }
@@ -529,9 +538,9 @@ export class Engine {
    * Count `step` for every unfired crash fault with `sql` it matches, and fire the first whose `nth`
    * it reaches. Kept apart from the per-kind counts so plans without `sql` run exactly as before.
    */
-  private sqlCrash(proc: Proc, step: Step, side: 'after' | 'before'): { when: string } | undefined {
+  private sqlCrash(proc: Proc, step: Step, side: 'after' | 'before'): { when: string; fault: Fault } | undefined {
     if (step.sql === undefined) return undefined;
-    let hit: { when: string } | undefined;
+    let hit: { when: string; fault: Fault } | undefined;
     for (const f of this.options.faults) {
       if (f.kind !== 'crash' || 'atStep' in f || f.sql === undefined || f.process !== step.pid || this.fired.has(f)) continue;
       const at = side === 'after' ? ('after' in f ? f.after : undefined) : 'before' in f ? f.before : undefined;
@@ -540,7 +549,7 @@ export class Engine {
       proc.sqlCounts.set(f, n);
       if (!hit && (f.nth ?? 1) === n) {
         this.fired.add(f);
-        hit = { when: `${ordinal(n)} ${step.kind} step matching ${f.sql.replace(/\s+/g, ' ').trim()} (${step.label})` };
+        hit = { when: `${ordinal(n)} ${step.kind} step matching ${f.sql.replace(/\s+/g, ' ').trim()} (${step.label})`, fault: f };
       }
     }
     return hit;
@@ -552,21 +561,22 @@ export class Engine {
       if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.fired.has(f)) {
         this.fired.add(f);
         const proc = this.procs.get(f.process);
-        if (proc?.alive) await this.crash(proc, `at step ${f.atStep}`);
+        if (proc?.alive) await this.crash(proc, `at step ${f.atStep}`, f);
       }
     }
     // Timers fired by advanceTo may have restarted a worker.
     await this.drainStarts();
   }
 
-  /** Kill a process: it never resumes, its connection drops, its messages stay unacked. */
-  async crash(proc: Proc, when: string) {
+  /** Kill a process: it never resumes, its connection drops, its messages stay unacked. `fault`: the plan's fault doing it. */
+  async crash(proc: Proc, when: string, fault?: Fault) {
     if (!proc.alive) return;
     proc.alive = false;
     proc.notify = null;
     this.pending = this.pending.filter((s) => s.pid !== proc.spec.id);
     proc.pending = 0;
-    this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
+    const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
+    if (fault) this.tookEffect.set(fault, e.i);
     if (await this.db.drop(proc.spec.id)) {
       this.emit({ actor: proc.spec.id, type: 'rollback', target: 'postgres', text: `${proc.spec.id}'s connection dropped; its open transaction rolled back` });
     }
@@ -636,7 +646,7 @@ export class Engine {
 
   private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>] | null {
     for (const entry of this.messages) {
-      if ((this.duplicateFaults.get(entry[0]) ?? 0) > 0 && entry[1].getSnapshot().value === 'inFlight') return entry;
+      if ((this.duplicateFaults.get(entry[0])?.length ?? 0) > 0 && entry[1].getSnapshot().value === 'inFlight') return entry;
     }
     return null;
   }
@@ -720,10 +730,14 @@ export class Engine {
           const lostRequest = faults.some((f) => f.kind === 'lose-request');
           const lostResponse = faults.some((f) => f.kind === 'lose-response');
           const slow = faults.find((f) => f.kind === 'slow-response') as { ms: number } | undefined;
+          /** Record `event` as where this call's faults of `kind` took effect. */
+          const took = (kind: Fault['kind'], event: TraceEvent) => {
+            for (const f of faults) if (f.kind === kind) this.tookEffect.set(f, event.i);
+          };
           const timeoutMs = this.providers.timeoutMs;
           const provider = kind.slice(0, kind.indexOf('.'));
           if (lostRequest) {
-            this.emit({ actor: pid, type: 'call', target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` });
+            took('lose-request', this.emit({ actor: pid, type: 'call', target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` }));
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
               this.emit({ actor: pid, type: 'timeout', target: provider, text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})` });
               throw new TimeoutError(kind, timeoutMs);
@@ -733,23 +747,25 @@ export class Engine {
           this.emit({ actor: pid, type: 'call', target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
           if (lostResponse) {
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
-              this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'lose-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)` });
+              took('lose-response', this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'lose-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)` }));
               throw new TimeoutError(kind, timeoutMs);
             });
           }
           if (slow && slow.ms >= timeoutMs) {
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
-              this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'slow-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer` });
+              took('slow-response', this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'slow-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer` }));
               throw new TimeoutError(kind, timeoutMs);
             });
           }
           const latency = slow ? slow.ms : this.providers.latencyMs(kind);
           return new FollowUp(now() + latency, `${label} (reply)`, () => {
             if (outcome.error) {
-              this.emit({ actor: provider, type: 'reply', target: pid, text: `${provider} → ${pid}: error ${outcome.error.message}` });
+              const e = this.emit({ actor: provider, type: 'reply', target: pid, fault: slow ? 'slow-response' : undefined, text: `${provider} → ${pid}: error ${outcome.error.message}` });
+              if (slow) took('slow-response', e);
               throw outcome.error;
             }
-            this.emit({ actor: provider, type: 'reply', target: pid, fault: slow ? 'slow-response' : undefined, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}` });
+            const e = this.emit({ actor: provider, type: 'reply', target: pid, fault: slow ? 'slow-response' : undefined, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}` });
+            if (slow) took('slow-response', e);
             return outcome.response;
           });
         },
@@ -778,11 +794,11 @@ export class Engine {
                 return null;
               }
               const [id, actor] = entry;
-              if (duplicate) this.duplicateFaults.set(id, this.duplicateFaults.get(id)! - 1);
+              const duplicateFault = duplicate ? this.duplicateFaults.get(id)!.shift() : undefined;
               actor.send({ type: 'RECEIVE' });
               const ctx = actor.getSnapshot().context;
               const delivery: Delivery = { messageId: id, attempt: ctx.deliveries, body: ctx.body };
-              this.emit({
+              const received = this.emit({
                 actor: 'queue',
                 type: 'receive',
                 target: pid,
@@ -792,6 +808,7 @@ export class Engine {
                   : `queue → ${pid}: message ${id} (delivery ${ctx.deliveries})`,
                 data: delivery,
               });
+              if (duplicateFault) this.tookEffect.set(duplicateFault, received.i);
               proc.machine?.send({ type: 'HANDLE' });
               return structuredCloneSafe(delivery);
             },

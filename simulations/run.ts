@@ -51,6 +51,11 @@ export interface RunResult {
   variant: string;
   seed: number;
   faults: Fault[];
+  /**
+   * For each fault, the trace event at which it took effect, or null when it never did (its step
+   * never came, or its process was already down).
+   */
+  faultEvents: (number | null)[];
   choices: number[];
   /** '' for a verdict-only run (an exploration's). */
   traceHash: string;
@@ -89,6 +94,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     const e = err instanceof LearnerCodeError ? err : new LearnerCodeError(String((err as Error)?.message ?? err), undefined, undefined, 'load');
     return {
       ...base,
+      faultEvents: faults.map(() => null),
       choices: [],
       traceHash: '',
       steps: 0,
@@ -114,6 +120,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   }
   return {
     ...base,
+    faultEvents: outcome.faultEvents,
     choices: outcome.choices,
     traceHash: outcome.traceHash,
     steps: outcome.steps,

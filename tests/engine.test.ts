@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
 import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
-import type { Env } from '../simulations/types';
+import type { Env, Fault } from '../simulations/types';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -185,6 +185,68 @@ describe('long explorations let the host turn', () => {
     counting = false;
     expect(cx.shrinkRuns).toBeGreaterThan(HOST_TURN_EVERY_RUNS);
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(cx.shrinkRuns / HOST_TURN_EVERY_RUNS));
+  });
+});
+
+describe('which faults took effect', () => {
+  /** The trace marker a fault of each kind leaves where it takes effect. */
+  const marker: Record<Fault['kind'], string> = {
+    crash: 'crash',
+    'duplicate-delivery': 'duplicate-delivery',
+    'lose-request': 'lose-request',
+    'lose-response': 'lose-response',
+    'slow-response': 'slow-response',
+  };
+
+  test('each fault names the event it took effect at, and every fault event is named (every scenario, drawn plans)', async () => {
+    let named = 0;
+    let missed = 0;
+    for (const scenario of SCENARIOS) {
+      for (const variant of ['starter', 'solution'] as const) {
+        for (let seed = 1; seed <= 6; seed++) {
+          const req = { scenario, code: scenario.variants[variant].code, variant, seed, faults: drawFaults(scenario, seed) };
+          const r = await runScenario(db, req);
+          const hint = replayHint(r);
+          expect(r.faultEvents, hint).toHaveLength(r.faults.length);
+          r.faults.forEach((f, k) => {
+            const at = r.faultEvents[k];
+            if (at === null) return void missed++;
+            named++;
+            expect(r.trace[at]?.fault, `fault ${k + 1} (${f.kind}) points at event ${at}: ${hint}`).toBe(marker[f.kind]);
+            if (f.kind === 'crash') expect(r.trace[at].actor, hint).toBe(f.process);
+          });
+          const pointed = new Set(r.faultEvents);
+          for (const e of r.trace) if (e.fault) expect(pointed.has(e.i), `event ${e.i} (${e.text}) is a fault no plan entry names: ${hint}`).toBe(true);
+          // An exploration's verdict-only run finds the same.
+          expect((await runScenario(db, { ...req, verdictOnly: true })).faultEvents, hint).toEqual(r.faultEvents);
+        }
+      }
+    }
+    // Both cases occur in the sample, or the test proves nothing.
+    expect(named).toBeGreaterThan(20);
+    expect(missed).toBeGreaterThan(5);
+  });
+
+  test('a fault whose moment never comes is null: a crash after the end, a call never made, a response whose request was lost', async () => {
+    const demo = receipt.demo.faults;
+    const late: Fault = { kind: 'crash', process: 'worker-1', atStep: 10_000 };
+    const r = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: 1, faults: [...demo, late] });
+    expect(r.faultEvents.slice(0, demo.length).every((e) => e !== null), replayHint(r)).toBe(true);
+    expect(r.faultEvents.at(-1)).toBeNull();
+
+    const charges = SCENARIOS.find((s) => s.faultMenu.some((f) => f.kind === 'lose-request' && f.call === 'payments.charge'))!;
+    const plan: Fault[] = [
+      { kind: 'lose-request', call: 'payments.charge', nth: 1 },
+      { kind: 'lose-response', call: 'payments.charge', nth: 1 },
+      { kind: 'lose-response', call: 'payments.charge', nth: 50 },
+    ];
+    const c = await runScenario(db, { scenario: charges, code: charges.variants.solution.code, variant: 'solution', seed: 1, faults: plan });
+    const [request, response, never] = c.faultEvents;
+    expect(request, replayHint(c)).not.toBeNull();
+    expect(c.trace[request!].fault).toBe('lose-request');
+    // The request never arrived, so there was no response to lose.
+    expect(response, replayHint(c)).toBeNull();
+    expect(never).toBeNull();
   });
 });
 
