@@ -11,11 +11,11 @@ import { EventLog } from '../components/lab/view/EventLog';
 import { ExplorerPanel, outcomeName, type ExplorerState } from '../components/lab/view/ExplorerPanel';
 import { Ledger } from '../components/lab/view/Ledger';
 import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
-import { crashEventNumber, parseSeed } from '../components/lab/LabControls';
+import { faultEventNumber, parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
 import { Timeline } from '../components/lab/view/Timeline';
-import { VerdictPanel } from '../components/lab/view/VerdictPanel';
+import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/lab-run';
 import type { LabRun } from '../simulations/lab-run';
 import { explore, type ExploreResult, type RunResult } from '../simulations/run';
@@ -253,10 +253,12 @@ describe('faults injected by hand', () => {
     const crash = { kind: 'crash' as const, process: 'worker-1', atStep: 7 };
     const demo = { kind: 'crash' as const, process: 'worker-1', before: 'queue.ack' as const };
     // The run comes back from the worker as a copy: counted by value.
-    expect(injectedCount([demo, JSON.parse(JSON.stringify(crash))], [crash])).toBe(1);
-    expect(injectedCount([demo], [])).toBe(0);
+    expect(injectedCount({ faults: [demo, JSON.parse(JSON.stringify(crash))], faultEvents: [9, 4] }, [crash])).toBe(1);
+    expect(injectedCount({ faults: [demo], faultEvents: [9] }, [])).toBe(0);
     expect(injectedCount(undefined, [crash])).toBe(0);
-    const violated: RunResult = { ...starter.result, faults: [demo, crash] };
+    // A fault injected by hand that never happened changed nothing: not counted, and no note.
+    expect(injectedCount({ faults: [demo, crash], faultEvents: [9, null] }, [crash])).toBe(0);
+    const violated: RunResult = { ...starter.result, faults: [demo, crash], faultEvents: [9, 4] };
     const html = (n: number) => renderToStaticMarkup(h(VerdictPanel, { result: violated, revealed: true, running: false, onSelectStep: noop, injectedByHand: n }));
     expect(violated.verdict).toBe('violated');
     expect(html(1)).toContain('You injected a fault by hand');
@@ -267,15 +269,21 @@ describe('faults injected by hand', () => {
   });
 });
 
-describe('crashEventNumber', () => {
-  test('a crash injected "at step N" is also named by the event it landed on, as the page counts events', () => {
-    const ev = (i: number, step: number, type: string, actor: string) => ({ i, t: 0, step, type, actor, text: '' }) as RunResult['trace'][number];
-    const trace = [ev(0, 0, 'start', 'worker-1'), ev(1, 3, 'db', 'worker-2'), ev(2, 7, 'log', 'worker-2'), ev(3, 7, 'crash', 'worker-2')];
-    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', atStep: 7 }, trace)).toBe(4);
-    // Not for other faults, a crash that did not happen, or without a run.
-    expect(crashEventNumber({ kind: 'crash', process: 'worker-1', atStep: 7 }, trace)).toBeNull();
-    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', after: 'db' }, trace)).toBeNull();
-    expect(crashEventNumber({ kind: 'crash', process: 'worker-2', atStep: 7 }, undefined)).toBeNull();
+describe('where each fault took effect', () => {
+  test('the fault plan names the event a fault landed on, as the page counts events; none for one that never happened', () => {
+    const result = { faultEvents: [3, null] };
+    expect(faultEventNumber(result, 0)).toBe(4);
+    expect(faultEventNumber(result, 1)).toBeNull();
+    expect(faultEventNumber(undefined, 0)).toBeNull();
+  });
+
+  test("the verdict counts the faults that happened, and says how many planned ones did not", () => {
+    const crash = { kind: 'crash' as const, process: 'worker-1', atStep: 7 };
+    const late = { kind: 'crash' as const, process: 'worker-2', atStep: 900 };
+    expect(faultsNote({ faults: [crash], faultEvents: [5] }, 0)).toBe(' · 1 fault');
+    expect(faultsNote({ faults: [crash, late], faultEvents: [5, null] }, 1)).toBe(' · 1 fault (1 injected by hand) · 1 planned fault never happened');
+    expect(faultsNote({ faults: [crash, late], faultEvents: [null, null] }, 0)).toBe(' · 2 planned faults never happened');
+    expect(faultsNote({ faults: [], faultEvents: [] }, 0)).toBe('');
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { useId, useState } from 'react';
 import { describeFault } from '@/simulations/faults';
-import type { Fault, TraceEvent } from '@/simulations/types';
+import type { RunResult } from '@/simulations/run';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
@@ -40,18 +40,16 @@ function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabActio
   );
 }
 
-/** A seed is a whole number from 0 to MAX_SEED (what share links accept too). */
 /**
- * The event (1-based, as the page counts) a crash injected "at step N" landed on, or null. Steps
- * count the processes' actions and events the trace's lines, so "at step 7" alone does not match
- * the "event 12" the learner paused at.
+ * Where fault `i` of a run's plan took effect, as the page counts events (1-based), or null when it
+ * never did (its step never came, or its worker was already down).
  */
-export function crashEventNumber(fault: Fault, trace: readonly TraceEvent[] | undefined): number | null {
-  if (fault.kind !== 'crash' || !('atStep' in fault) || !trace) return null;
-  const hit = trace.find((e) => e.type === 'crash' && e.actor === fault.process && e.step === fault.atStep);
-  return hit ? hit.i + 1 : null;
+export function faultEventNumber(result: Pick<RunResult, 'faultEvents'> | undefined, i: number): number | null {
+  const at = result?.faultEvents?.[i];
+  return at === undefined || at === null ? null : at + 1;
 }
 
+/** A seed is a whole number from 0 to MAX_SEED (what share links accept too). */
 export function parseSeed(text: string): number | null {
   if (!/^\d{1,10}$/.test(text.trim())) return null;
   const seed = Number(text.trim());
@@ -214,12 +212,16 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
           <ul data-testid="fault-plan" className="mt-2 space-y-1 text-sm text-slate-700 dark:text-slate-200">
             {(runFaults ?? plan).length === 0 && <li className="text-slate-500 italic dark:text-slate-400">No faults</li>}
             {(runFaults ?? plan).map((f, i) => {
-              const event = crashEventNumber(f, run?.result.trace);
+              const event = faultEventNumber(run?.result, i);
+              const missed = runFaults !== undefined && event === null;
               return (
-                <li key={i} className="flex gap-2">
-                  <span aria-hidden="true" className="text-red-600 dark:text-red-400">⚡</span>
-                  {describeFault(f)}
-                  {event !== null && ` (event ${event})`}
+                <li key={i} className={`flex gap-2 ${missed ? 'text-slate-500 dark:text-slate-400' : ''}`}>
+                  <span aria-hidden="true" className={missed ? '' : 'text-red-600 dark:text-red-400'}>⚡</span>
+                  <span>
+                    {describeFault(f)}
+                    {event !== null && ` (event ${event})`}
+                    {missed && <em> — never happened in this run</em>}
+                  </span>
                 </li>
               );
             })}

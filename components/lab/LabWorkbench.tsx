@@ -12,6 +12,7 @@ import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunAnswer } from '@/components/db/worker-client';
+import type { RunResult } from '@/simulations/run';
 import type { Fault } from '@/simulations/types';
 import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions';
 import { CodePanel, type CodeMode } from './CodePanel';
@@ -377,7 +378,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
         revealed={context.revealed}
         running={loading || playing}
         onSelectStep={onSelect}
-        injectedByHand={injectedCount(result?.faults, context.injected)}
+        injectedByHand={injectedCount(result, context.injected)}
       />
       {run && run.result.trace.length > 0 && (
         <EventLog run={run} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
@@ -402,11 +403,15 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   );
 }
 
-/** How many of a run's faults are ones injected by hand (the run comes back from the worker as a copy: compared by value). */
-export function injectedCount(faults: readonly Fault[] | undefined, injected: readonly Fault[]): number {
-  if (!faults || injected.length === 0) return 0;
+/**
+ * How many of a run's faults injected by hand took effect (the run comes back from the worker as a
+ * copy: compared by value). One that never happened (a crash of a worker already gone, the "next"
+ * response of a call never made) changed nothing, and is not counted.
+ */
+export function injectedCount(result: Pick<RunResult, 'faults' | 'faultEvents'> | null | undefined, injected: readonly Fault[]): number {
+  if (!result || injected.length === 0) return 0;
   const byHand = new Set(injected.map((f) => JSON.stringify(f)));
-  return faults.filter((f) => byHand.has(JSON.stringify(f))).length;
+  return result.faults.filter((f, i) => byHand.has(JSON.stringify(f)) && result.faultEvents[i] !== null).length;
 }
 
 function variantName(mode: CodeMode): string {

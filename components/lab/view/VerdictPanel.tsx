@@ -52,6 +52,19 @@ function Pending({ running }: { running: boolean }) {
   );
 }
 
+/**
+ * The faults part of the verdict's summary line: the faults that took effect, how many of them by
+ * hand, and how many planned ones never happened (their step never came, or their worker was
+ * already down) and so changed nothing.
+ */
+export function faultsNote(result: Pick<RunResult, 'faults' | 'faultEvents'>, injectedByHand: number): string {
+  const happened = result.faultEvents.filter((e) => e !== null).length;
+  const missed = result.faults.length - happened;
+  let note = happened > 0 ? ` · ${happened} ${happened === 1 ? 'fault' : 'faults'}${injectedByHand > 0 ? ` (${injectedByHand} injected by hand)` : ''}` : '';
+  if (missed > 0) note += ` · ${missed} planned ${missed === 1 ? 'fault' : 'faults'} never happened`;
+  return note;
+}
+
 function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; onSelectStep: (i: number) => void; injectedByHand: number }) {
   const broken = result.invariants.filter((inv) => !inv.held);
   const tone =
@@ -76,8 +89,7 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
           <p className="mt-0.5 text-xs opacity-80">
             {result.variant} · seed {result.seed} · {result.steps} scheduler {result.steps === 1 ? 'step' : 'steps'}, {result.trace.length}{' '}
             {result.trace.length === 1 ? 'event' : 'events'}
-            {result.faults.length > 0 && ` · ${result.faults.length} ${result.faults.length === 1 ? 'fault' : 'faults'}`}
-            {injectedByHand > 0 && ` (${injectedByHand} injected by hand)`}
+            {faultsNote(result, injectedByHand)}
           </p>
         </div>
       </div>
