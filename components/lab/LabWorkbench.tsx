@@ -367,7 +367,9 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       ) : (
         <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
           {loading
-            ? 'Running the schedule in the worker…'
+            ? db.waitingForQuery
+              ? 'Waiting for your query to finish; the schedule runs right after it.'
+              : 'Running the schedule in the worker…'
             : result?.verdict === 'error'
               ? `Nothing ran: ${whoseCode(result.variant).codeMidSentence} did not load. Fix the error above and press Run again.`
               : 'Press Run to play the demonstration schedule against your code.'}

@@ -274,6 +274,8 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: 5_000 });
     await runInstantly(page);
     await page.getByText('Waiting for your query to finish…').first().waitFor({ timeout: 5_000 });
+    // Where the timeline will be, too: not "Running the schedule", which it is not yet doing.
+    await page.getByText('Waiting for your query to finish; the schedule runs right after it.').waitFor({ timeout: 5_000 });
     await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
     const verdict = await waitVerdict(page, /Violated|Held/, 60_000);
     t.diagnostic(verdict.split('\n')[0]);
