@@ -74,6 +74,13 @@ describe('view helpers (receipt-redelivery, seed 1)', () => {
     expect(formatCell('2026-01-05T09:01:00.000Z')).toEqual({ text: '+60.0 s', title: '2026-01-05T09:01:00.000Z', kind: 'time' });
     expect(formatCell({ emailId: 'em_1', replayed: false }).text).toBe('{"emailId":"em_1","replayed":false}');
     expect(formatCell(null).kind).toBe('null');
+    // Long text and JSON are cut to one line's worth, whole on hover; an emoji is not split.
+    const long = `${'😀'.repeat(30)}${'x'.repeat(40)}`;
+    expect(formatCell(long)).toEqual({ text: `${'😀'.repeat(30)}${'x'.repeat(29)}…`, title: long, kind: 'text' });
+    expect(formatCell('x'.repeat(60))).toEqual({ text: 'x'.repeat(60), kind: 'text' });
+    const json = formatCell({ note: 'y'.repeat(80) });
+    expect(json.text).toHaveLength(60);
+    expect(json.title).toBe(JSON.stringify({ note: 'y'.repeat(80) }));
     expect(formatSimTime(30_000)).toBe('30.0 s');
     expect(formatSimTime(754_000)).toBe('12 min 34.0 s');
   });

@@ -93,10 +93,18 @@ export function formatCell(value: unknown): CellText {
     if (value === 'infinity') return { text: '∞ (never expires)', title: 'infinity', kind: 'time' };
     if (ISO_TIME.test(value) && Number.isFinite(Date.parse(value))) return { text: formatTimestamp(value), title: value, kind: 'time' };
     if (LONG_KEY.test(value)) return { text: shortKey(value), title: value, kind: 'key' };
-    return { text: value, kind: 'text' };
+    return clipped(value, 'text');
   }
-  const json = JSON.stringify(value);
-  return json.length > 60 ? { text: `${json.slice(0, 57)}…`, title: json, kind: 'json' } : { text: json, kind: 'json' };
+  return clipped(JSON.stringify(value), 'json');
+}
+
+/** Most characters a cell shows; a longer value is cut with an ellipsis and shown whole on hover. */
+export const CELL_MAX_CHARS = 60;
+
+function clipped(text: string, kind: 'text' | 'json'): CellText {
+  // Cut by code point, so an emoji or other astral character is never split in half.
+  const chars = Array.from(text);
+  return chars.length > CELL_MAX_CHARS ? { text: `${chars.slice(0, CELL_MAX_CHARS - 1).join('')}…`, title: text, kind } : { text, kind };
 }
 
 /** What a timeline mark shows; the legend lists the same kinds. */
