@@ -36,6 +36,20 @@ test('run --json: the starter violates, the solution holds, the same seed gives 
   expect(typeof a.steps).toBe('number');
 });
 
+test("run says which faults never took effect: null in faultEvents, a line in the human output", () => {
+  const plan = JSON.stringify([
+    { kind: 'crash', process: 'worker-1', before: 'queue.ack' },
+    { kind: 'crash', process: 'worker-1', atStep: 9999 },
+  ]);
+  const r = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '1', '--faults', plan, '--json').out);
+  expect(r.faultEvents).toHaveLength(2);
+  expect(r.faultEvents[0]).toEqual(expect.any(Number));
+  expect(r.faultEvents[1]).toBeNull();
+  const human = sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '1', '--faults', plan).out;
+  expect(human).toContain('never took effect: crash worker-1 at step 9999');
+  expect(human).not.toContain('never took effect: crash worker-1 just before');
+});
+
 test('run takes a learner file and a fault plan file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
   const code = join(dir, 'handler.ts');
