@@ -154,6 +154,30 @@ test('a variant link selects Solution without touching saved code', { timeout: 1
   }
 });
 
+test('a shared plan with a fault whose moment never comes: the plan greys it out, the verdict does not count it', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    const faults = [
+      { kind: 'crash', process: 'worker-1', before: 'queue.ack' },
+      { kind: 'crash', process: 'worker-2', atStep: 9999 },
+    ];
+    await loadFresh(page, urlOf(labLinkHref({ scenario: SCENARIO, variant: 'starter', seed: 1, faults })));
+    await waitRunnable(page);
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    await page.waitForFunction(() => /Violated/.test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    const verdict = await page.getByRole('status', { name: 'Verdict' }).innerText();
+    assert.match(verdict, /· 1 fault · 1 planned fault never happened/);
+    const plan = page.getByTestId('fault-plan');
+    assert.match(await plan.getByRole('listitem').nth(0).innerText(), /crash worker-1 just before its first queue\.ack step \(event \d+\)$/);
+    assert.match(await plan.getByRole('listitem').nth(1).innerText(), /crash worker-2 at step 9999 — never happened in this run/);
+    await screenshot(page, 'lab-fault-never-happened');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 for (const [name, fragment] of [
   ['garbage', '#v1.!!!not-base64!!!'],
   ['truncated', null],
