@@ -602,12 +602,6 @@ export class Engine {
     return machine;
   }
 
-  /** Crash a process now, from outside (the lab's fault button). */
-  async crashNow(pid: string) {
-    const proc = this.procs.get(pid);
-    if (proc) await this.crash(proc, 'now (injected by hand)');
-  }
-
   // ── queue ──────────────────────────────────────────────────────────────
 
   private addMessage(id: string, body: unknown) {
