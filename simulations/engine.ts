@@ -568,15 +568,15 @@ export class Engine {
     await this.drainStarts();
   }
 
-  /** Kill a process: it never resumes, its connection drops, its messages stay unacked. `fault`: the plan's fault doing it. */
-  async crash(proc: Proc, when: string, fault?: Fault) {
+  /** Kill a process for `fault` of the plan: it never resumes, its connection drops, its messages stay unacked. */
+  private async crash(proc: Proc, when: string, fault: Fault) {
     if (!proc.alive) return;
     proc.alive = false;
     proc.notify = null;
     this.pending = this.pending.filter((s) => s.pid !== proc.spec.id);
     proc.pending = 0;
     const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
-    if (fault) this.tookEffect.set(fault, e.i);
+    this.tookEffect.set(fault, e.i);
     if (await this.db.drop(proc.spec.id)) {
       this.emit({ actor: proc.spec.id, type: 'rollback', target: 'postgres', text: `${proc.spec.id}'s connection dropped; its open transaction rolled back` });
     }
