@@ -1,8 +1,9 @@
 /**
  * "Predict, then run": per scenario, one question the learner answers before the first run of the
  * demonstration, and how to read the real answer from that run. Answers are never stored: `measure`
- * computes the outcome from the run's ledger and invariants, so whatever code ran, the reveal shows
- * what really happened. Pure functions over plain data; no engine code.
+ * computes the outcome from the run's ledger and invariants, so the reveal shows what really happened
+ * (the lab reveals it on a run of the starter, the code each question is about). Pure functions
+ * over plain data; no engine code.
  */
 import type { Ledger } from './providers';
 

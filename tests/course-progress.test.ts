@@ -120,3 +120,12 @@ test('a quiz answer counts in the score only if it came before a wrong answer sh
   expect(answeredOnOwn({ choice: 'a', correct: true })).toBe(true);
   expect(answeredOnOwn(undefined)).toBe(false);
 });
+
+test("only a run of the starter's code checks a prediction: the Starter tab, or \"Your code\" still holding the starter", async () => {
+  const { ranStarter } = await import('../components/course/demo-run');
+  const starter = 'export async function handleMessage() {}\n';
+  expect(ranStarter({ mode: 'starter', code: starter }, starter)).toBe(true);
+  expect(ranStarter({ mode: 'yours', code: `\n${starter}  ` }, starter)).toBe(true);
+  expect(ranStarter({ mode: 'yours', code: `// my fix\n${starter}` }, starter)).toBe(false);
+  expect(ranStarter({ mode: 'solution', code: 'export async function handleMessage(m, env) {}' }, starter)).toBe(false);
+});

@@ -7,10 +7,10 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
 import type { LabScenario } from '@/components/lab/lab-scenario';
-import { canonical } from '@/lib/op-key';
 import { predictionFor, type RunFacts } from '@/simulations/predictions';
 import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
+import { isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
 import { markPassed, markVisited, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
@@ -18,11 +18,6 @@ import { ReplaySort } from './ReplaySort';
 
 /** Labs about transformations and keys, which link to the try-it panel. */
 const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
-
-/** Whether a run used exactly the scenario's demonstration seed and fault plan. */
-export function isDemoRun(r: Pick<RunFinished, 'seed' | 'faults'>, demo: LabScenario['demo']): boolean {
-  return r.seed === demo.seed && canonical(r.faults) === canonical(demo.faults);
-}
 
 export function LabCourse({ scenario }: { scenario: LabScenario }) {
   const prediction = predictionFor(scenario.id);
@@ -47,6 +42,12 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
       setOffPlan(null);
       if (r.mode === 'yours' && r.verdict === 'held') markPassed(scenario.id);
       const predicted = predictedRef.current;
+      if (prediction && predicted && predicted.actual === undefined && !ranStarter(r, scenario.variants.starter.code)) {
+        setOffPlan(
+          `That run used ${r.mode === 'solution' ? 'the solution' : 'your own code'}; your prediction is about the starter code. Switch to Starter and press Run to check it.`,
+        );
+        return;
+      }
       if (prediction && predicted && predicted.actual === undefined) {
         const facts: RunFacts = { verdict: r.verdict, invariants: r.invariants, ledger: r.ledger as Ledger };
         const actual = prediction.measure(facts);
@@ -56,7 +57,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         setAnnouncement(`You predicted ${label(predicted.choice)}. The run: ${text}.`);
       }
     },
-    [scenario.id, scenario.demo, prediction],
+    [scenario.id, scenario.demo, scenario.variants.starter.code, prediction],
   );
 
   const questions = questionsFor(scenario.id);
@@ -74,7 +75,11 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         className="flex flex-wrap gap-2 text-xs font-medium"
       >
         <Chip on={!!mine?.visited}>Visited</Chip>
-        {prediction && <Chip on={mine?.predicted?.actual !== undefined}>Predicted</Chip>}
+        {prediction && (
+          <Chip on={mine?.predicted?.actual !== undefined}>
+            {mine?.predicted && mine.predicted.actual === undefined ? 'Predicted: run the starter to check' : 'Predicted'}
+          </Chip>
+        )}
         <Chip on={!!mine?.passed} testId="passed-chip">
           {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
         </Chip>

@@ -1,8 +1,9 @@
 'use client';
 /**
  * "Predict, then run": before the first run of the demonstration the learner commits to an
- * outcome; the first demonstration run after that reveals what really happened, computed from the
- * run's ledger and invariants (simulations/predictions.ts), next to the prediction.
+ * outcome for the starter's code; the first demonstration run of the starter after that reveals
+ * what really happened, computed from the run's ledger and invariants (simulations/predictions.ts),
+ * next to the prediction. A run of other code leaves it waiting, with a note saying why.
  */
 import { useId, useState } from 'react';
 import type { Prediction } from '@/simulations/predictions';
@@ -61,7 +62,8 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
           Your prediction: {label(saved.choice)}
         </h2>
         <p className="mt-1">
-          {prediction.prompt} Now press <strong>Run</strong> with the demonstration plan; the answer appears here when the verdict does.
+          {prediction.prompt} Run the <strong>Starter</strong> on the demonstration plan (seed and faults as the page opened with); the
+          answer appears here when the verdict does.
         </p>
         {note && (
           <p role="status" data-testid="prediction-note" className="mt-1 font-medium">

@@ -99,6 +99,8 @@ function keyBelongsElsewhere(event: KeyboardEvent): boolean {
 export interface RunFinished {
   scenario: string;
   mode: 'starter' | 'solution' | 'yours';
+  /** The code that ran. */
+  code: string;
   seed: number;
   faults: Fault[];
   verdict: 'held' | 'violated';
@@ -296,13 +298,14 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
     onRunFinishedRef.current?.({
       scenario: scenario.id,
       mode: result.variant === 'starter' || result.variant === 'solution' ? result.variant : 'yours',
+      code: ranCode ?? '',
       seed: result.seed,
       faults: result.faults,
       verdict: result.verdict,
       invariants: result.invariants.map(({ id, held, detail }) => ({ id, held, detail })),
       ledger: result.ledger,
     });
-  }, [result, context.revealed, scenario.id]);
+  }, [result, context.revealed, scenario.id, ranCode]);
 
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });

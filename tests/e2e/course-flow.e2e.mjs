@@ -287,6 +287,14 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     assert.match(await page.getByTestId('prediction-note').innerText(), /seed 7.*demonstration \(seed 1/);
     assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
     await page.getByLabel('Seed').fill('1');
+    // The solution on the demonstration plan: the prediction is about the starter, so it still waits.
+    await button(page, 'Solution').click();
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Held/);
+    await page.getByTestId('prediction-note').getByText(/That run used the solution; your prediction is about the starter code/).waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
+    assert.match(await page.getByTestId('lesson-progress').innerText(), /Predicted: run the starter to check/);
+    await button(page, 'Starter').click();
     await button(page, 'Run').click();
     await waitVerdict(page, /Violated/);
     await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
