@@ -90,12 +90,13 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   ctxRef.current = ctx;
   const faults = useMemo(() => faultActions(scenario), [scenario]);
 
-  // "Next" before any run starts the demonstration and holds it at its first event.
-  const holdAtFirst = useRef(false);
+  // "Next" (or Home) before any run starts the demonstration and holds it at its first event; End
+  // starts it and jumps to its outcome.
+  const onArrival = useRef<'hold' | 'end' | null>(null);
   useEffect(() => {
-    if (holdAtFirst.current && context.run && state.matches({ running: 'playing' })) {
-      holdAtFirst.current = false;
-      send({ type: 'PAUSE' });
+    if (onArrival.current && context.run && state.matches({ running: 'playing' })) {
+      send({ type: onArrival.current === 'hold' ? 'PAUSE' : 'SKIP' });
+      onArrival.current = null;
     }
   }, [context.run, state, send]);
 
@@ -104,12 +105,15 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       const x = ctxRef.current;
       const tryAction = (a: LabAction) => (a.enabled(x) ? (a.perform(x), true) : false);
       const run = x.state.context.run;
+      const start = (then: 'hold' | 'end') => {
+        if (run || !runAction.enabled(x)) return false;
+        onArrival.current = then;
+        runAction.perform(x);
+        return true;
+      };
       switch (c) {
         case 'next':
-          if (!run && runAction.enabled(x)) {
-            holdAtFirst.current = true;
-            runAction.perform(x);
-          } else tryAction(stepAction);
+          if (!start('hold')) tryAction(stepAction);
           return;
         case 'previous':
           tryAction(backAction);
@@ -122,8 +126,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           return;
         case 'first':
           if (run && run.result.trace.length > 0) x.send({ type: 'SEEK', index: 0 });
+          else start('hold');
           return;
         case 'last':
+          if (start('end')) return;
           if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
           return;
       }
@@ -238,7 +244,22 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
               result.verdict === 'held' ? 'bg-emerald-800 text-white dark:bg-emerald-400 dark:text-slate-950' : 'bg-red-800 text-white dark:bg-red-400 dark:text-slate-950'
             }`}
           >
-            {result.verdict === 'held' ? '✓ Held: every invariant kept.' : `✗ Violated: ${broken.map((i) => i.detail).join(' ')}`}
+            {result.verdict === 'held' ? (
+              '✓ Held: every invariant kept.'
+            ) : broken.length === 1 ? (
+              `✗ Violated: ${broken[0].detail}`
+            ) : (
+              <>
+                ✗ Violated, {broken.length} invariants:
+                <span className="mt-1 block space-y-1 text-2xl font-bold short:text-xl">
+                  {broken.map((i) => (
+                    <span key={i.id} className="block">
+                      · {i.detail}
+                    </span>
+                  ))}
+                </span>
+              </>
+            )}
           </p>
         )}
         {result?.verdict === 'error' && context.revealed && (
@@ -255,14 +276,18 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       )}
 
       {run && trace.length > 0 && (
-        <div className="grid flex-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <section aria-labelledby="presenter-what-happened" className="grid flex-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+          {/* The ledger's headings are h3s: this h2 puts them under the page's h1 in order. */}
+          <h2 id="presenter-what-happened" className="sr-only">
+            Timeline and ledger
+          </h2>
           <div className="min-w-0 [zoom:1.3] short:[zoom:1.05]">
             <Timeline run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
           </div>
           <div className="min-w-0 [zoom:1.45] short:[zoom:1.15]">
             <Ledger run={run} selected={selected} actors={scenario.actors} />
           </div>
-        </div>
+        </section>
       )}
 
       {/* Pinned to the bottom of the screen: on a 1280×720 projector the page is taller than the
@@ -304,7 +329,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         <p data-testid="presenter-plan" className="text-lg short:text-base lg:col-span-2">
           <span className="font-bold">Fault plan:</span> {plan.length === 0 ? 'no faults' : plan.map(describeFault).join('; ')}
           <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
-            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset
+            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · ↓/↑ scroll
           </span>
           <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />
         </p>

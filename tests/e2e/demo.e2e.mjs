@@ -149,3 +149,36 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     await context.close();
   }
 });
+
+test('presenter mode: End from Ready jumps to the outcome; several broken invariants read one per line; ↓ scrolls the ledger into view', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(urlOf('/demo/replay-safety/'));
+    await waitStatus(page, /^Ready$/, 60_000);
+    await page.keyboard.press('End');
+    const end = await waitStatus(page, /^Event (\d+) of \1$/);
+    const verdict = page.getByTestId('presenter-verdict');
+    await verdict.waitFor();
+    const lines = (await verdict.innerText()).split('\n').map((l) => l.trim()).filter(Boolean);
+    assert.match(lines[0], /^✗ Violated, \d+ invariants:$/, end);
+    assert.ok(lines.length >= 3, `one line per broken invariant: ${JSON.stringify(lines)}`);
+    for (const line of lines.slice(1)) assert.match(line, /^· /);
+    // The clicker's keys navigate; ↓ still scrolls, until the ledger sits wholly above the controls.
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowDown');
+    await page.waitForFunction(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2);
+    assert.match(await status(page), /^Event (\d+) of \1$/, 'scrolling did not move the demonstration');
+    const controls = await page.getByTestId('presenter-controls').boundingBox();
+    const ledger = await page.getByTestId('ledger').boundingBox();
+    assert.ok(ledger && ledger.y + ledger.height <= controls.y + 1, `the ledger ends above the controls (${Math.round(ledger?.y + ledger?.height)} vs ${Math.round(controls.y)})`);
+    await shot(page, 'demo-replay-safety-1280x720-end');
+    // Home from Ready holds the run at its first event, as → does.
+    await page.keyboard.press('r');
+    await waitStatus(page, /^Ready$/);
+    await page.keyboard.press('Home');
+    await waitStatus(page, /^Event 1 of/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

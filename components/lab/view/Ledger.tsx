@@ -172,7 +172,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   const row = 'rounded-md border border-slate-200 px-3 py-1.5 text-sm text-slate-700 dark:border-slate-800 dark:text-slate-300';
 
   return (
-    <div className="space-y-5">
+    <div data-testid="ledger" className="space-y-5">
       <p className="text-xs text-slate-500 dark:text-slate-400">
         What the providers really did, up to {selected >= 0 ? `event ${selected + 1} of ${trace.length}` : 'the start'}: the ground truth the invariants check.
       </p>
