@@ -30,6 +30,7 @@ function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabActio
     <button
       type="button"
       data-action={action.name}
+      data-rescue-to={action.focusAfter ? `[data-action="${action.focusAfter}"]` : undefined}
       disabled={!action.enabled(ctx)}
       onClick={() => action.perform(ctx)}
       aria-keyshortcuts={action.keyLabel ? action.keys.map((k) => (k === ' ' ? 'Space' : k)).join(' ') : undefined}

@@ -35,6 +35,8 @@ export interface LabAction {
   keyLabel?: string;
   enabled(ctx: ActionContext): boolean;
   perform(ctx: ActionContext): void;
+  /** Another action's name: where keyboard focus goes when this one is disabled under it. */
+  focusAfter?: string;
 }
 
 const is = (ctx: ActionContext, ...states: string[]) => states.some((s) => ctx.state.matches(s as never));
@@ -117,6 +119,8 @@ export const resetAction: LabAction = {
   keyLabel: 'R',
   enabled: (ctx) => !!ctx.state.context.run && is(ctx, 'running', 'paused', 'finished'),
   perform: (ctx) => ctx.send({ type: 'RESET' }),
+  // After a reset the next thing is a run, not the Explore that follows Reset in the toolbar.
+  focusAfter: 'run',
 };
 
 export const exploreAction: LabAction = {

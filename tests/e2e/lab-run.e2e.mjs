@@ -433,6 +433,19 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     await page.waitForTimeout(100);
     const afterReset = await focused();
     assert.ok(afterReset.tag !== 'BODY' && afterReset.inToolbar, `focus stays in the toolbar after Reset (on ${JSON.stringify(afterReset)})`);
+    // On Run, the next thing to do, not on Explore beside Reset (QA: the next Enter explored).
+    assert.equal(afterReset.text, 'Run', `focus on Run after Reset (on ${JSON.stringify(afterReset)})`);
+
+    // Step from Ready: the whole toolbar is disabled while the run loads; focus comes back to Step
+    // afterwards, so Enter steps again (QA: it stayed on the toolbar, and Enter did nothing).
+    const status = () => page.getByTestId('lab-status').innerText();
+    await button(page, 'Step').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'step', undefined, { timeout: 5_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /^Paused at event 2 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 5_000 });
+    assert.match(await status(), /^Paused at event 2 of/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
