@@ -134,7 +134,7 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
           <button
             type="submit"
             disabled={running || !sql.trim()}
-            className="inline-flex items-center gap-2 rounded-lg bg-teal-600 px-3.5 py-2 text-sm font-semibold text-white shadow-sm hover:bg-teal-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400"
+            className="inline-flex items-center gap-2 rounded-lg bg-teal-700 px-3.5 py-2 text-sm font-semibold text-white shadow-sm hover:bg-teal-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400"
           >
             {running ? 'Running…' : 'Run query'}
           </button>
@@ -179,7 +179,12 @@ export function QueryPanel({ initialSql = 'SELECT * FROM operations' }: { initia
   );
 }
 
+/** Rows a result shows at first, and how many more each "Show more" adds: a long result stays one screen, not 5,000 rows of page. */
+export const QUERY_ROWS_SHOWN = 200;
+
 function ResultTable({ result }: { result: QueryResult }) {
+  const [shown, setShown] = useState(QUERY_ROWS_SHOWN);
+  const hidden = result.rows.length - shown;
   return (
     <div data-testid="query-result">
       <p className="px-4 pt-3 text-xs text-slate-500 dark:text-slate-400">{summary(result)}</p>
@@ -203,7 +208,7 @@ function ResultTable({ result }: { result: QueryResult }) {
                   </td>
                 </tr>
               ) : (
-                result.rows.map((row, r) => (
+                result.rows.slice(0, shown).map((row, r) => (
                   <tr key={r} className="text-slate-800 dark:text-slate-200">
                     {row.map((value, c) => (
                       <td
@@ -218,6 +223,18 @@ function ResultTable({ result }: { result: QueryResult }) {
               )}
             </tbody>
           </table>
+          {hidden > 0 && (
+            <p data-testid="query-more" className="flex flex-wrap items-center gap-3 border-t border-slate-200 px-3 py-2 font-sans text-xs text-slate-600 dark:border-slate-800 dark:text-slate-400">
+              {hidden.toLocaleString('en')} more {hidden === 1 ? 'row' : 'rows'} not shown.
+              <button
+                type="button"
+                onClick={() => setShown((n) => n + QUERY_ROWS_SHOWN)}
+                className="rounded font-semibold text-teal-800 underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2 dark:text-teal-300"
+              >
+                Show {Math.min(hidden, QUERY_ROWS_SHOWN)} more
+              </button>
+            </p>
+          )}
         </div>
       ) : (
         <div className="pb-3" />

@@ -296,6 +296,16 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await sql.fill('SELECT 41 + 1 AS answer');
     await panel.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').getByRole('cell', { name: '42', exact: true }).waitFor({ timeout: 30_000 });
+
+    // A long result shows 200 rows and says how many more there are (QA: 5,000 rows made the page 145,000 px tall).
+    await sql.fill('SELECT g FROM generate_series(1, 5000) g');
+    await panel.getByRole('button', { name: 'Run query' }).click();
+    const more = page.getByTestId('query-more');
+    await more.getByText('4,800 more rows not shown.').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('query-result').locator('tbody tr').count(), 200);
+    await more.getByRole('button', { name: 'Show 200 more' }).click();
+    assert.equal(await page.getByTestId('query-result').locator('tbody tr').count(), 400);
+    await more.getByText('4,600 more rows not shown.').waitFor();
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
     await context.close();
