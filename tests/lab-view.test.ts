@@ -14,7 +14,7 @@ import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { faultEventNumber, parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
-import { Timeline } from '../components/lab/view/Timeline';
+import { scrollStart, Timeline } from '../components/lab/view/Timeline';
 import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/lab-run';
 import type { LabRun } from '../simulations/lab-run';
@@ -83,6 +83,20 @@ describe('view helpers (receipt-redelivery, seed 1)', () => {
     expect(json.title).toBe(JSON.stringify({ note: 'y'.repeat(80) }));
     expect(formatSimTime(30_000)).toBe('30.0 s');
     expect(formatSimTime(754_000)).toBe('12 min 34.0 s');
+  });
+});
+
+describe('timeline scrolling', () => {
+  test('snaps to a column edge, and never cuts a time label at the left edge', () => {
+    // Columns of 26 px from x = 28: column i's left edge is 28 + 26 i.
+    expect(scrollStart(10, 26, [])).toBe(0);
+    expect(scrollStart(28 + 26 * 10 + 5, 26, [])).toBe(28 + 26 * 10);
+    // "30.0 s" at column 9 runs ~43 px past its edge: an edge at column 10 would cut it.
+    expect(scrollStart(28 + 26 * 10, 26, [{ i: 9, text: '30.0 s' }])).toBe(28 + 26 * 9);
+    // A label wholly left of the edge, or right of it, moves nothing.
+    expect(scrollStart(28 + 26 * 10, 26, [{ i: 4, text: '0.2 s' }, { i: 12, text: '30.2 s' }])).toBe(28 + 26 * 10);
+    // Moving back for one label can uncover another that straddles the new edge: that one too.
+    expect(scrollStart(28 + 26 * 10, 26, [{ i: 8, text: '120.3 s' }, { i: 9, text: '30.0 s' }])).toBe(28 + 26 * 8);
   });
 });
 

@@ -76,6 +76,30 @@ function laneOf(e: TraceEvent, actors: string[]): number | null {
 
 /** The x of event `i`'s column centre, for columns `colW` wide. */
 const columnX = (colW: number) => (i: number) => PAD_X + i * colW + colW / 2;
+
+/** A time label's width per character (10 px monospace), a little generous. */
+const LABEL_CHAR_W = 6.5;
+
+/**
+ * Where the timeline scrolls to bring x `target` to its left edge: snapped to a column's edge so the
+ * first mark in view is whole, then moved back to the start of any time label that edge would cut
+ * (QA: "30.0 s" read as "0.0 s" above the 30-second events).
+ */
+export function scrollStart(target: number, colW: number, labels: readonly { i: number; text: string }[]): number {
+  if (target <= PAD_X) return 0;
+  let start = PAD_X + Math.round((target - PAD_X) / colW) * colW;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const l of labels) {
+      const edge = PAD_X + l.i * colW;
+      if (edge < start && edge + 4 + l.text.length * LABEL_CHAR_W > start) {
+        start = edge;
+        moved = true;
+      }
+    }
+  }
+  return start <= PAD_X ? 0 : start;
+}
 const laneY = (k: number) => AXIS_H + k * LANE_H + LANE_H / 2;
 
 /** The shape of one mark kind, centred on (x, y). */
@@ -167,6 +191,8 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
   const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
   const height = AXIS_H + actors.length * LANE_H + PAD_BOTTOM;
   const labels = timeLabels(visible, colX);
+  const labelsRef = useRef(labels);
+  labelsRef.current = labels;
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
@@ -176,9 +202,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
       const x = columnX(colW)(selected);
       const margin = colW * 2;
       if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
-        // Snap to a column's edge so the first column in view is never cut through its mark.
-        const target = Math.max(0, x - box.clientWidth / 2);
-        box.scrollLeft = target <= PAD_X ? 0 : PAD_X + Math.round((target - PAD_X) / colW) * colW;
+        box.scrollLeft = scrollStart(Math.max(0, x - box.clientWidth / 2), colW, labelsRef.current);
       }
     }
     if (group.current?.contains(document.activeElement)) marks.current.get(selected)?.focus();
