@@ -349,6 +349,12 @@ describe('ExplorerPanel', () => {
     expect(stale).toContain('Replay the smallest counterexample');
     // Nothing to be stale about while running or before any result.
     expect(renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'idle' }, onReplay: noop, onCancel: noop, stale: true }))).not.toContain('explorer-stale');
+    // A stopped exploration of other code is history, not an alert about the code now in the editor.
+    const stopped = { status: 'error' as const, message: 'Your code ran for 2 s without yielding.' };
+    expect(renderToStaticMarkup(h(ExplorerPanel, { state: stopped, onReplay: noop, onCancel: noop }))).toContain('role="alert"');
+    const old = renderToStaticMarkup(h(ExplorerPanel, { state: stopped, onReplay: noop, onCancel: noop, stale: true }));
+    expect(old).not.toContain('role="alert"');
+    expect(old).toContain('The last exploration, of the code as it was then, stopped: Your code ran for 2 s without yielding.');
   });
 
   test('a cancelled exploration says so, and is no pass (QA: "✓ 0 of 0 schedules violated" after a Cancel)', () => {

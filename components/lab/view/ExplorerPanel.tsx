@@ -47,10 +47,16 @@ export function ExplorerPanel({ state, onReplay, onCancel, titles = {}, stale = 
         </p>
       )}
       {state.status === 'running' && <Running state={state} onCancel={onCancel} />}
-      {state.status === 'error' && (
+      {state.status === 'error' && !stale && (
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-500/40 dark:bg-red-500/10 dark:text-red-100">
           <span className="font-semibold">The exploration stopped: </span>
           {state.message}
+        </p>
+      )}
+      {state.status === 'error' && stale && (
+        // Other code is in the editor now (QA: a loop's message stayed up over the Solution's runs).
+        <p data-testid="explorer-stale" className="text-sm text-slate-600 dark:text-slate-300">
+          The last exploration, of the code as it was then, stopped: {state.message} Explore again to check the code in the editor.
         </p>
       )}
       {state.status === 'done' && stale && (
