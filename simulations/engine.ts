@@ -555,18 +555,26 @@ export class Engine {
     return hit;
   }
 
+  /**
+   * Crash faults "at step N", once N steps have run: each kills its process the first moment it is
+   * up while the step count is N, so also right after a restart at that count (a timer fired by
+   * advanceTo), as "crash worker-1 now" at the event "worker-1 restarts" means. Each fires once: the
+   * restart that follows its own crash is not killed again.
+   */
   private async applyStepFaults() {
+    // Timers fired by advanceTo may have restarted a worker: let it reach its first step before a
+    // crash can land on it (a crash in the middle of its start would leave the start waiting).
+    await this.drainStarts();
     for (const f of this.options.faults) {
-      // Marked fired even when the process is down: a restart at the same step count must not be killed again.
       if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.fired.has(f)) {
-        this.fired.add(f);
         const proc = this.procs.get(f.process);
-        if (proc?.alive) await this.crash(proc, `at step ${f.atStep}`, f);
+        if (!proc?.alive) continue;
+        this.fired.add(f);
+        await this.crash(proc, `at step ${f.atStep}`, f);
       }
     }
-    // Timers fired by advanceTo may have restarted a worker.
-    await this.drainStarts();
   }
+
 
   /** Kill a process for `fault` of the plan: it never resumes, its connection drops, its messages stay unacked. */
   private async crash(proc: Proc, when: string, fault: Fault) {

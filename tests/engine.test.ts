@@ -265,6 +265,22 @@ describe('crashes, transactions and time', () => {
     }
   });
 
+  test('an "at step" crash at the step a worker restarts lands on the restarted worker, once, and the run ends', async () => {
+    const scenario = scenarioById('relay-crash');
+    const base = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    const restart = base.trace.find((e) => e.type === 'restart' && e.actor === 'relay-1');
+    expect(restart, replayHint(base)).toBeTruthy();
+    // relay-1 is down when that step's own events are done; it restarts on a timer at the same step count.
+    const fault = { kind: 'crash' as const, process: 'relay-1', atStep: restart!.step };
+    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, choices: base.choices, faults: [...base.faults, fault] });
+    const at = r.faultEvents.at(-1);
+    expect(at, replayHint(r)).not.toBeNull();
+    expect(r.trace[at! - 1]).toMatchObject({ type: 'restart', actor: 'relay-1' });
+    expect(r.trace[at!].text).toBe(`relay-1 crashes at step ${restart!.step}`);
+    expect(r.trace.filter((e) => e.text.includes(`crashes at step ${restart!.step}`))).toHaveLength(1);
+    expect(r.verdict, replayHint(r)).not.toBe('error');
+  });
+
   test('a crash inside a transaction rolls it back and the trace says so', async () => {
     await db.reset();
     const engine = new Engine(
