@@ -6,7 +6,7 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { messageToRedeliver } from '../components/lab/actions';
+import { callAfter, messageToRedeliver, workerUpAt } from '../components/lab/actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimTime } from '../components/lab/view/snapshots';
@@ -14,6 +14,7 @@ import { runForLab } from '../simulations/lab-run';
 import { runScenario } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { openSimDb, replayHint } from './helpers/sim-db';
+import type { Fault } from '../simulations/types';
 
 const h = React.createElement;
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -132,4 +133,44 @@ describe('fault buttons of every scenario', () => {
     expect(messageToRedeliver(trace, 9)).toBe('p2');
     expect(messageToRedeliver([], 3)).toBeNull();
   });
+});
+
+describe('fault buttons are offered only where the fault can happen', () => {
+  test('"Crash X now" is enabled exactly where the crash lands, "Lose the next response" wherever a call is still to come (every scenario, every event)', async () => {
+    let checked = 0;
+    let offered = 0;
+    for (const scenario of SCENARIOS) {
+      const lab = toLabScenario(scenario);
+      const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+      const call = callKindOf(lab);
+      // Every event where a worker's state or a call changes, and every third one besides.
+      const edges = base.trace.filter((e, k) => k % 3 === 0 || ['start', 'restart', 'crash', 'finish', 'call'].includes(e.type) || base.trace[k - 1]?.type === 'restart');
+      for (const e of edges) {
+        const injected: { fault: Fault; predicted: boolean }[] = workersOf(lab).map((w) => ({
+          fault: { kind: 'crash', process: w, atStep: e.step },
+          predicted: workerUpAt(base.trace, e.i, w),
+        }));
+        if (call) {
+          const provider = providerOf(call);
+          const sofar = base.trace.filter((x) => x.i <= e.i && x.type === 'call' && x.target === provider).length;
+          injected.push({ fault: { kind: 'lose-response', call, nth: sofar + 1 }, predicted: callAfter(base.trace, e.i, provider) });
+        }
+        for (const { fault, predicted } of injected) {
+          // As the lab injects: the same schedule (its choices), the plan plus the fault.
+          const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: base.seed, choices: base.choices, faults: [...base.faults, fault], verdictOnly: true });
+          const happened = r.faultEvents.at(-1) !== null;
+          const why = `${JSON.stringify(fault)} at event ${e.i + 1}: offered ${predicted}, happened ${happened} (${replayHint(r)})`;
+          // A crash is offered exactly when it lands. A lost response is never withheld where it could
+          // happen; where offered it may still change nothing (its caller crashed before the timeout).
+          if (fault.kind === 'crash') expect(happened, why).toBe(predicted);
+          else if (!predicted) expect(happened, why).toBe(false);
+          checked++;
+          if (predicted) offered++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+    expect(offered).toBeGreaterThan(50);
+    expect(checked - offered).toBeGreaterThan(50);
+  }, 600_000);
 });

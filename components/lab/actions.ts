@@ -53,6 +53,31 @@ function currentStep(ctx: ActionContext): number {
   return run?.result.trace[Math.max(0, selected)]?.step ?? 0;
 }
 
+/**
+ * Whether `worker` is up when a crash injected at trace event `selected` lands: after the last event
+ * of that event's scheduler step (the crash is "at step N"), started or restarted and not since
+ * crashed or finished. A crash at a worker that is down then would never happen.
+ */
+export function workerUpAt(trace: readonly TraceEvent[], selected: number, worker: string): boolean {
+  const step = trace[selected]?.step ?? -1;
+  let up = false;
+  for (const e of trace) {
+    if (e.step > step) break;
+    if (e.actor !== worker) continue;
+    if (e.type === 'start' || e.type === 'restart') up = true;
+    else if (e.type === 'finish' || e.type === 'crash') up = false;
+  }
+  return up;
+}
+
+/**
+ * Whether the run calls `provider` after trace event `selected`. The rerun with a lost response is
+ * the same schedule up to that call, so without one "the next response" would never be lost.
+ */
+export function callAfter(trace: readonly TraceEvent[], selected: number, provider: string): boolean {
+  return trace.some((e) => e.i > selected && e.type === 'call' && e.target === provider);
+}
+
 /** The fault that loses the response of the next `call` after the event being looked at. */
 export function nextLostResponse(ctx: ActionContext, call: CallKind): Fault {
   const { run, selected } = ctx.state.context;
@@ -138,7 +163,7 @@ export function crashAction(worker: string): LabAction {
     name: `inject-crash-${worker}`,
     label: `Crash ${worker} now`,
     keys: [],
-    enabled: atEvent,
+    enabled: (ctx) => atEvent(ctx) && workerUpAt(ctx.state.context.run!.result.trace, ctx.state.context.selected, worker),
     perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'crash', process: worker, atStep: currentStep(ctx) } }),
   };
 }
@@ -148,7 +173,7 @@ export function loseResponseAction(call: CallKind): LabAction {
     name: 'lose-next-response',
     label: 'Lose the next response',
     keys: [],
-    enabled: atEvent,
+    enabled: (ctx) => atEvent(ctx) && callAfter(ctx.state.context.run!.result.trace, ctx.state.context.selected, providerOf(call)),
     perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: nextLostResponse(ctx, call) }),
   };
 }
