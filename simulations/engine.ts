@@ -190,9 +190,10 @@ export class Engine {
   private readonly duplicateFaults = new Map<string, Fault[]>();
   private readonly callCounts = new Map<CallKind, number>();
   private readonly processErrors: RunOutcome['processErrors'] = [];
-  /** Crash faults that already fired: each fires once, whatever the incarnation. */
-  private readonly fired = new Set<Fault>();
-  /** The trace event each fault took effect at (see RunOutcome.faultEvents). */
+  /**
+   * The trace event each fault took effect at (see RunOutcome.faultEvents). A crash fault in it has
+   * fired: each fires once, whatever the incarnation.
+   */
   private readonly tookEffect = new Map<Fault, number>();
 
   constructor(
@@ -471,10 +472,9 @@ export class Engine {
       const n = (proc.beforeCounts.get(step.kind) ?? 0) + 1;
       proc.beforeCounts.set(step.kind, n);
       const fault = this.options.faults.find(
-        (f) => f.kind === 'crash' && 'before' in f && f.sql === undefined && f.process === step.pid && f.before === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+        (f) => f.kind === 'crash' && 'before' in f && f.sql === undefined && f.process === step.pid && f.before === step.kind && (f.nth ?? 1) === n && !this.tookEffect.has(f),
       );
       if (fault) {
-        this.fired.add(fault);
         this.stepsRun++;
         await this.crash(proc, `just before its ${ordinal(n)} ${step.kind} step (${step.label})`, fault);
         return;
@@ -515,10 +515,9 @@ export class Engine {
       const n = (proc.counts.get(step.kind) ?? 0) + 1;
       proc.counts.set(step.kind, n);
       const fault = this.options.faults.find(
-        (f) => f.kind === 'crash' && 'after' in f && f.sql === undefined && f.process === step.pid && f.after === step.kind && (f.nth ?? 1) === n && !this.fired.has(f),
+        (f) => f.kind === 'crash' && 'after' in f && f.sql === undefined && f.process === step.pid && f.after === step.kind && (f.nth ?? 1) === n && !this.tookEffect.has(f),
       );
       if (fault) {
-        this.fired.add(fault);
         await this.crash(proc, `right after its ${ordinal(n)} ${step.kind} step (${step.label})`, fault);
         return;
       }
@@ -542,13 +541,12 @@ export class Engine {
     if (step.sql === undefined) return undefined;
     let hit: { when: string; fault: Fault } | undefined;
     for (const f of this.options.faults) {
-      if (f.kind !== 'crash' || 'atStep' in f || f.sql === undefined || f.process !== step.pid || this.fired.has(f)) continue;
+      if (f.kind !== 'crash' || 'atStep' in f || f.sql === undefined || f.process !== step.pid || this.tookEffect.has(f)) continue;
       const at = side === 'after' ? ('after' in f ? f.after : undefined) : 'before' in f ? f.before : undefined;
       if (at !== step.kind || !sqlStartsWith(step.sql, f.sql)) continue;
       const n = (proc.sqlCounts.get(f) ?? 0) + 1;
       proc.sqlCounts.set(f, n);
       if (!hit && (f.nth ?? 1) === n) {
-        this.fired.add(f);
         hit = { when: `${ordinal(n)} ${step.kind} step matching ${f.sql.replace(/\s+/g, ' ').trim()} (${step.label})`, fault: f };
       }
     }
@@ -566,15 +564,13 @@ export class Engine {
     // crash can land on it (a crash in the middle of its start would leave the start waiting).
     await this.drainStarts();
     for (const f of this.options.faults) {
-      if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.fired.has(f)) {
+      if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.tookEffect.has(f)) {
         const proc = this.procs.get(f.process);
         if (!proc?.alive) continue;
-        this.fired.add(f);
         await this.crash(proc, `at step ${f.atStep}`, f);
       }
     }
   }
-
 
   /** Kill a process for `fault` of the plan: it never resumes, its connection drops, its messages stay unacked. */
   private async crash(proc: Proc, when: string, fault: Fault) {
