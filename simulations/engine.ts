@@ -614,10 +614,10 @@ export class Engine {
       input: { id, body, visibilityTimeoutMs: this.world.visibilityTimeoutMs, maxReceives: this.world.maxReceives },
     });
     actor.on('redelivered', ({ deliveries }) =>
-      this.emit({ actor: 'queue', type: 'redeliver', text: `visibility timeout: message ${id} is visible again (delivered ${deliveries}× so far)` }),
+      this.emit({ actor: 'queue', type: 'redeliver', text: `visibility timeout: message ${id} is visible again (delivered ${deliveries}× so far)`, data: { messageId: id } }),
     );
     actor.on('deadLettered', ({ deliveries }) =>
-      this.emit({ actor: 'queue', type: 'dead-letter', text: `message ${id} dead-lettered after ${deliveries} deliveries` }),
+      this.emit({ actor: 'queue', type: 'dead-letter', text: `message ${id} dead-lettered after ${deliveries} deliveries`, data: { messageId: id } }),
     );
     actor.start();
     this.messages.set(id, actor);
@@ -642,9 +642,13 @@ export class Engine {
     return null;
   }
 
-  private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>] | null {
-    for (const entry of this.messages) {
-      if ((this.duplicateFaults.get(entry[0])?.length ?? 0) > 0 && entry[1].getSnapshot().value === 'inFlight') return entry;
+  /** A message held by a consumer that a duplicate-delivery fault due by now hands to another, and that fault. */
+  private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>, Fault] | null {
+    for (const [id, actor] of this.messages) {
+      const faults = this.duplicateFaults.get(id);
+      if (!faults?.length || actor.getSnapshot().value !== 'inFlight') continue;
+      const due = faults.find((f) => f.kind !== 'duplicate-delivery' || f.atStep === undefined || this.stepsRun >= f.atStep);
+      if (due) return [id, actor, due];
     }
     return null;
   }
@@ -780,19 +784,24 @@ export class Engine {
             readyAt: 0,
             enabled: () => this.readyMessage() !== null || this.duplicateCandidate() !== null || (!this.unsettled() && !this.producing()),
             exec: () => {
-              let entry = this.readyMessage();
-              let duplicate = false;
+              let entry: [string, ActorRefFrom<typeof messageMachine>] | null = this.readyMessage();
+              let duplicateFault: Fault | undefined;
               if (!entry) {
-                entry = this.duplicateCandidate();
-                duplicate = entry !== null;
+                const candidate = this.duplicateCandidate();
+                if (candidate) {
+                  entry = [candidate[0], candidate[1]];
+                  duplicateFault = candidate[2];
+                  const left = this.duplicateFaults.get(candidate[0])!;
+                  left.splice(left.indexOf(duplicateFault), 1);
+                }
               }
+              const duplicate = duplicateFault !== undefined;
               if (!entry) {
                 this.emit({ actor: 'queue', type: 'receive', target: pid, text: `queue → ${pid}: no messages left` });
                 proc.machine?.send({ type: 'IDLE' });
                 return null;
               }
               const [id, actor] = entry;
-              const duplicateFault = duplicate ? this.duplicateFaults.get(id)!.shift() : undefined;
               actor.send({ type: 'RECEIVE' });
               const ctx = actor.getSnapshot().context;
               const delivery: Delivery = { messageId: id, attempt: ctx.deliveries, body: ctx.body };

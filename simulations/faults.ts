@@ -61,6 +61,11 @@ function sqlPrefix(v: unknown, kind: StepKind, where: string): { sql?: string } 
   return { sql: v };
 }
 
+function atStep(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 100_000) throw new FaultPlanError(`${where}: atStep must be a whole number from 0 to 100000`);
+  return v;
+}
+
 /** Check that `value` is a fault plan; returns a clean copy with only known fields. */
 export function parseFaultPlan(value: unknown): Fault[] {
   if (!Array.isArray(value)) throw new FaultPlanError('a fault plan is a JSON array of faults');
@@ -81,8 +86,7 @@ export function parseFaultPlan(value: unknown): Fault[] {
         }
         if (f.atStep !== undefined) {
           if (f.sql !== undefined) throw new FaultPlanError(`${where}: sql only narrows a crash at a "db" step, not one at a fixed step`);
-          if (typeof f.atStep !== 'number' || !Number.isInteger(f.atStep) || f.atStep < 0 || f.atStep > 100_000) throw new FaultPlanError(`${where}: atStep must be a whole number from 0 to 100000`);
-          return { kind: 'crash', process, atStep: f.atStep };
+          return { kind: 'crash', process, atStep: atStep(f.atStep, where) };
         }
         throw new FaultPlanError(`${where}: a crash needs "after", "before" or "atStep"`);
       }
@@ -93,8 +97,10 @@ export function parseFaultPlan(value: unknown): Fault[] {
         if (typeof f.ms !== 'number' || !Number.isInteger(f.ms) || f.ms < 0 || f.ms > 86_400_000) throw new FaultPlanError(`${where}: ms must be a whole number of milliseconds up to a day`);
         return { kind: 'slow-response', call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where), ms: f.ms };
       }
-      case 'duplicate-delivery':
-        return { kind: 'duplicate-delivery', message: name(f.message, where, 'message') };
+      case 'duplicate-delivery': {
+        const message = name(f.message, where, 'message');
+        return f.atStep === undefined ? { kind: 'duplicate-delivery', message } : { kind: 'duplicate-delivery', message, atStep: atStep(f.atStep, where) };
+      }
       default:
         throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, duplicate-delivery`);
     }
@@ -123,6 +129,6 @@ export function describeFault(f: Fault): string {
     case 'slow-response':
       return `the ${ordinalWord(f.nth)} ${f.call} answers after ${f.ms / 1000} s`;
     case 'duplicate-delivery':
-      return `deliver ${f.message} to a second consumer while the first holds it`;
+      return `deliver ${f.message} to a second consumer while the first holds it${f.atStep === undefined ? '' : `, from step ${f.atStep} on`}`;
   }
 }

@@ -180,8 +180,11 @@ export type Fault =
   | { kind: 'lose-response'; call: CallKind; nth?: number }
   /** The `nth` call of `call` never reaches the provider: the caller times out, nothing happened. */
   | { kind: 'lose-request'; call: CallKind; nth?: number }
-  /** The queue hands message `message` to a second consumer while the first still holds it. */
-  | { kind: 'duplicate-delivery'; message: string }
+  /**
+   * The queue hands message `message` to a second consumer while the first still holds it. With
+   * `atStep`, not before that many steps have run (the lab's "redeliver now").
+   */
+  | { kind: 'duplicate-delivery'; message: string; atStep?: number }
   /** The `nth` call of `call` answers after `ms` instead of its usual latency. */
   | { kind: 'slow-response'; call: CallKind; nth?: number; ms: number };
 

@@ -6,7 +6,7 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { callAfter, messageToRedeliver, workerUpAt } from '../components/lab/actions';
+import { callAfter, heldMessageAt, workerUpAt } from '../components/lab/actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimTime } from '../components/lab/view/snapshots';
@@ -99,39 +99,38 @@ describe('fault buttons of every scenario', () => {
     if (call) expect(r.trace.some((e) => e.type === 'call' && e.target === providerOf(call)), `${call} is never called (${replayHint(r)})`).toBe(true);
   });
 
-  // "Redeliver now" hands the message last received (up to the event on screen) to a second
-  // consumer; message ids differ by scenario (m1, evt_1, p1…), so the button must read them from
-  // the run, and the injected rerun must really deliver that message twice.
+  // "Redeliver now" hands a message a consumer holds at the event on screen to a second consumer;
+  // message ids differ by scenario (m1, evt_1, p1…), so the button reads them from the run, and the
+  // injected rerun must really deliver that message twice, and not before the event on screen.
   test.each(SCENARIOS.filter((s) => canRedeliver(toLabScenario(s))).map((s) => [s.id, s] as const))(
-    '%s: "Redeliver now" redelivers a message the run really received',
+    '%s: "Redeliver now" redelivers a message held at that moment, from then on',
     async (_id, scenario) => {
-      const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
-      const firstReceive = r.trace.find((e) => e.type === 'receive' && e.data)!;
-      expect(firstReceive, `no message was received (${replayHint(r)})`).toBeTruthy();
-      const message = messageToRedeliver(r.trace, firstReceive.i);
-      expect(message).toBe((firstReceive.data as { messageId: string }).messageId);
+      // No plan of its own, so the only duplicate delivery is the injected one.
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: [] });
+      const at = r.trace.find((e) => heldMessageAt(r.trace, e.i) !== null);
+      expect(at, `no message was ever held (${replayHint(r)})`).toBeTruthy();
+      const message = heldMessageAt(r.trace, at!.i)!;
       const again = await runScenario(sim.db, {
         scenario,
         code: scenario.variants.starter.code,
         variant: 'starter',
         seed: 1,
         choices: r.choices,
-        faults: [...r.faults, { kind: 'duplicate-delivery', message: message! }],
+        faults: [...r.faults, { kind: 'duplicate-delivery', message, atStep: at!.step }],
       });
-      expect(
-        again.trace.some((e) => e.type === 'receive' && e.fault === 'duplicate-delivery'),
-        `injecting a duplicate of ${message} changed nothing (${replayHint(again)})`,
-      ).toBe(true);
+      const dup = again.trace.find((e) => e.type === 'receive' && e.fault === 'duplicate-delivery');
+      expect(dup, `injecting a duplicate of ${message} changed nothing (${replayHint(again)})`).toBeTruthy();
+      expect((dup!.data as { messageId: string }).messageId).toBe(message);
+      expect(dup!.step).toBeGreaterThan(at!.step);
+      expect(again.faultEvents.at(-1)).toBe(dup!.i);
     },
   );
 
-  test('the message to redeliver is the last received up to the selected event, else the first', () => {
-    const ev = (i: number, id: string) => ({ i, t: 0, step: i, actor: 'queue', type: 'receive' as const, text: '', data: { messageId: id, attempt: 1, body: null } });
-    const trace = [ev(2, 'p1'), ev(5, 'p2')];
-    expect(messageToRedeliver(trace, 0)).toBe('p1');
-    expect(messageToRedeliver(trace, 4)).toBe('p1');
-    expect(messageToRedeliver(trace, 9)).toBe('p2');
-    expect(messageToRedeliver([], 3)).toBeNull();
+  test('the message to redeliver is one held once the selected event\'s step has run, the last received', () => {
+    const ev = (i: number, step: number, type: 'receive' | 'ack' | 'redeliver' | 'dead-letter', id: string) => ({ i, t: 0, step, actor: 'queue', type, text: '', data: { messageId: id } });
+    const trace = [ev(0, 1, 'receive', 'p1'), ev(1, 2, 'receive', 'p2'), ev(2, 3, 'ack', 'p2'), ev(3, 4, 'redeliver', 'p1'), ev(4, 5, 'receive', 'p1'), ev(5, 6, 'receive', 'p2'), ev(6, 6, 'ack', 'p2'), ev(7, 7, 'dead-letter', 'p1')];
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((i) => heldMessageAt(trace, i))).toEqual(['p1', 'p2', 'p1', null, 'p1', 'p1', 'p1', null]);
+    expect(heldMessageAt([], 3)).toBeNull();
   });
 });
 
@@ -172,5 +171,34 @@ describe('fault buttons are offered only where the fault can happen', () => {
     expect(checked).toBeGreaterThan(200);
     expect(offered).toBeGreaterThan(50);
     expect(checked - offered).toBeGreaterThan(50);
+  }, 600_000);
+
+  test('"Redeliver now" hands the held message to another consumer from that moment on, never sooner (every scenario that offers it, every event)', async () => {
+    let offered = 0;
+    let happened = 0;
+    for (const scenario of SCENARIOS.filter((s) => canRedeliver(toLabScenario(s)))) {
+      for (const variant of ['starter', 'solution'] as const) {
+        const code = scenario.variants[variant].code;
+        const base = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed });
+        for (const e of base.trace) {
+          const message = heldMessageAt(base.trace, e.i);
+          if (message === null) continue;
+          const fault: Fault = { kind: 'duplicate-delivery', message, atStep: e.step };
+          const r = await runScenario(sim.db, { scenario, code, variant, seed: base.seed, choices: base.choices, faults: [...base.faults, fault], verdictOnly: true });
+          const at = r.faultEvents.at(-1) ?? null;
+          offered++;
+          if (at === null) continue;
+          happened++;
+          const dup = r.trace[at]!;
+          const why = `${JSON.stringify(fault)} at event ${e.i + 1} of ${variant}: took effect at event ${at + 1} (${replayHint(r)})`;
+          expect(dup.type === 'receive' && dup.fault === 'duplicate-delivery', why).toBe(true);
+          expect((dup.data as { messageId: string }).messageId, why).toBe(message);
+          expect(dup.step, why).toBeGreaterThan(e.step);
+        }
+      }
+    }
+    console.log(`"Redeliver now": offered at ${offered} events, took effect at ${happened}`);
+    expect(offered).toBeGreaterThan(20);
+    expect(happened).toBeGreaterThan(offered / 2);
   }, 600_000);
 });

@@ -5,7 +5,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
-import type { CallKind, Delivery, Fault, TraceEvent } from '@/simulations/types';
+import type { CallKind, Fault, TraceEvent } from '@/simulations/types';
 import type { LabEvent, labMachine } from './lab-machine';
 import { callKindOf, canRedeliver, providerOf, workersOf, type LabScenario } from './lab-scenario';
 
@@ -179,28 +179,32 @@ export function loseResponseAction(call: CallKind): LabAction {
 }
 
 /**
- * The message "Redeliver now" hands to a second consumer: the last one received up to the event
- * being looked at, else the first the run received. Ids differ by scenario (m1, evt_1, p1…), so
- * they are read from the trace rather than assumed; null when no message was ever received.
+ * The message "Redeliver now" hands to a second consumer: one a consumer holds once the events of
+ * the selected event's step have run (received, not yet acked, not visible again or dead-lettered),
+ * the last received if several are. A duplicate delivery is of a message in flight, so with none
+ * held there is nothing to redeliver at that moment. Ids differ by scenario (m1, evt_1, p1…), so
+ * they are read from the trace rather than assumed.
  */
-export function messageToRedeliver(trace: readonly TraceEvent[], selected: number): string | null {
-  let first: string | null = null;
-  let last: string | null = null;
+export function heldMessageAt(trace: readonly TraceEvent[], selected: number): string | null {
+  const step = trace[selected]?.step ?? -1;
+  const held: string[] = [];
   for (const e of trace) {
-    if (e.type !== 'receive') continue;
-    const id = (e.data as Partial<Delivery> | undefined)?.messageId;
+    if (e.step > step) break;
+    const id = (e.data as { messageId?: unknown } | undefined)?.messageId;
     if (typeof id !== 'string') continue;
-    first ??= id;
-    if (e.i <= selected) last = id;
+    const at = held.indexOf(id);
+    if (at >= 0) held.splice(at, 1);
+    if (e.type === 'receive') held.push(id);
   }
-  return last ?? first;
+  return held.at(-1) ?? null;
 }
 
 function redeliveryOf(ctx: ActionContext): string | null {
   const { run, selected } = ctx.state.context;
-  return run ? messageToRedeliver(run.result.trace, selected) : null;
+  return run ? heldMessageAt(run.result.trace, selected) : null;
 }
 
+/** "Redeliver now": from the step on screen, the queue hands a message in flight to a second consumer. */
 export const redeliverAction: LabAction = {
   name: 'redeliver-now',
   label: 'Redeliver now',
@@ -208,7 +212,7 @@ export const redeliverAction: LabAction = {
   enabled: (ctx) => atEvent(ctx) && redeliveryOf(ctx) !== null,
   perform: (ctx) => {
     const message = redeliveryOf(ctx);
-    if (message) ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message } });
+    if (message) ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message, atStep: currentStep(ctx) } });
   },
 };
 

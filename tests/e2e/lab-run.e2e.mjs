@@ -389,6 +389,40 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
   }
 });
 
+test('lab: "Redeliver now" waits for a message in flight, and the duplicate lands after the event it was injected at', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openLab('receipt-redelivery');
+  try {
+    await button(page, 'Solution').click();
+    await page.getByRole('heading', { level: 1 }).click();
+    const status = page.getByTestId('lab-status');
+    const redeliver = button(page, 'Redeliver now');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    assert.equal(await redeliver.isEnabled(), false, 'nothing is in flight at the first event');
+    // Step until a consumer holds a message.
+    for (let i = 0; i < 40 && !(await redeliver.isEnabled()); i++) {
+      const n = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((k) => new RegExp(`Paused at event ${k}\\b`).test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), n + 1);
+    }
+    assert.equal(await redeliver.isEnabled(), true, 'a message was held within 40 events');
+    const at = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
+    await redeliver.click();
+    const line = page.getByTestId('fault-plan').getByText(/deliver m\d+ to a second consumer while the first holds it, from step \d+ on/);
+    await line.waitFor({ timeout: 20_000 });
+    await page.getByLabel('Speed').selectOption('instant');
+    await waitVerdict(page, /Held|Violated/);
+    const landed = Number(/\(event (\d+)\)/.exec(await line.innerText())?.[1]);
+    assert.ok(landed > at, `the duplicate landed at event ${landed}, after event ${at} it was injected at`);
+    const log = await page.getByRole('list', { name: 'Event log' }).innerText();
+    assert.match(log, /again, while another consumer still holds it/);
+    await screenshot(page, 'lab-redeliver-now');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test("lab: the first Run keeps the learner's place on the page, and keyboard focus stays on the controls", { timeout: 120_000 }, async () => {
   const { context, page, errors } = await openLab('receipt-redelivery');
   try {
