@@ -76,7 +76,7 @@ describe('view helpers (receipt-redelivery, seed 1)', () => {
     expect(formatCell(null).kind).toBe('null');
     // Long text and JSON are cut to one line's worth, whole on hover; an emoji is not split.
     const long = `${'😀'.repeat(30)}${'x'.repeat(40)}`;
-    expect(formatCell(long)).toEqual({ text: `${'😀'.repeat(30)}${'x'.repeat(29)}…`, title: long, kind: 'text' });
+    expect(formatCell(long)).toEqual({ text: `${'😀'.repeat(30)}${'x'.repeat(29)}…`, title: long, kind: 'text', clipped: true });
     expect(formatCell('x'.repeat(60))).toEqual({ text: 'x'.repeat(60), kind: 'text' });
     const json = formatCell({ note: 'y'.repeat(80) });
     expect(json.text).toHaveLength(60);
@@ -171,6 +171,16 @@ describe('DbInspector', () => {
     expect(html).toContain(`${key.slice(0, 8)}…`);
     expect(html).toMatch(/>new</);
     expect(html).toContain('1 changed at this step');
+  });
+
+  test('a cut cell shows its first 60 characters to the eye and the whole value to a screen reader', () => {
+    const claim = solution.result.trace.find((e) => e.type === 'db' && /INSERT INTO operations/.test(e.text))!;
+    const note = `${'n'.repeat(70)}<end>`;
+    const run = { ...solution, snapshots: solution.snapshots.map((sn) => ({ ...sn, tables: { ...sn.tables, operations: (sn.tables.operations ?? []).map((r) => ({ ...r, note })) } })) };
+    const html = renderToStaticMarkup(h(DbInspector, { run, tables: ['operations'], selected: claim.i }));
+    expect(html).toContain(`<span aria-hidden="true">${'n'.repeat(59)}…</span><span class="sr-only">${'n'.repeat(70)}&lt;end&gt;</span>`);
+    // Keys and times are read shortened, as they are shown.
+    expect(html).not.toMatch(/sr-only">[0-9a-f]{64}</);
   });
 
   test('an empty table says so', () => {

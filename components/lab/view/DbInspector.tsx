@@ -1,6 +1,7 @@
 /**
  * The scenario's tables as they stood at the selected event, rows the event added or changed
  * marked (by a badge, not colour alone). Long keys are shortened with the full value on hover;
+ * longer text is cut, whole on hover and to a screen reader;
  * timestamps read as simulated time since the run started.
  */
 import type { LabRun } from '@/simulations/lab-run';
@@ -90,7 +91,14 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
                                   title={cell.title}
                                   className={`px-3 py-1.5 align-top font-normal whitespace-nowrap ${CELL_TONE[cell.kind]}`}
                                 >
-                                  {cell.text}
+                                  {cell.clipped ? (
+                                    <>
+                                      <span aria-hidden="true">{cell.text}</span>
+                                      <span className="sr-only">{cell.title}</span>
+                                    </>
+                                  ) : (
+                                    cell.text
+                                  )}
                                 </Tag>
                               );
                             })}

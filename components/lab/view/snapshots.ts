@@ -72,6 +72,8 @@ export interface CellText {
   text: string;
   /** The full value, when `text` is shortened or reformatted. */
   title?: string;
+  /** `text` is `title` cut short: a screen reader is given `title` instead (a key or time reads well shortened). */
+  clipped?: true;
   kind: 'null' | 'key' | 'time' | 'json' | 'number' | 'text';
 }
 
@@ -98,13 +100,13 @@ export function formatCell(value: unknown): CellText {
   return clipped(JSON.stringify(value), 'json');
 }
 
-/** Most characters a cell shows; a longer value is cut with an ellipsis and shown whole on hover. */
+/** Most characters a cell shows; a longer value is cut with an ellipsis, shown whole on hover and to a screen reader. */
 export const CELL_MAX_CHARS = 60;
 
 function clipped(text: string, kind: 'text' | 'json'): CellText {
   // Cut by code point, so an emoji or other astral character is never split in half.
   const chars = Array.from(text);
-  return chars.length > CELL_MAX_CHARS ? { text: `${chars.slice(0, CELL_MAX_CHARS - 1).join('')}…`, title: text, kind } : { text, kind };
+  return chars.length > CELL_MAX_CHARS ? { text: `${chars.slice(0, CELL_MAX_CHARS - 1).join('')}…`, title: text, kind, clipped: true } : { text, kind };
 }
 
 /** What a timeline mark shows; the legend lists the same kinds. */
