@@ -3,7 +3,8 @@
  * "Try it": HMAC-SHA256 and SHA-256 computed in this tab with @noble/hashes — no network. Signing
  * the same message with the same secret gives the same signature every time (a transformation's
  * replay is harmless), and the SHA-256 of a string here is the very hash `opKey` is made of
- * (lib/op-key.ts), so a key can be checked by hand.
+ * (lib/op-key.ts), cross-checked against the browser's own Web Crypto and a terminal command, so
+ * a key can be checked by hand.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -94,7 +95,7 @@ function HashPanel() {
   const [text, setText] = useState('order-1042:charge');
   const [kind, setKind] = useState('charge');
   const [identity, setIdentity] = useState('{ "orderId": 1042 }');
-  const direct = useMemo(() => sha256Direct(text), [text]);
+  const browser = useWebCryptoSha256(text);
   const viaLib = useMemo(() => sha256Hex(text), [text]);
 
   const key = useMemo(() => {
@@ -114,18 +115,28 @@ function HashPanel() {
       </h2>
       <p className="mt-1 text-sm leading-6 text-slate-600 dark:text-slate-300">
         An operation key is a SHA-256 digest: fixed length, the same everywhere, and no raw identifiers in logs. Here the digest is
-        computed twice — with the hash library directly, and with <code className="font-mono text-xs">sha256Hex</code>, the function{' '}
-        <code className="font-mono text-xs">opKey</code> uses.
+        computed by two independent implementations — the browser’s own (Web Crypto), and{' '}
+        <code className="font-mono text-xs">sha256Hex</code>, the function <code className="font-mono text-xs">opKey</code> uses — and
+        you can check it a third way in a terminal.
       </p>
       <label htmlFor={`${id}-t`} className="mt-4 block text-sm font-medium text-slate-800 dark:text-slate-200">
         Text
       </label>
       <input id={`${id}-t`} className={input} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} autoComplete="off" />
-      <Output label="sha256 (hash library)" value={direct} testId="sha-direct" />
+      {browser.status === 'unavailable' ? (
+        <p data-testid="sha-direct" className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+          The browser’s own SHA-256 (Web Crypto) is only offered on https:// or localhost pages; use the terminal line below instead.
+        </p>
+      ) : (
+        <Output label="SHA-256 by the browser (Web Crypto)" value={browser.status === 'ok' && browser.text === text ? browser.hex : '…'} testId="sha-direct" />
+      )}
       <Output label="sha256Hex (what opKey hashes with)" value={viaLib} testId="sha-lib" />
-      <p data-testid="sha-match" className={`mt-2 text-sm font-medium ${direct === viaLib ? 'text-emerald-800 dark:text-emerald-300' : 'text-red-800 dark:text-red-300'}`}>
-        {direct === viaLib ? '✓ The two digests are identical.' : '✗ The digests differ.'}
-      </p>
+      {browser.status === 'ok' && browser.text === text && (
+        <p data-testid="sha-match" className={`mt-2 text-sm font-medium ${browser.hex === viaLib ? 'text-emerald-800 dark:text-emerald-300' : 'text-red-800 dark:text-red-300'}`}>
+          {browser.hex === viaLib ? '✓ The two digests are identical.' : '✗ The digests differ.'}
+        </p>
+      )}
+      <Output label="In a terminal (prints the same digest)" value={`printf '%s' ${shellQuote(text)} | sha256sum`} testId="sha-shell" />
 
       <h3 className="mt-6 text-sm font-semibold text-slate-900 dark:text-slate-100">Build an operation key</h3>
       <div className="mt-2 grid gap-3 sm:grid-cols-[10rem_1fr]">
@@ -166,6 +177,38 @@ function HashPanel() {
       )}
     </section>
   );
+}
+
+/** `text` as one single-quoted shell word. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+type WebCryptoDigest = { status: 'pending' } | { status: 'unavailable' } | { status: 'ok'; text: string; hex: string };
+
+/** SHA-256 of `text` by the browser's own implementation (crypto.subtle: secure contexts only). */
+function useWebCryptoSha256(text: string): WebCryptoDigest {
+  const [digest, setDigest] = useState<WebCryptoDigest>({ status: 'pending' });
+  useEffect(() => {
+    const subtle = globalThis.crypto?.subtle;
+    if (!subtle) {
+      setDigest({ status: 'unavailable' });
+      return;
+    }
+    let current = true;
+    subtle.digest('SHA-256', utf8ToBytes(text)).then(
+      (buffer) => {
+        if (current) setDigest({ status: 'ok', text, hex: bytesToHex(new Uint8Array(buffer)) });
+      },
+      () => {
+        if (current) setDigest({ status: 'unavailable' });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [text]);
+  return digest;
 }
 
 function Output({ label, value, testId }: { label: string; value: string; testId: string }) {

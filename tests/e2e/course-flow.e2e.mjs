@@ -6,6 +6,7 @@
  * against Node's own crypto; the sorting exercise; axe on every course page in light and dark.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -196,11 +197,22 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
     const hmacNode = createHmac('sha256', 'whsec_demo').update('order-1042:charge').digest('hex');
     const shaNode = createHash('sha256').update('order-1042:charge').digest('hex');
     await page.waitForFunction((h) => document.querySelector('[data-testid="hmac-output"]')?.textContent === h, hmacNode);
-    assert.equal(await page.getByTestId('sha-direct').innerText(), shaNode);
+    // The browser's own SHA-256 (Web Crypto) answers asynchronously.
+    await page.waitForFunction((h) => document.querySelector('[data-testid="sha-direct"]')?.textContent === h, shaNode);
     assert.equal(await page.getByTestId('sha-lib').innerText(), shaNode);
     assert.match(await page.getByTestId('sha-match').innerText(), /identical/);
+    // The terminal line prints the same digest, for any text (quotes included).
+    const shell = (command) => execFileSync('bash', ['-c', command], { encoding: 'utf8' }).split(/\s/)[0];
+    assert.equal(shell(await page.getByTestId('sha-shell').innerText()), shaNode);
+    const hash = page.getByTestId('try-sha256');
+    await hash.getByLabel('Text', { exact: true }).fill(`it's "$HOME" \\n`);
+    const quoted = createHash('sha256').update(`it's "$HOME" \\n`).digest('hex');
+    await page.waitForFunction((h) => document.querySelector('[data-testid="sha-direct"]')?.textContent === h, quoted);
+    assert.equal(shell(await page.getByTestId('sha-shell').innerText()), quoted);
+    await hash.getByLabel('Text', { exact: true }).fill('order-1042:charge');
+    await page.waitForFunction((h) => document.querySelector('[data-testid="sha-direct"]')?.textContent === h, shaNode);
     // Copy puts the digest on the clipboard and says so.
-    await page.getByRole('button', { name: 'Copy', description: 'sha256 (hash library)' }).click();
+    await page.getByRole('button', { name: 'Copy', description: 'SHA-256 by the browser (Web Crypto)' }).click();
     await page.getByTestId('try-sha256').getByText('Copied', { exact: true }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shaNode);
     const opKeyNode = createHash('sha256').update('charge:{"orderId":1042}').digest('hex');
