@@ -177,6 +177,10 @@ ${SAFE_FOUR}
       { idempotencyKey: emailKey },
     );
     await complete(env.db, emailKey, sent);
+  } else if (!c.done) {
+    // Someone else holds the claim and has not finished: fail this
+    // attempt, so the event is handled again later.
+    throw new Error('the shipped e-mail is being sent elsewhere; retry later');
   }
 
   // Needs dedupe: record the event's key and count it in one
