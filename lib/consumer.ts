@@ -1,9 +1,10 @@
 /**
  * The idempotent consumer: claim an operation's key atomically, do the work, mark it done.
  *
- * Guarantees: of any number of workers handling the same operation, one at a time owns it
- * (the primary key makes check-and-claim one atomic statement); once `done`, the work is never
- * started again. Tolerates: redelivery, two concurrent deliveries, and a worker dying mid-work
+ * Guarantees: of any number of workers handling the same operation, one at a time holds an
+ * unexpired lease on it (the primary key makes check-and-claim one atomic statement); once `done`,
+ * the work is never started again. Choose a lease longer than the work: a worker overtaken after
+ * its lease ran out still finishes, and only a provider key stops its second side effect. Tolerates: redelivery, two concurrent deliveries, and a worker dying mid-work
  * (its lease expires and another worker takes the key over). Does not close, by itself, the gap
  * between a side effect and `complete`: pass the same key to a provider that honours one.
  */

@@ -75,7 +75,7 @@ export const SCENARIO_CATALOG: readonly ScenarioEntry[] = [
     id: 'ambiguous-timeout-charge',
     title: 'The charge that timed out',
     summary:
-      'A charge times out after the request left. Without a key the retry charges twice; with one the provider returns the original — for 24 hours. The next-day rerun is caught only by our own operations table.',
+      'A charge times out after the request left. Without a key the retry charges twice; with one the provider returns the original — while it remembers the key (24 hours here). The next-day rerun is caught only by our own operations table.',
     concept: 'Provider retention',
   },
   {

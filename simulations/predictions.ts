@@ -124,7 +124,7 @@ export const PREDICTIONS: readonly Prediction[] = [
     ...receiptsFor(1042, 'reminder', 'reminders'),
   },
   { scenario: 'human-rerun', prompt: 'An operator reruns the nightly billing job by hand the next day. How many times will order 3001 be charged?', ...chargesFor(3001) },
-  { scenario: 'webhook-dedupe', prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042) },
+  { scenario: 'webhook-dedupe', prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042, '"payment received" e-mail', '"payment received" e-mails') },
   {
     scenario: 'dual-write',
     prompt:

@@ -61,7 +61,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'op-key',
     explanation:
-      'A retry and a redelivery are the same logical operation: the receipt for this one order. Only a key computed from what the operation is — the kind of e-mail and the order id — comes out the same on every attempt and on every worker. A UUID minted per attempt, an attempt number or a timestamp all change between attempts, so each repeat looks like new work. Claim the key in the operations table, and hand the same key to the e-mail provider so that even a crash right after sending is covered.',
+      'A retry and a redelivery are the same logical operation: the receipt for this one order. Only a key computed from what the operation is — the kind of e-mail and the order id — comes out the same on every attempt and on every worker. A UUID minted per attempt, an attempt number or a timestamp all change between attempts, so each repeat looks like new work. Claim the key in the operations table, and hand the same key to the e-mail provider: then even a crash right after sending is covered, for as long as the provider remembers the key.',
     see: { scenario: 'crash-after-send', variant: 'solution', seed: 1, faults: [crashAfterSend], expect: 'held', invariant: 'at-most-one-receipt' },
   },
   {
@@ -109,7 +109,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'charge',
     explanation:
-      "Rendering a PDF creates nothing, so a repeat only costs another credit. Setting a field to a value and upserting by a stable id leave the row exactly as the first run did. A charge creates money movement in someone else's system: the second one is a real second charge, unless the provider recognises the same key and returns the first. (The e-mail, the counter and the audit line need our own dedupe instead: their providers and tables have no key to match.)",
+      "Rendering a PDF creates nothing, so a repeat only costs another credit. Setting a field to a value and upserting by a stable id leave the row exactly as the first run did. A charge creates money movement in someone else's system: the second one is a real second charge, unless the provider recognises the same key and returns the first. (The counter and the audit line need our own dedupe instead: they are our own tables, with no provider to hand a key to. So does the e-mail: many e-mail and SMS providers take no key at all, so we record the send ourselves, and pass the key too where the provider takes one.)",
     see: { scenario: 'replay-safety', variant: 'starter', seed: 1, faults: [], expect: 'violated', invariant: 'no-double-charge' },
   },
   {
@@ -173,7 +173,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'never-sent',
     explanation:
-      "The claim was its own committed statement, so the dropped connection does not undo it. The ON CONFLICT clause only takes a key over when its lease has run out, and a lease of 'infinity' never does: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A finite lease is what lets a live worker take over from a dead one.",
+      "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
     see: { scenario: 'lease-expiry', variant: 'starter', seed: 1, faults: [crashAfterClaim], expect: 'violated', invariant: 'every-order-receipted' },
   },
   {
@@ -189,7 +189,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'provider-key',
     explanation:
-      "The e-mail was sent in someone else's system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation's key closes the gap — the second send is answered with the first e-mail's id.",
+      "The e-mail was sent in someone else's system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation's key narrows the gap, and closes it for as long as the provider remembers the key — the second send is answered with the first e-mail's id.",
     see: { scenario: 'crash-after-send', variant: 'solution', seed: 1, faults: [crashAfterSend], expect: 'held', invariant: 'at-most-one-receipt' },
   },
   {
@@ -226,7 +226,7 @@ export const QUESTIONS: readonly Question[] = [
     id: 'ambiguous-timeout-after-retention',
     scenario: 'ambiguous-timeout-charge',
     prompt:
-      "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the provider's 24-hour key retention — a rerun calls chargeOrder with the same key. What happens?",
+      "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the provider's 24-hour key retention — a rerun calls the solution's chargeOrder (which claims and completes the key in our operations table) with the same key. What happens?",
     choices: [
       { id: 'provider-remembers', text: 'The provider returns the original charge: a key is remembered for ever' },
       { id: 'table-catches', text: 'The provider would charge again, so only our own operations table, which still says "done", stops it' },
@@ -280,7 +280,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'claim-each',
     explanation:
-      "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help within their retention window, but 26 hours is past the usual 24, so on their own they let everything repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
+      "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: the payment provider keeps them 24 hours, and 26 have passed, so on their own keys let every charge repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
     see: { scenario: 'human-rerun', variant: 'starter', seed: 1, faults: [], step: 18, expect: 'violated', invariant: 'no-double-charge' },
   },
   {
@@ -296,7 +296,7 @@ export const QUESTIONS: readonly Question[] = [
     correct: 'event-id',
     explanation:
       "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
-    see: { scenario: 'webhook-dedupe', variant: 'starter', seed: 2, faults: [duplicateWebhook], step: 5, expect: 'violated', invariant: 'at-most-one-receipt' },
+    see: { scenario: 'webhook-dedupe', variant: 'starter', seed: 2, faults: [duplicateWebhook], step: 5, expect: 'violated', invariant: 'at-most-one-email' },
   },
   {
     id: 'dual-write-outbox',

@@ -64,7 +64,7 @@ export const REPLAY_OPERATIONS: readonly ReplayOperation[] = [
     id: 'email',
     label: 'Sending an e-mail or SMS',
     bin: 'needs-dedupe',
-    replayCost: 'A second message in the customer’s inbox.',
+    replayCost: 'A second message in the customer’s inbox: many providers take no idempotency key, so we record the send ourselves.',
   },
   {
     id: 'counter',

@@ -77,7 +77,7 @@ export type TransformResult =
   | { ok: true; output: string; creditsLeft: number }
   | {
       ok: false;
-      /** 429: the rate window is full. 402: out of credits. Neither item was billed. */
+      /** 429: the rate window is full. 402: out of credits. Either way the item was not billed. */
       code: 429 | 402;
       error: string;
       /** When trying again can succeed; null when no more credits are coming. */

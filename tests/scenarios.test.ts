@@ -26,7 +26,7 @@ const STARTER_BREAKS: Record<string, string> = {
   'ambiguous-timeout-charge': 'no-double-charge',
   'business-date-reminder': 'one-reminder-per-date',
   'human-rerun': 'no-double-charge',
-  'webhook-dedupe': 'at-most-one-receipt',
+  'webhook-dedupe': 'at-most-one-email',
   'dual-write': 'nothing-lost',
   'relay-crash': 'at-most-one-receipt',
   'relay-concurrency': 'each-row-once',

@@ -27,7 +27,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         className={`${frame} ${right ? 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-50' : 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-400/40 dark:bg-amber-400/10 dark:text-amber-50'}`}
       >
         <h2 id={`${name}-h`} className="font-semibold">
-          {right ? 'Your prediction was right' : 'The run surprised your prediction'}
+          {right ? 'Your prediction was right' : 'The run did not match your prediction'}
         </h2>
         <p className="mt-1">{prediction.prompt}</p>
         <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">

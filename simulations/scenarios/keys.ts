@@ -58,7 +58,7 @@ export const ambiguousTimeoutCharge: Scenario = {
   brief: [
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
-    'A key derived from the order makes the provider return the original charge (and refuse the key if the amount changed). But the provider forgets keys after 24 hours: only your own operations table — claim, complete, and return the stored result — still knows on day two.',
+    'A key derived from the order makes the provider return the original charge (and refuse the key if the amount changed). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two.',
     'It knows only what was marked done. A crash after the charge went through and before complete leaves the operation running; a takeover on day two, after the provider forgot the key, charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so the explorer never crashes checkout there, but you can, by hand.',
   ],
   variants: {
@@ -351,8 +351,8 @@ export const humanRerun: Scenario = {
   entry: 'runBillingJob',
   brief: [
     'Queues are not the only source of repeats. Someone looks at yesterday\'s dashboard, thinks the billing job failed, and runs it again by hand.',
-    'Here the nightly job charges three orders and sends each a receipt. At 11:00 the next day an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
-    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — and claim it in the operations table before doing it. The rerun then finds everything done. The provider\'s own 24-hour memory of keys has run out by then; your table has not.',
+    'Here the billing job charges three orders and sends each a receipt. At 11:00 the next day an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
+    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — and claim it in the operations table before doing it. The rerun then finds everything done. The payment provider\'s 24-hour memory of keys has run out by then; your table has not.',
   ],
   variants: {
     starter: {

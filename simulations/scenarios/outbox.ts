@@ -19,6 +19,7 @@ import {
   type Scenario,
 } from '../scenario';
 import type { Env, Fault } from '../types';
+import { atMostOneEmail } from './kit';
 
 const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 const CUSTOMER_EMAIL = 'ada@example.com';
@@ -182,6 +183,7 @@ export const dualWrite: Scenario = {
     'Placing an order writes twice: the order row in our database, and an "order-placed" message that starts the receipt and everything else. Two systems that fail independently cannot be written atomically.',
     'The starter saves the order and then publishes. The shop crashes between the two: the order exists, and nobody downstream ever hears of it. The customer never saw a confirmation, so once the shop is back the checkout is retried and places the order again — now there are two order rows and only the second is announced. Publishing first is no better: a crash after publish announces an order that was never saved.',
     'Write the message into an outbox table in the same transaction as the order. A relay publishes committed rows afterwards; either both exist or neither does. Here the same crash lands after the order INSERT but before COMMIT, so the new order row is rolled back with the transaction; the retried checkout commits the order and its outbox row together, and the relay publishes that order.',
+    'What the outbox does not fix: a crash after COMMIT, before the shop answers, still makes the checkout retry and place a second order, now announced like the first. That duplicate is a different problem, solved the way every other repeat in this course is: a key for the checkout itself (say, a checkout id the browser sends with every attempt), claimed before the order is written.',
   ],
   variants: {
     starter: {
@@ -248,7 +250,7 @@ export const relayCrash: Scenario = {
   title: 'The relay that published twice',
   entry: 'handleMessage',
   brief: [
-    'The outbox guarantees the message is never lost, not that it goes out once: the relay publishes, then marks the rows published and commits. A crash between the two and the restarted relay publishes the same rows again.',
+    'The outbox guarantees the message is never lost, not that it goes out once: the relay publishes, then marks the rows published and commits. If the relay crashes between the two, the restarted relay publishes the same rows again.',
     'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
     'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
   ],
@@ -423,16 +425,26 @@ export async function relayOnce(env: Env) {
   actors: ['relay-1', 'relay-2', 'postgres', 'queue'],
 };
 
-const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: 1042, customer: CUSTOMER_EMAIL } }];
+const WEBHOOK_ORDER = 1042;
+const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: WEBHOOK_ORDER, customer: CUSTOMER_EMAIL } }];
+
+const everyPaymentConfirmed: Invariant = {
+  id: 'every-payment-confirmed',
+  title: 'Every paid order gets its "payment received" e-mail',
+  check({ outcome }) {
+    const sent = outcome.ledger.emails.some((e) => e.orderId === WEBHOOK_ORDER && e.template === 'payment-received');
+    return sent ? { held: true, detail: `order ${WEBHOOK_ORDER} got its "payment received" e-mail` } : { held: false, detail: `no "payment received" e-mail was ever sent for order ${WEBHOOK_ORDER}` };
+  },
+};
 
 export const webhookDedupe: Scenario = {
   id: 'webhook-dedupe',
   title: 'The webhook that arrived twice',
   entry: 'handleMessage',
   brief: [
-    'Providers deliver webhooks at least once too: a slow answer, a timeout on their side or a retry policy and the same event arrives again, sometimes while the first delivery is still being handled.',
+    'Providers deliver webhooks at least once too: after a slow answer, a timeout on their side or a retry policy, the same event arrives again, sometimes while the first delivery is still being handled.',
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
-    'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat finds it claimed or done and does nothing.',
+    'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later.',
   ],
   variants: {
     starter: {
@@ -489,7 +501,7 @@ export async function handleMessage(event: PaymentEvent, env: Env) {
   demo: { seed: 2, faults: [{ kind: 'duplicate-delivery', message: 'evt_1' }], story: 'The provider delivers evt_1 to both handlers at once.' },
   faultMenu: [{ kind: 'duplicate-delivery', message: 'evt_1' }, crash('handler-1', 'before', 'queue.ack'), crash('handler-2', 'after', 'db', 1)],
   maxFaults: 2,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled],
+  invariants: [atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'), everyPaymentConfirmed, messagesSettled],
   tables: ['operations'],
   actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
 };

@@ -164,12 +164,12 @@ export const leaseExpiry: Scenario = {
   brief: [
     'A claim says "I am working on this". If the worker that claimed dies, someone must be allowed to take over, or the operation is blocked for good.',
     'Here worker-1 claims order 1042 and crashes before sending. The starter claims with no lease (lease_until = infinity), so every later delivery sees "running", backs off, and the message is finally dead-lettered. The customer never gets a receipt.',
-    'Give the claim a lease: after it expires, and only if the row is not done, the next claim takes it over.',
+    "The fix needs two things, and the starter has neither: a finite lease (lease_until = now() + 60 s), and a claim that takes an expired row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now()) where the starter's DO NOTHING never does. lib's claim() has both: once the lease has expired, and only if the row is not done, the next claim takes it over.",
   ],
   variants: {
     starter: {
       label: 'Starter',
-      explanation: 'An atomic claim, but without a lease: a crash while running leaves the key running forever.',
+      explanation: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',
       code: `import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
@@ -193,7 +193,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by about a minute (until the next delivery after the lease ends) instead of forever.',
+        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever.',
       code: `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
