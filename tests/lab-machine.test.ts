@@ -10,7 +10,7 @@ const EVENTS = 16;
 
 /** The machine reads only the trace's length from a run, so a run of blank events will do. */
 function fakeAnswer(): RunAnswer {
-  const run = { result: { trace: Array.from({ length: EVENTS }, (_, i) => ({ i })) } } as unknown as LabRun;
+  const run = { result: { seed: 1, faults: [], choices: [], trace: Array.from({ length: EVENTS }, (_, i) => ({ i })) } } as unknown as LabRun;
   return { run, unhandled: [] } as unknown as RunAnswer;
 }
 
@@ -106,4 +106,23 @@ test('a cancelled exploration keeps how many schedules were asked for, so the pa
   expect(actor.getSnapshot().context.explorer).toMatchObject({ status: 'running', done: 88, total: 200 });
   actor.send({ type: 'CANCEL_EXPLORE' });
   expect(actor.getSnapshot().context.explorer).toMatchObject({ status: 'done', requested: 200, result: { runs: 88 } });
+});
+
+test('an injection reruns from the event on screen: it plays on, or with hold (presenter mode) stays there', async () => {
+  for (const hold of [undefined, true]) {
+    const { actor, inputs } = start();
+    actor.send({ type: 'STEP', code: 'x' });
+    await settle(actor, (s) => s.matches('paused'));
+    actor.send({ type: 'SEEK', index: 5 });
+    actor.send({ type: 'INJECT', code: 'x', fault: { kind: 'crash', process: 'worker-1', atStep: 3 }, hold });
+    const s = await settle(actor, (s) => !s.matches({ running: 'loading' }));
+    expect(inputs.at(-1)?.faults).toEqual([{ kind: 'crash', process: 'worker-1', atStep: 3 }]);
+    expect(s.context.selected).toBe(5);
+    expect(s.matches(hold ? 'paused' : { running: 'playing' })).toBe(true);
+    // CLEAR_FAULTS empties what was injected (presenter mode's Reset sends it after RESET).
+    expect(s.context.injected).toHaveLength(1);
+    actor.send({ type: 'RESET' });
+    actor.send({ type: 'CLEAR_FAULTS' });
+    expect(actor.getSnapshot().context.injected).toEqual([]);
+  }
 });

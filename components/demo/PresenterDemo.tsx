@@ -18,6 +18,7 @@ import type { LabScenario } from '@/components/lab/lab-scenario';
 import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
 import { describeFault } from '@/simulations/faults';
+import { faultEventNumber } from '@/components/lab/view/snapshots';
 
 type Variant = 'starter' | 'solution';
 
@@ -122,7 +123,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           if (!tryAction(pauseAction)) tryAction(runAction);
           return;
         case 'reset':
+          // Back to the demonstration as written: the run and every fault injected live go.
           tryAction(resetAction);
+          x.send({ type: 'CLEAR_FAULTS' });
           return;
         case 'first':
           if (run && run.result.trace.length > 0) x.send({ type: 'SEEK', index: 0 });
@@ -171,6 +174,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const broken = result?.invariants.filter((i) => !i.held) ?? [];
   const canNext = stepAction.enabled(ctx) || (!run && runAction.enabled(ctx));
   const plan = run ? run.result.faults : [...context.demoFaults, ...context.injected];
+  // A fault injected while the demonstration is held stays held at that event: the presenter talks
+  // about the moment before playing on.
+  const holding: ActionContext = { ...ctx, send: (e) => ctx.send(e.type === 'INJECT' ? { ...e, hold: !state.matches({ running: 'playing' }) } : e) };
 
   const status =
     db.status === 'booting' ? 'Starting the in-browser database…' : db.status === 'error' ? 'The database failed to start.' : loading ? 'Running…' : run ? `Event ${selected + 1} of ${trace.length}` : 'Ready';
@@ -221,7 +227,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </p>
             {previous && <p className="mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400">{previous.text}</p>}
             <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold short:text-4xl">
-              {event.text}
+              <NoBreakNames text={event.text} />
             </p>
           </>
         ) : (
@@ -247,14 +253,16 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             {result.verdict === 'held' ? (
               '✓ Held: every invariant kept.'
             ) : broken.length === 1 ? (
-              `✗ Violated: ${broken[0].detail}`
+              <>
+                ✗ Violated: <NoBreakNames text={broken[0].detail} />
+              </>
             ) : (
               <>
                 ✗ Violated, {broken.length} invariants:
                 <span className="mt-1 block space-y-1 text-2xl font-bold short:text-xl">
                   {broken.map((i) => (
                     <span key={i.id} className="block">
-                      · {i.detail}
+                      · <NoBreakNames text={i.detail} />
                     </span>
                   ))}
                 </span>
@@ -312,7 +320,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           <button type="button" data-action="step" disabled={!canNext} onClick={(e) => clicked(e, () => command('next'))} className={plainBtn}>
             Next →
           </button>
-          <button type="button" data-action="reset" disabled={!resetAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('reset'))} className={plainBtn}>
+          <button type="button" data-action="reset" disabled={!resetAction.enabled(ctx) && context.injected.length === 0} onClick={(e) => clicked(e, () => command('reset'))} className={plainBtn}>
             Reset
           </button>
         </div>
@@ -320,14 +328,27 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           <span className="text-lg font-bold tracking-wide uppercase short:sr-only">Inject now:</span>
           <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2">
             {faults.map((a) => (
-              <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(ctx))} className={faultBtn}>
+              <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(holding))} className={faultBtn}>
                 ⚡ {a.label}
               </button>
             ))}
           </div>
         </div>
         <p data-testid="presenter-plan" className="text-lg short:text-base lg:col-span-2">
-          <span className="font-bold">Fault plan:</span> {plan.length === 0 ? 'no faults' : plan.map(describeFault).join('; ')}
+          <span className="font-bold">Fault plan:</span>{' '}
+          {plan.length === 0
+            ? 'no faults'
+            : plan.map((f, i) => {
+                const at = run ? faultEventNumber(run.result, i) : null;
+                return (
+                  <span key={i}>
+                    {i > 0 && '; '}
+                    {describeFault(f)}
+                    {at !== null && ` (event ${at})`}
+                    {run && at === null && <em className="text-slate-600 dark:text-slate-400"> (never happened in this run)</em>}
+                  </span>
+                );
+              })}
           <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
             Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · ↓/↑ scroll
           </span>
@@ -351,5 +372,26 @@ function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): 
         <option value="4x">4×</option>
       </select>
     </label>
+  );
+}
+
+/**
+ * `text` with every process name (worker-2, relay-1, em_1…) kept on one line: in large type a
+ * line break after "worker-" reads as two words on a projector. The text itself is unchanged.
+ */
+export function NoBreakNames({ text }: { text: string }) {
+  const parts = text.split(/(\b[a-z]+[-_]\d+\b)/);
+  return (
+    <>
+      {parts.map((part, k) =>
+        k % 2 === 1 ? (
+          <span key={k} className="whitespace-nowrap">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
   );
 }

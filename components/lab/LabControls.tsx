@@ -5,10 +5,10 @@
  */
 import { useId, useState } from 'react';
 import { describeFault } from '@/simulations/faults';
-import type { RunResult } from '@/simulations/run';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
+import { faultEventNumber } from './view/snapshots';
 
 const KBD = 'rounded border border-slate-300 bg-slate-50 px-1 font-sans dark:border-slate-600 dark:bg-slate-800';
 
@@ -39,15 +39,6 @@ function ActionButton({ action, ctx, variant = 'secondary' }: { action: LabActio
       {action.label}
     </button>
   );
-}
-
-/**
- * Where fault `i` of a run's plan took effect, as the page counts events (1-based), or null when it
- * never did (its step never came, or its worker was already down).
- */
-export function faultEventNumber(result: Pick<RunResult, 'faultEvents'> | undefined, i: number): number | null {
-  const at = result?.faultEvents?.[i];
-  return at === undefined || at === null ? null : at + 1;
 }
 
 /** A seed is a whole number from 0 to MAX_SEED (what share links accept too). */

@@ -86,7 +86,8 @@ export type LabEvent =
   | { type: 'RESET' }
   | { type: 'SET_SEED'; seed: number }
   | { type: 'SET_SPEED'; speed: Speed }
-  | { type: 'INJECT'; fault: Fault; code: string }
+  /** Rerun with `fault` added, from the event on screen; `hold` stays paused there instead of playing on. */
+  | { type: 'INJECT'; fault: Fault; code: string; hold?: boolean }
   | { type: 'CLEAR_FAULTS' }
   /** Replace the plan every Run starts from (a share link's seed and whole fault plan). */
   | { type: 'SET_PLAN'; seed: number; faults: Fault[]; choices?: number[] }
@@ -160,6 +161,7 @@ export const labMachine = setup({
         injected: [...context.injected, event.fault],
         pending: { code: event.code, seed: result.seed, faults: [...result.faults, event.fault], choices: result.choices },
         resumeAt: Math.max(0, context.selected),
+        pauseAfterLoad: event.hold === true,
         revealed: false,
         notice: null,
       };

@@ -110,11 +110,21 @@ for (const colorScheme of ['light', 'dark']) {
       await page.waitForFunction(() => /lose the response/.test(document.querySelector('[data-testid="presenter-plan"]')?.textContent ?? ''));
       // Focus does not stay on the fault button, so the clicker's next press is "next", not "inject again".
       assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BUTTON');
-      await waitStatus(page, /^Event \d+ of/);
+      // Injected while held, the demonstration stays held at that event: the presenter talks first.
+      await waitStatus(page, /^Event 1 of/);
+      await page.waitForTimeout(1200);
+      assert.match(await status(page), /^Event 1 of/, 'an injection while paused does not start playback');
+      await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+      // The plan says where each fault landed, or that it never happened.
+      assert.match(await page.getByTestId('presenter-plan').innerText(), /lose the response[^;]*\((event \d+|never happened in this run)\)/);
       await page.keyboard.press('PageDown');
-      await waitStatus(page, /^Event \d+ of/);
+      await waitStatus(page, /^Event 2 of/);
       if (colorScheme === 'dark') await shot(page, 'demo-1920-dark');
       else await shot(page, 'demo-1920-injected');
+      // R goes back to the demonstration as written: the injected fault goes with the run.
+      await page.keyboard.press('r');
+      await waitStatus(page, /^Ready$/);
+      assert.doesNotMatch(await page.getByTestId('presenter-plan').innerText(), /lose the response/);
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -8,6 +8,7 @@ import { changedRows, SIM_EPOCH_MS, tablesAt, type LabRun } from '@/simulations/
 
 export { changedRows, SIM_EPOCH_MS, tablesAt };
 import type { Ledger } from '@/simulations/providers';
+import type { RunResult } from '@/simulations/run';
 import type { TraceEvent } from '@/simulations/types';
 
 /** What happened to a table at one event: rows added or changed (by index now), rows removed. */
@@ -171,4 +172,13 @@ export function faultLabel(e: TraceEvent): string | null {
   if (e.type === 'rollback') return 'rollback';
   if (e.type === 'error' || e.type === 'db-error') return 'error';
   return null;
+}
+
+/**
+ * Where fault `i` of a run's plan took effect, as the page counts events (1-based), or null when it
+ * never did (its step never came, or its worker was already down).
+ */
+export function faultEventNumber(result: Pick<RunResult, 'faultEvents'> | undefined, i: number): number | null {
+  const at = result?.faultEvents?.[i];
+  return at === undefined || at === null ? null : at + 1;
 }
