@@ -18,6 +18,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EARLY_WORKER_KEY, earlyWorkerScript } from '../components/db/early-worker';
+import { pageNeedsDatabase } from '../components/db/needs-database';
 
 /** Text only the database worker's entry chunk contains (components/db/pglite.worker.ts). */
 export const WORKER_MARKER = 'The database worker could not load';
@@ -86,6 +87,12 @@ export function withEarlyWorker(html: string, plan: EarlyWorkerPlan): string {
   return html.slice(0, at) + tag + html.slice(at);
 }
 
+/** The address an exported page is served at: `lab/x/index.html` → `/lab/x/`, `404.html` → `/404.html`. */
+export function urlPathOf(dir: string, file: string): string {
+  const rel = path.relative(dir, file).split(path.sep).join('/');
+  return `/${rel.endsWith('index.html') ? rel.slice(0, -'index.html'.length) : rel}`;
+}
+
 async function* htmlUnder(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
@@ -95,8 +102,8 @@ async function* htmlUnder(dir: string): AsyncGenerator<string> {
 }
 
 /**
- * Add the early-worker script to every page under `dir` that loads the database worker's factory
- * with its first scripts. Resolves with the pages changed and the worker's URL (null: none found).
+ * Add the early-worker script to every page under `dir` that boots the database as it loads
+ * (components/db/needs-database.ts) and loads the database worker's factory with its first scripts. Resolves with the pages changed and the worker's URL (null: none found).
  */
 export async function injectEarlyWorker(dir: string): Promise<{ pages: number; plan: EarlyWorkerPlan | null }> {
   // Per script source: the database worker's plan when that script holds its factory, else null.
@@ -124,6 +131,7 @@ export async function injectEarlyWorker(dir: string): Promise<{ pages: number; p
   let pages = 0;
   let found: EarlyWorkerPlan | null = null;
   for await (const file of htmlUnder(dir)) {
+    if (!pageNeedsDatabase(urlPathOf(dir, file))) continue;
     const html = await readFile(file, 'utf8');
     let plan: EarlyWorkerPlan | null = null;
     for (const match of html.matchAll(/<script\b[^>]*\ssrc="([^"]+)"[^>]*>/g)) {

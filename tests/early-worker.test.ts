@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EARLY_WORKER_KEY, earlyWorkerScript, takeEarlyWorker, type EarlyWorker } from '@/components/db/early-worker';
 import { WorkerClient } from '@/components/db/worker-client';
-import { WORKER_MARKER, chunksNamedBy, injectEarlyWorker, withEarlyWorker, workerFactories, workerUrl } from '@/scripts/early-worker';
+import { WORKER_MARKER, chunksNamedBy, injectEarlyWorker, urlPathOf, withEarlyWorker, workerFactories, workerUrl } from '@/scripts/early-worker';
+import { pageNeedsDatabase } from '@/components/db/needs-database';
 import { FakeWorker } from './helpers/fake-worker';
 
 /** Run the inline script as a page would, with fake Worker, fetch and window. */
@@ -175,14 +176,33 @@ describe('the build step', () => {
       await writeFile(path.join(dir, 'lab/x/index.html'), page('page.js'));
       await writeFile(path.join(dir, 'index.html'), page('page.js'));
       await writeFile(path.join(dir, 'plain.html'), page('other.js'));
+      // Pages that never use the database load the same layout, factory and all, but are left alone.
+      for (const quiet of ['check', 'try', 'embed/quiz/q1']) {
+        await mkdir(path.join(dir, quiet), { recursive: true });
+        await writeFile(path.join(dir, quiet, 'index.html'), page('page.js'));
+      }
 
       const result = await injectEarlyWorker(dir);
       expect(result.pages).toBe(2);
+      for (const quiet of ['check', 'try', 'embed/quiz/q1']) expect(await readFile(path.join(dir, quiet, 'index.html'), 'utf8')).toBe(page('page.js'));
       expect(result.plan?.prefetch).toEqual(['/_next/static/chunks/30li0skzathsu.js', '/_next/static/chunks/01gq16kqirdw4.js']);
       expect(await readFile(path.join(dir, 'lab/x/index.html'), 'utf8')).toContain(EARLY_WORKER_KEY);
       expect(await readFile(path.join(dir, 'plain.html'), 'utf8')).toBe(page('other.js'));
       // A second pass changes nothing.
       expect((await injectEarlyWorker(dir)).pages).toBe(0);
     });
+  });
+});
+
+describe('which pages boot the database as they load', () => {
+  it('the course map, the labs, presenter mode and an embedded lab; not the quizzes, "Try it" or an embedded quiz', () => {
+    for (const yes of ['/', '/lab/receipt-redelivery/', '/lab/receipt-redelivery', '/demo/dual-write/', '/embed/lease-expiry/']) expect(pageNeedsDatabase(yes), yes).toBe(true);
+    for (const no of ['/check/', '/try/', '/embed/quiz/lesson-receipt-key/', '/embed/quiz/', '/404.html', '/lab/', '/lab/x/y/']) expect(pageNeedsDatabase(no), no).toBe(false);
+  });
+
+  it('reads an exported file as the address it is served at', () => {
+    expect(urlPathOf('/out', '/out/index.html')).toBe('/');
+    expect(urlPathOf('/out', '/out/lab/x/index.html')).toBe('/lab/x/');
+    expect(urlPathOf('/out', '/out/404.html')).toBe('/404.html');
   });
 });

@@ -2,26 +2,34 @@
 /**
  * One database worker for the whole tab. Mounted in the root layout, so it survives client-side
  * navigation between the course map and the lab: the database boots once per visit (and again
- * only when the watchdog had to stop a stuck run). The worker starts when this module loads.
+ * only when the watchdog had to stop a stuck run). On a page that needs it (./needs-database.ts)
+ * the worker starts when this module loads; elsewhere only when a component first asks for it.
  */
-import { createContext, useContext, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { pageNeedsDatabase } from './needs-database';
 import { usePglite, type PgliteHandle } from './usePglite';
 import { tabWorkerClient } from './worker-client';
 
 // Start the database worker as soon as this module runs in the browser — while React is still
 // hydrating — rather than after, in an effect: PGlite's boot is the long pole of a cold lab.
-if (typeof window !== 'undefined') tabWorkerClient();
+if (typeof window !== 'undefined' && pageNeedsDatabase(window.location.pathname)) tabWorkerClient();
 
-const DatabaseContext = createContext<PgliteHandle | null>(null);
+const DatabaseContext = createContext<{ handle: PgliteHandle; want(): void } | null>(null);
 
 export function PgliteProvider({ children }: { children: ReactNode }) {
-  const handle = usePglite();
-  return <DatabaseContext.Provider value={handle}>{children}</DatabaseContext.Provider>;
+  // Set by the first component that reads the database: until then no worker is started here.
+  const [wanted, setWanted] = useState(false);
+  const handle = usePglite(wanted);
+  const want = useCallback(() => setWanted(true), []);
+  const value = useMemo(() => ({ handle, want }), [handle, want]);
+  return <DatabaseContext.Provider value={value}>{children}</DatabaseContext.Provider>;
 }
 
-/** The tab's database, from the nearest PgliteProvider. */
+/** The tab's database, from the nearest PgliteProvider; starts it if nothing has yet. */
 export function useDatabase(): PgliteHandle {
   const db = useContext(DatabaseContext);
   if (!db) throw new Error('useDatabase() needs a <PgliteProvider> above it (the root layout has one).');
-  return db;
+  const { want } = db;
+  useEffect(() => want(), [want]);
+  return db.handle;
 }

@@ -29,12 +29,13 @@ export interface PgliteHandle extends BootState {
 const BOOTING: BootState = { status: 'booting', restarts: 0 };
 const noClient = () => () => {};
 
-export function usePglite(): PgliteHandle {
+/** The tab's database once `enabled` (until then it reads as booting, and no worker is started). */
+export function usePglite(enabled = true): PgliteHandle {
   const [client, setClient] = useState<WorkerClient | null>(null);
 
   useEffect(() => {
-    setClient(tabWorkerClient());
-  }, []);
+    if (enabled) setClient(tabWorkerClient());
+  }, [enabled]);
 
   const state = useSyncExternalStore(
     client?.subscribe ?? noClient,

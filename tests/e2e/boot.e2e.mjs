@@ -73,6 +73,31 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
   }
 });
 
+test('pages that never use the database do not start it; the first page that does, reached by a link, boots it', { timeout: 90_000 }, async () => {
+  const { context, page, requests, errors } = await openPage(browser);
+  try {
+    const pglite = () => requests.filter((u) => /pglite[^/]*\.(wasm|data)|pglite-datadir/.test(u));
+    for (const where of ['/check/', '/try/', '/embed/quiz/lesson-receipt-key/']) {
+      await page.goto(urlOf(where), { waitUntil: 'load' });
+      await page.waitForTimeout(1500);
+      assert.deepEqual(pglite(), [], `${where} downloads nothing of PGlite`);
+      assert.equal(page.workers().filter((w) => w.url().includes('turbopack-worker')).length, 0, `${where} starts no database worker`);
+      const html = await page.evaluate(() => document.documentElement.outerHTML);
+      assert.doesNotMatch(html, /__effectivelyOnceEarlyDbWorker/, `${where}'s HTML does not start the worker`);
+    }
+    // From /check/, the header's link to the course map is a client-side navigation: the map's
+    // status card asks for the database, and it boots then.
+    await page.goto(urlOf('/check/'));
+    await page.getByRole('link', { name: 'Effectively Once' }).click();
+    await page.waitForURL(urlOf('/'));
+    await waitForDbReady(page, 60_000);
+    assert.ok(pglite().length >= 3, 'the course map booted the database');
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await context.close();
+  }
+});
+
 test("when the HTML's worker cannot start, the page starts its own and the database still works", { timeout: 90_000 }, async () => {
   const { context, page, errors } = await openPage(browser);
   const warnings = [];
