@@ -15,6 +15,7 @@ import {
   recordPrediction,
   recordQuiz,
   answeredOnOwn,
+  questionsProgress,
   revealPrediction,
   updateProgress,
   type Progress,
@@ -119,6 +120,15 @@ test('a quiz answer counts in the score only if it came before a wrong answer sh
   // Progress saved before `revealed` existed still scores as it did.
   expect(answeredOnOwn({ choice: 'a', correct: true })).toBe(true);
   expect(answeredOnOwn(undefined)).toBe(false);
+});
+
+test('the lab chip and the course map say the same of a lesson\'s questions: right so far, and how many on your own', () => {
+  expect(questionsProgress(current(), ['q1', 'q2'])).toEqual({ allRight: false, text: 'Questions 0/2' });
+  recordQuiz('q1', 'a', true);
+  expect(questionsProgress(current(), ['q1', 'q2'])).toEqual({ allRight: false, text: 'Questions 1/2' });
+  recordQuiz('q2', 'b', false);
+  recordQuiz('q2', 'a', true);
+  expect(questionsProgress(current(), ['q1', 'q2'])).toEqual({ allRight: true, text: 'Questions 2/2 (1 on your own)' });
 });
 
 test("only a run of the starter's code checks a prediction: the Starter tab, or \"Your code\" still holding the starter", async () => {

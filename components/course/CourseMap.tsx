@@ -8,7 +8,7 @@
 import Link from 'next/link';
 import type { ScenarioEntry } from '@/simulations/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/quizzes';
-import { answeredOnOwn, lessonState, nextLesson, useProgress, type LessonState } from './progress';
+import { answeredOnOwn, lessonState, nextLesson, questionsProgress, useProgress, type LessonState } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
 
@@ -54,7 +54,7 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
         const state = lessonState(progress, scenario.id);
         const isNext = next?.id === scenario.id;
         const questions = questionsFor(scenario.id);
-        const right = questions.filter((q) => answeredOnOwn(progress.quizzes[q.id])).length;
+        const asked = questionsProgress(progress, questions.map((q) => q.id));
         const predicted = progress.scenarios[scenario.id]?.predicted?.actual !== undefined;
         return (
           <li key={scenario.id}>
@@ -62,7 +62,6 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
               href={`/lab/${scenario.id}/`}
               data-testid="lesson-link"
               data-state={state}
-              aria-describedby={`lesson-${scenario.id}-summary`}
               className={`group flex gap-4 rounded-xl border bg-white p-5 shadow-sm transition hover:-translate-y-px hover:shadow-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:bg-slate-900 ${
                 isNext
                   ? 'border-teal-300 ring-1 ring-teal-300/60 dark:border-teal-700 dark:ring-teal-700/50'
@@ -115,9 +114,7 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
                   <span className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 dark:text-slate-400" data-testid="lesson-detail">
                     {predicted && <span>✓ Predicted</span>}
                     {questions.length > 0 && (
-                      <span>
-                        Questions {right}/{questions.length}
-                      </span>
+                      <span>{asked.text}</span>
                     )}
                     <span>{state === 'done' ? '✓ Your code held' : 'Your code has not held yet'}</span>
                   </span>

@@ -12,7 +12,7 @@ import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
 import { isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { markPassed, markVisited, revealPrediction, useProgress } from './progress';
+import { markPassed, markVisited, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -84,9 +84,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
           {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
         </Chip>
         {questions.length > 0 && (
-          <Chip on={questions.every((q) => progress.quizzes[q.id]?.correct)}>
-            Questions {questions.filter((q) => progress.quizzes[q.id]?.correct).length}/{questions.length}
-          </Chip>
+          <Chip on={questionsProgress(progress, questions.map((q) => q.id)).allRight}>{questionsProgress(progress, questions.map((q) => q.id)).text}</Chip>
         )}
       </section>
 

@@ -64,7 +64,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
     setChecked(choice);
     recordQuiz(question.id, choice, isCorrect);
     onAnswered?.({ questionId: question.id, choiceId: choice, correct: isCorrect });
-    // The Check button goes away: keep the keyboard where the answer is (Tab then reaches "See it happen").
+    // The Check button goes away: keep the keyboard where the answer is (Tab then reaches "See it
+    // happen", then "Try again").
     requestAnimationFrame(() => feedbackRef.current?.focus());
   }
 
@@ -127,8 +128,16 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
                 />
                 <span className="min-w-0 flex-1">
                   {c.text}
-                  {isAnswer && <span className="ml-2 text-xs font-semibold text-emerald-800 dark:text-emerald-300">✓ Correct answer</span>}
-                  {isWrongPick && <span className="ml-2 text-xs font-semibold text-red-800 dark:text-red-300">✗ Your answer</span>}
+                  {isAnswer && (
+                    <span className="ml-2 text-xs font-semibold text-emerald-800 dark:text-emerald-300">
+                      <span className="sr-only">: </span>✓ Correct answer
+                    </span>
+                  )}
+                  {isWrongPick && (
+                    <span className="ml-2 text-xs font-semibold text-red-800 dark:text-red-300">
+                      <span className="sr-only">: </span>✗ Your answer
+                    </span>
+                  )}
                 </span>
               </label>
             );
@@ -136,8 +145,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
         </div>
       </fieldset>
 
-      <div className="mt-4 flex flex-wrap items-center gap-3">
-        {checked === null ? (
+      {checked === null && (
+        <div className="mt-4 flex flex-wrap items-center gap-3">
           <button
             type="submit"
             disabled={choice === null}
@@ -145,17 +154,9 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
           >
             Check
           </button>
-        ) : (
-          <button
-            type="button"
-            onClick={tryAgain}
-            className="rounded-lg px-3 py-2 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
-          >
-            {correct ? 'Answer again' : 'Try again'}
-          </button>
-        )}
-        {checked === null && choice === null && <span className="text-xs text-slate-500 dark:text-slate-400">Pick an answer, then check it.</span>}
-      </div>
+          {choice === null && <span className="text-xs text-slate-500 dark:text-slate-400">Pick an answer, then check it.</span>}
+        </div>
+      )}
 
       <div role="status" aria-live="polite" data-testid="quiz-feedback">
         {checked !== null && (
@@ -197,6 +198,20 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
           </div>
         )}
       </div>
+
+      {/* After the feedback, where Tab goes next from it (the feedback takes the focus on Check). */}
+      {checked !== null && (
+        <div className="mt-4 flex flex-wrap items-center gap-3">
+          <button
+            type="button"
+            onClick={tryAgain}
+            className="rounded-lg px-3 py-2 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
+          >
+            {correct ? 'Answer again' : 'Try again'}
+          </button>
+          {!correct && <span className="text-xs text-slate-600 dark:text-slate-400">The score counts answers given before the answer was shown: another try is practice.</span>}
+        </div>
+      )}
     </form>
   );
 }

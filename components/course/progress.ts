@@ -34,6 +34,17 @@ export function answeredOnOwn(record: QuizRecord | undefined): boolean {
   return !!record?.correct && !record.revealed;
 }
 
+/**
+ * The questions of a lesson as its chips say it: how many are answered right so far (what "done"
+ * means), and, when some were right only after a wrong answer had shown the answer, how many of
+ * them on your own (what the scores count).
+ */
+export function questionsProgress(p: Pick<Progress, 'quizzes'>, ids: readonly string[]): { allRight: boolean; text: string } {
+  const right = ids.filter((id) => p.quizzes[id]?.correct).length;
+  const own = ids.filter((id) => answeredOnOwn(p.quizzes[id])).length;
+  return { allRight: right === ids.length, text: `Questions ${right}/${ids.length}${own < right ? ` (${own} on your own)` : ''}` };
+}
+
 export interface Progress {
   version: 1;
   scenarios: Record<string, ScenarioProgress>;
