@@ -27,7 +27,9 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
 
   const onRunFinished = useCallback(
     (r: RunFinished) => {
-      post({ type: 'run-finished', ...r });
+      // The learner's code stays in the tab: the message says what ran and how it went, as documented.
+      const { code: _code, ...finished } = r;
+      post({ type: 'run-finished', ...finished });
       if (r.mode === 'yours' && r.verdict === 'held' && r.seed === scenario.demo.seed && samePlan(r.faults, scenario.demo.faults)) {
         post({ type: 'exercise-passed', scenario: scenario.id, seed: r.seed, faults: r.faults });
       }

@@ -22,7 +22,7 @@ interface Envelope {
 export type EmbedMessage = Envelope &
   (
     | { type: 'ready'; scenario: string | null; view: 'lab' | 'quiz'; questionId?: string }
-    | ({ type: 'run-finished' } & RunFinished)
+    | ({ type: 'run-finished' } & Omit<RunFinished, 'code'>)
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
   );

@@ -68,6 +68,7 @@ test('the example host page receives ready, run-finished, exercise-passed and qu
     const starter = (await events(page)).find((e) => e.type === 'run-finished');
     assert.equal(starter.verdict, 'violated');
     assert.equal(starter.scenario, 'receipt-redelivery');
+    assert.equal('code' in starter, false, "the code that ran stays in the tab: it is not sent to the host page");
     assert.ok(starter.invariants.some((i) => !i.held), 'a broken invariant is reported');
     assert.ok(Array.isArray(starter.faults) && starter.faults.length > 0);
     assert.ok(starter.ledger && typeof starter.ledger === 'object', 'the ledger comes along');
