@@ -32,7 +32,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
       data-worker-created-ms={db.workerCreatedMs}
       data-worker-early={db.earlyWorker === undefined ? undefined : String(db.earlyWorker)}
       data-worker-start-ms={db.workerStartMs}
-      className={`rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
+      className={`min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >
       <h2 id="db-status-heading" className="sr-only">
         Database status
@@ -63,7 +63,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
               )}
               <p
                 data-testid="db-version"
-                className="mt-2 rounded-md bg-slate-50 px-2 py-1.5 font-mono text-[11px] leading-4 break-words text-slate-500 dark:bg-slate-950 dark:text-slate-400"
+                className="mt-2 rounded-md bg-slate-50 px-2 py-1.5 font-mono text-[11px] leading-4 [overflow-wrap:anywhere] text-slate-500 dark:bg-slate-950 dark:text-slate-400"
               >
                 {db.version}
               </p>
