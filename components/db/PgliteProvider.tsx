@@ -12,13 +12,17 @@ import { tabWorkerClient } from './worker-client';
 
 // Start the database worker as soon as this module runs in the browser — while React is still
 // hydrating — rather than after, in an effect: PGlite's boot is the long pole of a cold lab.
-if (typeof window !== 'undefined' && pageNeedsDatabase(window.location.pathname)) tabWorkerClient();
+const startedEarly = typeof window !== 'undefined' && pageNeedsDatabase(window.location.pathname);
+if (startedEarly) tabWorkerClient();
 
 const DatabaseContext = createContext<{ handle: PgliteHandle; want(): void } | null>(null);
 
 export function PgliteProvider({ children }: { children: ReactNode }) {
-  // Set by the first component that reads the database: until then no worker is started here.
-  const [wanted, setWanted] = useState(false);
+  // On a page that needs the database, from the start: its state reaches the context when the
+  // layout mounts, as before, not only once the lab's island has hydrated (an update reaching an
+  // island still hydrating makes React render it afresh, and a <details> opened meanwhile closes).
+  // Elsewhere, set by the first component that reads the database: until then no worker starts.
+  const [wanted, setWanted] = useState(startedEarly);
   const handle = usePglite(wanted);
   const want = useCallback(() => setWanted(true), []);
   const value = useMemo(() => ({ handle, want }), [handle, want]);
