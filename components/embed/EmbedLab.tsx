@@ -11,13 +11,15 @@ import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
 import { parseFaultPlan } from '@/simulations/faults';
 import type { Fault } from '@/simulations/types';
 import { EmbedBar } from './EmbedBar';
-import { useEmbedChannel } from './embed-channel';
+import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';
 
 const samePlan = (a: Fault[], b: Fault[]) => JSON.stringify(parseFaultPlan(a)) === JSON.stringify(parseFaultPlan(b));
 
 export function EmbedLab({ scenario }: { scenario: LabScenario }) {
   const { target, post } = useEmbedChannel();
+  const content = useRef<HTMLDivElement>(null);
+  useReportHeight(content, target, post);
   const announced = useRef(false);
   useEffect(() => {
     if (!target || announced.current) return;
@@ -38,7 +40,7 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
   );
 
   return (
-    <div data-chrome="embed" onClick={openLinksOutside}>
+    <div ref={content} data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={scenario.title} href={`/lab/${scenario.id}/`} target={target} />
       <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} />
     </div>

@@ -4,12 +4,14 @@ import { useCallback, useEffect, useRef } from 'react';
 import { QuizCard, type QuizAnswer } from '@/components/course/QuizCard';
 import { questionById } from '@/simulations/quizzes';
 import { EmbedBar } from './EmbedBar';
-import { useEmbedChannel } from './embed-channel';
+import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';
 
 export function EmbedQuiz({ questionId, title }: { questionId: string; title: string }) {
   const question = questionById(questionId);
   const { target, post } = useEmbedChannel();
+  const content = useRef<HTMLDivElement>(null);
+  useReportHeight(content, target, post);
   const announced = useRef(false);
   useEffect(() => {
     if (!target || announced.current) return;
@@ -24,7 +26,7 @@ export function EmbedQuiz({ questionId, title }: { questionId: string; title: st
 
   if (!question) return <p role="alert">There is no question {questionId}.</p>;
   return (
-    <div data-chrome="embed" onClick={openLinksOutside}>
+    <div ref={content} data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={title} href={question.scenario ? `/lab/${question.scenario}/` : '/'} target={target} />
       <QuizCard question={question} onAnswered={onAnswered} />
     </div>

@@ -6,7 +6,7 @@
  * without saying who it is, and without a referrer, gets nothing. The embed listens to no
  * inbound messages, so there is nothing for another window to drive.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type RefObject } from 'react';
 import type { RunFinished } from '@/components/lab/LabWorkbench';
 import type { Fault } from '@/simulations/types';
 
@@ -25,6 +25,8 @@ export type EmbedMessage = Envelope &
     | ({ type: 'run-finished' } & Omit<RunFinished, 'code'>)
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
+    /** How tall the embed's content is, in CSS pixels: sent at first and on every change, to size the iframe by. */
+    | { type: 'resize'; height: number }
   );
 
 /** A message without its envelope, as the embed components build them. */
@@ -79,4 +81,38 @@ export function useEmbedChannel(): { target: ParentTarget | null; post(message: 
     [target],
   );
   return { target, post };
+}
+
+/** Space kept below the content (the page's own bottom padding), so the frame never cuts its last line. */
+const BOTTOM_GAP_PX = 16;
+
+/**
+ * Tell the host how tall the embed's content is whenever that changes (a run's timeline appears,
+ * a quiz's explanation opens), so it can give the iframe that height instead of a scrollbar. The
+ * content element is measured, not the page: the page is at least as tall as the frame, so a page
+ * height would only ever grow.
+ */
+export function useReportHeight(content: RefObject<HTMLElement | null>, target: ParentTarget | null, post: (message: EmbedPayload) => boolean): void {
+  useEffect(() => {
+    const el = content.current;
+    if (!el || !target?.origin || typeof ResizeObserver === 'undefined') return;
+    let last = -1;
+    let frame = 0;
+    const report = () => {
+      frame = 0;
+      const height = Math.ceil(el.getBoundingClientRect().bottom + window.scrollY + BOTTOM_GAP_PX);
+      if (height === last) return;
+      last = height;
+      post({ type: 'resize', height });
+    };
+    // Observing reports the first size at once; a burst of changes is reported once per frame.
+    const observer = new ResizeObserver(() => {
+      frame ||= requestAnimationFrame(report);
+    });
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [content, target, post]);
 }

@@ -102,6 +102,19 @@ test('the example host page receives ready, run-finished, exercise-passed and qu
     assert.match(quiz.url(), /\/embed\/quiz\/lesson-receipt-key\//);
     assert.equal((await events(page)).every((e) => e.source === 'effectively-once' && e.version === 1), true);
 
+    // The frames are as tall as what they show: the host sized them from the embeds' resize messages.
+    await page.waitForTimeout(500);
+    for (const [id, pattern] of [['lab', /\/embed\/receipt-redelivery\//], ['quiz', /\/embed\/quiz\//]]) {
+      const frame = await frameOf(page, pattern);
+      const inner = await frame.evaluate(() => {
+        const el = document.querySelector('[data-chrome="embed"]');
+        return { content: Math.ceil(el.getBoundingClientRect().bottom), view: window.innerHeight, scrolls: document.documentElement.scrollHeight > window.innerHeight + 1 };
+      });
+      const sized = (await events(page)).filter((e) => e.type === 'resize');
+      assert.ok(sized.length >= 2, 'both embeds reported their height');
+      assert.ok(inner.view >= inner.content, `${id}: the frame (${inner.view} px) holds its content (${inner.content} px)`);
+      assert.equal(inner.scrolls, false, `${id}: no scrollbar inside the frame`);
+    }
     const log = await page.getByTestId('host-log').innerText();
     assert.match(log, /run-finished · receipt-redelivery · starter code, seed \d+: violated/);
     assert.match(log, /exercise-passed/);
@@ -120,12 +133,18 @@ test('embeds told another origin, or a wildcard, send the host nothing', { timeo
     // Both of the page's own embeds have said ready, so any later message would come from the new frames.
     await waitEvent(page, (e) => e.type === 'ready' && e.view === 'quiz');
     await waitEvent(page, (e) => e.type === 'ready' && e.view === 'lab');
-    const before = (await events(page)).length;
+    // Every message from the new frames, whatever it says (the page's own embeds go on reporting their height).
     await page.evaluate(() => {
+      window.fromNewFrames = [];
+      const frames = [];
+      window.addEventListener('message', (event) => {
+        if (frames.some((f) => f.contentWindow === event.source)) window.fromNewFrames.push(event.data);
+      });
       for (const [id, origin] of [['other', 'http://elsewhere.invalid'], ['wild', '*']]) {
         const f = document.createElement('iframe');
         f.id = id;
         f.src = `/embed/quiz/lesson-receipt-key/?parentOrigin=${encodeURIComponent(origin)}`;
+        frames.push(f);
         document.body.append(f);
       }
     });
@@ -138,7 +157,7 @@ test('embeds told another origin, or a wildcard, send the host nothing', { timeo
     await other.getByRole('button', { name: 'Check' }).click();
     await other.locator('[data-testid="quiz-card"]:is([data-state="correct"], [data-state="wrong"])').waitFor();
     await page.waitForTimeout(1000);
-    assert.equal((await events(page)).length, before, 'no message reached this origin');
+    assert.deepEqual(await page.evaluate(() => window.fromNewFrames), [], 'no message reached this origin');
   } finally {
     await context.close();
   }
