@@ -51,7 +51,8 @@ export default async function LabPage({ params }: LabPageProps) {
         </nav>
         <Link
           href={`/demo/${scenario.id}/`}
-          className="rounded font-medium text-slate-600 hover:text-teal-700 focus-visible:outline-2 dark:text-slate-300 dark:hover:text-teal-400"
+          // Made for a projector: not offered on a phone, where its pinned controls cover the screen.
+          className="hidden rounded font-medium text-slate-600 hover:text-teal-700 focus-visible:outline-2 sm:inline dark:text-slate-300 dark:hover:text-teal-400"
         >
           Presenter mode
         </Link>
