@@ -16,6 +16,9 @@ import {
   recordQuiz,
   answeredOnOwn,
   questionsProgress,
+  hasProgress,
+  resetProgress,
+  restoreProgress,
   revealPrediction,
   updateProgress,
   type Progress,
@@ -129,6 +132,20 @@ test('the lab chip and the course map say the same of a lesson\'s questions: rig
   recordQuiz('q2', 'b', false);
   recordQuiz('q2', 'a', true);
   expect(questionsProgress(current(), ['q1', 'q2'])).toEqual({ allRight: true, text: 'Questions 2/2 (1 on your own)' });
+});
+
+test('reset forgets everything recorded, and Undo puts it back exactly', () => {
+  expect(hasProgress({ version: 1, scenarios: {}, quizzes: {} })).toBe(false);
+  markVisited('receipt-redelivery');
+  markPassed('receipt-redelivery');
+  recordQuiz('q1', 'a', true);
+  const before = current();
+  expect(hasProgress(before)).toBe(true);
+  expect(resetProgress()).toEqual(before);
+  expect(current()).toEqual({ version: 1, scenarios: {}, quizzes: {} });
+  expect(lessonState(current(), 'receipt-redelivery')).toBe('new');
+  restoreProgress(before);
+  expect(current()).toEqual(before);
 });
 
 test("only a run of the starter's code checks a prediction: the Starter tab, or \"Your code\" still holding the starter", async () => {

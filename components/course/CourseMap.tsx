@@ -6,9 +6,10 @@
  * first lesson); the saved progress appears once the page has hydrated.
  */
 import Link from 'next/link';
+import { useEffect, useRef, useState } from 'react';
 import type { ScenarioEntry } from '@/simulations/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/quizzes';
-import { answeredOnOwn, lessonState, nextLesson, questionsProgress, useProgress, type LessonState } from './progress';
+import { answeredOnOwn, hasProgress, lessonState, nextLesson, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
 
@@ -39,7 +40,72 @@ export function NextStep({ lessons }: { lessons: readonly ScenarioEntry[] }) {
       <p className="mt-1 text-sm text-teal-900 dark:text-teal-200" data-testid="progress-summary">
         {done} of {lessons.length} lessons done · progress is saved in this browser only
       </p>
+      <ResetProgress />
     </section>
+  );
+}
+
+const smallBtn =
+  'rounded-md px-2 py-1 text-sm font-medium text-teal-900 ring-1 ring-teal-700/40 hover:bg-teal-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-teal-100 dark:ring-teal-400/40 dark:hover:bg-teal-900/40';
+
+/** "Reset my progress", asked twice and undoable: for a shared classroom machine, or a fresh start. */
+function ResetProgress() {
+  const progress = useProgress();
+  const [step, setStep] = useState<'idle' | 'asking' | { undo: Progress }>('idle');
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const undoRef = useRef<HTMLButtonElement>(null);
+  const askRef = useRef<HTMLButtonElement>(null);
+  // The button pressed goes away with each step: keep the keyboard on the control that replaced it.
+  const moved = useRef(false);
+  useEffect(() => {
+    if (step === 'asking') cancelRef.current?.focus();
+    else if (typeof step === 'object') undoRef.current?.focus();
+    else if (moved.current) askRef.current?.focus();
+    moved.current = true;
+  }, [step]);
+
+  if (step === 'idle' && !hasProgress(progress)) return null;
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-2 text-sm text-teal-900 dark:text-teal-100" data-testid="reset-progress">
+      {step === 'idle' && (
+        <button ref={askRef} type="button" className={smallBtn} onClick={() => setStep('asking')}>
+          Reset my progress…
+        </button>
+      )}
+      {step === 'asking' && (
+        <>
+          <p role="status" className="basis-full">
+            Forget which lessons you visited and finished, your predictions, your answers and your sorting? The code you wrote in each lab is kept.
+          </p>
+          <button
+            type="button"
+            className={`${smallBtn} bg-red-700 text-white ring-red-700 hover:bg-red-800 dark:bg-red-400 dark:text-slate-950 dark:hover:bg-red-300`}
+            onClick={() => setStep({ undo: resetProgress() })}
+          >
+            Reset progress
+          </button>
+          <button ref={cancelRef} type="button" className={smallBtn} onClick={() => setStep('idle')}>
+            Cancel
+          </button>
+        </>
+      )}
+      {typeof step === 'object' && (
+        <>
+          <p role="status">Your progress was reset.</p>
+          <button
+            ref={undoRef}
+            type="button"
+            className={smallBtn}
+            onClick={() => {
+              restoreProgress(step.undo);
+              setStep('idle');
+            }}
+          >
+            Undo
+          </button>
+        </>
+      )}
+    </div>
   );
 }
 

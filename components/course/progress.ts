@@ -122,6 +122,26 @@ export function updateProgress(change: (p: Progress) => Progress): void {
   for (const l of listeners) l();
 }
 
+/** Whether anything has been recorded at all (a fresh learner has nothing to reset). */
+export function hasProgress(p: Progress): boolean {
+  return Object.keys(p.scenarios).length > 0 || Object.keys(p.quizzes).length > 0 || p.sorting !== undefined;
+}
+
+/**
+ * Forget every lesson visited and finished, prediction, quiz answer and sorting (a shared classroom
+ * machine, a fresh start). The code saved in each lab is kept. Returns what was there, for Undo.
+ */
+export function resetProgress(): Progress {
+  const before = snapshot();
+  updateProgress(() => ({ version: 1, scenarios: {}, quizzes: {} }));
+  return before;
+}
+
+/** Put back what `resetProgress` returned. */
+export function restoreProgress(p: Progress): void {
+  updateProgress(() => p);
+}
+
 /** The current progress (empty on the server and during hydration). */
 export function useProgress(): Progress {
   return useSyncExternalStore(subscribe, snapshot, () => EMPTY);

@@ -126,6 +126,18 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.match(await page.getByTestId('progress-summary').innerText(), new RegExp(`1 of ${SCENARIO_CATALOG.length} lessons done`));
     await screenshot(page, 'course-map-progress');
 
+    // Reset my progress (a shared classroom machine): asked first, undoable, by keyboard.
+    await page.getByRole('button', { name: 'Reset my progress…' }).click();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'the safe choice has the focus');
+    await page.getByRole('button', { name: 'Reset progress', exact: true }).click();
+    await page.locator('[data-testid="lesson-link"][data-state="done"]').waitFor({ state: 'detached' });
+    assert.match(await page.getByTestId('progress-summary').innerText(), new RegExp(`0 of ${SCENARIO_CATALOG.length} lessons done`));
+    assert.match(await page.getByTestId('lesson-link').first().innerText(), /Start here/);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Undo');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="lesson-link"][data-state="done"]').first().waitFor();
+    assert.match(await page.getByTestId('progress-summary').innerText(), new RegExp(`1 of ${SCENARIO_CATALOG.length} lessons done`));
+
     const origin = new URL(urlOf('/')).origin;
     assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')), [], 'no request leaves the site');
     assert.deepEqual(errors, []);
