@@ -221,11 +221,19 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       >
         {event ? (
           <>
+            {/* Read aloud on each step: the fault tag and the new sentence. The event number is the
+                status's to say, and the previous sentence was read on the step before. */}
             <p className="text-xl font-semibold text-slate-700 dark:text-slate-300">
-              <span className="font-mono">{event.actor}</span> · event {selected + 1} of {trace.length}
+              <span aria-hidden="true">
+                <span className="font-mono">{event.actor}</span> · event {selected + 1} of {trace.length}
+              </span>
               {event.fault && <span className="ml-3 rounded-md bg-red-700 px-2 py-0.5 text-white">⚡ fault: {event.fault}</span>}
             </p>
-            {previous && <p className="mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400">{previous.text}</p>}
+            {previous && (
+              <p aria-hidden="true" className="mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400">
+                {previous.text}
+              </p>
+            )}
             <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold short:text-4xl">
               <NoBreakNames text={event.text} />
             </p>

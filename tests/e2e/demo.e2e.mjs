@@ -72,6 +72,12 @@ for (const colorScheme of ['light', 'dark']) {
       await waitStatus(page, /^Event 3 of/);
       const s3 = await sentence(page);
       assert.notEqual(s3, s1, 'each event has its own sentence');
+      // A screen reader hears the new sentence on each step, not the previous one again, and the
+      // event number once (from the status).
+      const heard = await page.getByTestId('narration').ariaSnapshot();
+      assert.ok(heard.includes(s3), `the narration reads the sentence: ${heard}`);
+      assert.doesNotMatch(heard, /event 3 of/, 'the event number is the status line\'s to say');
+      assert.equal(await page.getByTestId('narration').locator('p[aria-hidden="true"]').count(), 1, 'the previous sentence is shown, not read');
       await page.keyboard.press('PageUp');
       await waitStatus(page, /^Event 2 of/);
       await page.keyboard.press('ArrowLeft');
