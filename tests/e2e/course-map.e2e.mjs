@@ -54,6 +54,13 @@ test('an unknown address gets the 404 page', { timeout: 30_000 }, async () => {
     assert.equal(response?.status(), 404);
     await page.getByRole('heading', { level: 1, name: 'No such page' }).waitFor();
     await page.getByRole('link', { name: 'Go to the course map' }).waitFor();
+    // An embed's unknown address speaks to whoever wrote the iframe: no site chrome, and the map
+    // opens in a new tab rather than inside the host's frame.
+    const embedded = await page.goto(urlOf('/embed/quiz/no-such-question/'));
+    assert.equal(embedded?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: 'Nothing to embed here' }).waitFor();
+    assert.equal(await page.locator('body > header').isVisible(), false, 'no site header');
+    assert.equal(await page.getByRole('link', { name: /Open the course map/ }).getAttribute('target'), '_blank');
   } finally {
     await context.close();
   }
