@@ -109,6 +109,7 @@ export interface RunOutcome {
 }
 
 type Resolver = { resolve(v: unknown): void; reject(e: unknown): void };
+type DuplicateDelivery = Extract<Fault, { kind: 'duplicate-delivery' }>;
 
 interface Step extends Resolver {
   seq: number;
@@ -187,7 +188,7 @@ export class Engine {
   private readonly providers: Providers;
   private readonly messages = new Map<string, ActorRefFrom<typeof messageMachine>>();
   /** Per message, the duplicate-delivery faults still to apply. */
-  private readonly duplicateFaults = new Map<string, Fault[]>();
+  private readonly duplicateFaults = new Map<string, DuplicateDelivery[]>();
   private readonly callCounts = new Map<CallKind, number>();
   private readonly processErrors: RunOutcome['processErrors'] = [];
   /**
@@ -643,11 +644,11 @@ export class Engine {
   }
 
   /** A message held by a consumer that a duplicate-delivery fault due by now hands to another, and that fault. */
-  private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>, Fault] | null {
+  private duplicateCandidate(): [string, ActorRefFrom<typeof messageMachine>, DuplicateDelivery] | null {
     for (const [id, actor] of this.messages) {
       const faults = this.duplicateFaults.get(id);
       if (!faults?.length || actor.getSnapshot().value !== 'inFlight') continue;
-      const due = faults.find((f) => f.kind !== 'duplicate-delivery' || f.atStep === undefined || this.stepsRun >= f.atStep);
+      const due = faults.find((f) => f.atStep === undefined || this.stepsRun >= f.atStep);
       if (due) return [id, actor, due];
     }
     return null;
@@ -785,7 +786,7 @@ export class Engine {
             enabled: () => this.readyMessage() !== null || this.duplicateCandidate() !== null || (!this.unsettled() && !this.producing()),
             exec: () => {
               let entry: [string, ActorRefFrom<typeof messageMachine>] | null = this.readyMessage();
-              let duplicateFault: Fault | undefined;
+              let duplicateFault: DuplicateDelivery | undefined;
               if (!entry) {
                 const candidate = this.duplicateCandidate();
                 if (candidate) {
