@@ -54,15 +54,25 @@ function currentStep(ctx: ActionContext): number {
 }
 
 /**
- * Whether `worker` is up when a crash injected at trace event `selected` lands: after the last event
- * of that event's scheduler step (the crash is "at step N"), started or restarted and not since
- * crashed or finished. A crash at a worker that is down then would never happen.
+ * The events that have happened when a fault injected at trace event `selected` lands: every event
+ * of its scheduler step and before (a fault "at step N" lands after the last of them).
+ */
+function* throughStepOf(trace: readonly TraceEvent[], selected: number): Generator<TraceEvent> {
+  const step = trace[selected]?.step ?? -1;
+  for (const e of trace) {
+    if (e.step > step) return;
+    yield e;
+  }
+}
+
+/**
+ * Whether `worker` is up when a crash injected at trace event `selected` lands: started or
+ * restarted and not since crashed or finished. A crash at a worker that is down then would never
+ * happen.
  */
 export function workerUpAt(trace: readonly TraceEvent[], selected: number, worker: string): boolean {
-  const step = trace[selected]?.step ?? -1;
   let up = false;
-  for (const e of trace) {
-    if (e.step > step) break;
+  for (const e of throughStepOf(trace, selected)) {
     if (e.actor !== worker) continue;
     if (e.type === 'start' || e.type === 'restart') up = true;
     else if (e.type === 'finish' || e.type === 'crash') up = false;
@@ -186,10 +196,8 @@ export function loseResponseAction(call: CallKind): LabAction {
  * they are read from the trace rather than assumed.
  */
 export function heldMessageAt(trace: readonly TraceEvent[], selected: number): string | null {
-  const step = trace[selected]?.step ?? -1;
   const held: string[] = [];
-  for (const e of trace) {
-    if (e.step > step) break;
+  for (const e of throughStepOf(trace, selected)) {
     const id = (e.data as { messageId?: unknown } | undefined)?.messageId;
     if (typeof id !== 'string') continue;
     const at = held.indexOf(id);
