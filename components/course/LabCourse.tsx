@@ -61,6 +61,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
   );
 
   const questions = questionsFor(scenario.id);
+  const asked = questions.length > 0 ? questionsProgress(progress, questions.map((q) => q.id)) : null;
 
   return (
     <div className="space-y-10">
@@ -83,9 +84,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         <Chip on={!!mine?.passed} testId="passed-chip">
           {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
         </Chip>
-        {questions.length > 0 && (
-          <Chip on={questionsProgress(progress, questions.map((q) => q.id)).allRight}>{questionsProgress(progress, questions.map((q) => q.id)).text}</Chip>
-        )}
+        {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
       </section>
 
       {/* The lab's single-key shortcuts (Space runs, R resets) belong to the lab, not to the exercises below it. */}
