@@ -48,14 +48,25 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
+/** Presenter mode for `scenario` in a page of `width`×`height`, once it is Ready (the database booted). */
+async function openPresenter(scenario, { width, height, colorScheme = 'light' }) {
+  const opened = await openPage(browser, { colorScheme });
+  try {
+    await opened.page.setViewportSize({ width, height });
+    await opened.page.goto(urlOf(`/demo/${scenario}/`));
+    await waitStatus(opened.page, /^Ready$/, 60_000);
+    return opened;
+  } catch (error) {
+    await opened.context.close();
+    throw error;
+  }
+}
+
 for (const colorScheme of ['light', 'dark']) {
   test(`presenter mode (${colorScheme}): clicker and keyboard walk the demonstration`, { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await openPage(browser, { colorScheme });
+    const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1920, height: 1080, colorScheme });
     try {
-      await page.setViewportSize({ width: 1920, height: 1080 });
-      await page.goto(urlOf('/demo/receipt-redelivery/'));
       assert.equal(await page.locator('body > header').isVisible(), false, 'no site navigation');
-      await waitStatus(page, /^Ready$/, 60_000);
       const story = await sentence(page);
       assert.match(story, /worker-1/);
       if (colorScheme === 'light') await shot(page, 'demo-1920-start');
@@ -139,11 +150,8 @@ for (const colorScheme of ['light', 'dark']) {
 }
 
 test('presenter mode on a 1280×720 projector: the controls stay on screen while the timeline shows', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 720 });
   try {
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(urlOf('/demo/receipt-redelivery/'));
-    await waitStatus(page, /^Ready$/, 60_000);
     for (let i = 1; i <= 5; i++) {
       await page.keyboard.press('ArrowRight');
       await waitStatus(page, new RegExp(`^Event ${i} of`));
@@ -167,11 +175,8 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
 });
 
 test('presenter mode: End from Ready jumps to the outcome; several broken invariants read one per line; ↓ scrolls the ledger into view', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, page, errors } = await openPresenter('replay-safety', { width: 1280, height: 720 });
   try {
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(urlOf('/demo/replay-safety/'));
-    await waitStatus(page, /^Ready$/, 60_000);
     await page.keyboard.press('End');
     const end = await waitStatus(page, /^Event (\d+) of \1$/);
     const verdict = page.getByTestId('presenter-verdict');
