@@ -14,7 +14,8 @@ import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
-import { scrollStart, Timeline } from '../components/lab/view/Timeline';
+import { labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
+import fc from 'fast-check';
 import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/lab-run';
 import type { LabRun } from '../simulations/lab-run';
@@ -150,6 +151,47 @@ describe('Timeline', () => {
     expect(html).not.toContain('data-kind="crash"');
     expect(count(html, /role="button"/g)).toBe(crash.i);
     expect(html).not.toContain('30.0 s');
+  });
+
+  test('time labels share a row only when they clear each other, or when neither row has room', () => {
+    // Times from 0.2 s to "25 h 0 min 3.0 s", at columns 26 px apart (the narrowest), in both sizes.
+    const arb = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 6 }), dt: fc.constantFrom(0, 200, 5_000, 30_000, 700_000, 90_000_000) }), { maxLength: 40 });
+    fc.assert(
+      fc.property(arb, fc.constantFrom('normal' as const, 'large' as const), (steps, size) => {
+        let i = 0;
+        let t = 0;
+        const events: TraceEvent[] = steps.map(({ gap, dt }) => ({ i: (i += gap), t: (t += dt), step: i, actor: 'queue', type: 'receive', text: '' }));
+        const x = (k: number) => 28 + k * 26;
+        const charW = TYPE_METRICS[size].labelCharW;
+        const labels = timeLabels(events, x, charW);
+        const last: [(typeof labels)[number] | null, (typeof labels)[number] | null] = [null, null];
+        const overlaps = (a: (typeof labels)[number] | null, b: (typeof labels)[number]) => a !== null && x(a.i) + labelWidth(a.text, charW) > x(b.i);
+        for (const l of labels) {
+          if (overlaps(last[l.row], l)) expect(overlaps(last[1 - l.row], l)).toBe(true);
+          last[l.row] = l;
+        }
+      }),
+    );
+    // A long label (108 px) keeps the next one, 78 px on, off its row; the third clears the first.
+    // The old rule (a row is free 64 px on) put all three on the first row, on top of each other.
+    const long = timeLabels(
+      [90_000_000, 90_000_200, 90_005_000].map((t, k) => ({ i: k * 3, t, step: k, actor: 'queue', type: 'receive', text: '' })),
+      (k) => 28 + k * 26,
+    );
+    expect(long.map((l) => l.row)).toEqual([0, 1, 0]);
+  });
+
+  test("the large size (presenter mode) sets lane names and time labels in bigger type", () => {
+    const props = { run: starter, actors: ACTORS, selected: 0, visibleUpTo: last(starter), onSelect: noop };
+    const normal = renderToStaticMarkup(h(Timeline, props));
+    const large = renderToStaticMarkup(h(Timeline, { ...props, size: 'large' as const }));
+    expect(normal).toContain('font-size:10px');
+    expect(normal).not.toContain('font-size:14px');
+    expect(count(large, /font-size:14px/g)).toBe(count(normal, /font-size:10px/g));
+    expect(large).toMatch(/font-mono text-base font-medium[^>]*>worker-1</);
+    expect(normal).toMatch(/font-mono text-xs font-medium[^>]*>worker-1</);
+    // Same marks either way.
+    expect(count(large, /role="button"/g)).toBe(count(normal, /role="button"/g));
   });
 
   test('events of actors without a lane are skipped, a target lane is used when the actor has none', () => {

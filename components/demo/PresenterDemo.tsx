@@ -183,8 +183,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 
   return (
     <div data-chrome="presenter" className="flex min-h-[calc(100vh-2rem)] flex-col gap-5 text-slate-950 dark:text-white">
-      <header className="flex flex-wrap items-center gap-x-8 gap-y-3">
-        <h1 className="text-4xl font-extrabold tracking-tight">{scenario.title}</h1>
+      {/* On a 1280×720 projector (short:) one row: title, code, status and exit, so every row below keeps its height. */}
+      <header className="flex flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5">
+        <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl">{scenario.title}</h1>
         <div role="group" aria-label="Which code runs" className="inline-flex rounded-xl bg-slate-200 p-1 dark:bg-slate-800">
           {(['starter', 'solution'] as const).map((v) => (
             <button
@@ -197,7 +198,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 setVariant(v);
                 if (ctxRef.current.state.context.run) send({ type: 'RESET' });
               })}
-              className={`rounded-lg px-4 py-2 text-xl font-bold focus-visible:outline-4 focus-visible:outline-amber-400 ${
+              className={`rounded-lg px-4 py-2 text-xl font-bold short:py-1.5 short:text-lg focus-visible:outline-4 focus-visible:outline-amber-400 ${
                 variant === v ? 'bg-white text-slate-950 shadow dark:bg-slate-950 dark:text-white' : 'text-slate-700 dark:text-slate-300'
               }`}
             >
@@ -205,10 +206,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </button>
           ))}
         </div>
-        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold">
+        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl">
           {status}
         </p>
-        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold underline underline-offset-4 focus-visible:outline-4 focus-visible:outline-amber-400">
+        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base focus-visible:outline-4 focus-visible:outline-amber-400">
           Exit presenter mode
         </Link>
       </header>
@@ -298,7 +299,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             Timeline and ledger
           </h2>
           <div className="min-w-0 [zoom:1.3] short:[zoom:1.05]">
-            <Timeline run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
+            <Timeline size="large" run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
           </div>
           <div className="min-w-0 [zoom:1.45] short:[zoom:1.15]">
             <Ledger run={run} selected={selected} actors={scenario.actors} />
@@ -337,7 +338,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2">
             {faults.map((a) => (
               <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(holding))} className={faultBtn}>
-                ⚡ {a.label}
+                {/* A button acts when pressed: on a short screen "now" is only read, not shown (the
+                    name stays "Crash worker-1 now"), so more of the faults fit beside the controls. */}
+                ⚡ {a.label.replace(/ now$/, '')}
+                {a.label.endsWith(' now') && <span className="short:sr-only"> now</span>}
               </button>
             ))}
           </div>

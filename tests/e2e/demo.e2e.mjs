@@ -167,7 +167,29 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     const controls = await page.getByTestId('presenter-controls').boundingBox();
     const timeline = await page.locator('svg').first().boundingBox();
     assert.ok(timeline && timeline.y + 150 < controls.y, `at least 150 px of the timeline show above the controls (timeline from ${Math.round(timeline?.y)}, controls from ${Math.round(controls.y)})`);
+    // The lane names are set for the back of the room, not the lab's 12 px.
+    const laneName = page.getByTestId('timeline-lanes').getByText('worker-1', { exact: true });
+    const px = await laneName.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+    assert.ok(px >= 16, `lane names are at least 16 px (got ${px})`);
     await shot(page, 'demo-1280x720');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('presenter mode on a 1280×720 projector: the longest title still leaves the header one row', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPresenter('business-date-reminder', { width: 1280, height: 720 });
+  try {
+    const middle = async (locator) => {
+      const box = await locator.boundingBox();
+      assert.ok(box, `${locator} is rendered`);
+      return box.y + box.height / 2;
+    };
+    const title = await middle(page.getByRole('heading', { level: 1 }));
+    for (const locator of [page.getByRole('link', { name: 'Exit presenter mode' }), page.getByTestId('presenter-status'), page.getByRole('button', { name: 'Starter' })]) {
+      assert.ok(Math.abs((await middle(locator)) - title) < 12, `${locator} sits on the title's row`);
+    }
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

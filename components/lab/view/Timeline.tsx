@@ -19,13 +19,48 @@ export interface TimelineProps {
   /** Events after this index are not drawn yet (playback). */
   visibleUpTo: number;
   onSelect: (i: number) => void;
+  /**
+   * 'large' for a projector (presenter mode): lane names and time labels in bigger type, laid out
+   * for it (a wider name column, a taller axis). Default 'normal'.
+   */
+  size?: TimelineSize;
 }
+
+export type TimelineSize = 'normal' | 'large';
+
+/** The type sizes that change the layout: the lane-name column, the time axis and its labels. */
+interface TypeMetrics {
+  /** Width of the lane-name column, px. */
+  namesW: number;
+  /** Tailwind classes of a lane name. */
+  nameText: string;
+  /** Time label font size, px (monospace). */
+  labelPx: number;
+  /** A time label's width per character, a little generous. */
+  labelCharW: number;
+  /** Height of the time axis above the first lane, and the baselines of its two label rows. */
+  axisH: number;
+  labelY: [number, number];
+}
+
+export const TYPE_METRICS: Record<TimelineSize, TypeMetrics> = {
+  normal: { namesW: 104, nameText: 'text-xs', labelPx: 10, labelCharW: 6.5, axisH: 40, labelY: [14, 27] },
+  large: { namesW: 136, nameText: 'text-base', labelPx: 14, labelCharW: 9, axisH: 52, labelY: [18, 36] },
+};
+
+/** Room kept between the end of one time label and the start of the next on the same row. */
+const LABEL_MARGIN = 10;
+
+/** How far right of its column's left edge a time label's text starts. */
+const LABEL_INSET = 4;
+
+/** The width a time label takes on the axis, for characters `charW` wide. */
+export const labelWidth = (text: string, charW: number) => LABEL_INSET + text.length * charW;
 
 const LANE_H = 48;
 const COL_W = 40;
 /** Columns shrink down to this so a run that nearly fits is drawn whole, not scrolled a little. */
 const MIN_COL_W = 26;
-const AXIS_H = 40;
 const PAD_X = 28;
 const PAD_BOTTOM = 12;
 
@@ -77,22 +112,19 @@ function laneOf(e: TraceEvent, actors: string[]): number | null {
 /** The x of event `i`'s column centre, for columns `colW` wide. */
 const columnX = (colW: number) => (i: number) => PAD_X + i * colW + colW / 2;
 
-/** A time label's width per character (10 px monospace), a little generous. */
-const LABEL_CHAR_W = 6.5;
-
 /**
  * Where the timeline scrolls to bring x `target` to its left edge: snapped to a column's edge so the
  * first mark in view is whole, then moved back to the start of any time label that edge would cut
  * (QA: "30.0 s" read as "0.0 s" above the 30-second events).
  */
-export function scrollStart(target: number, colW: number, labels: readonly { i: number; text: string }[]): number {
+export function scrollStart(target: number, colW: number, labels: readonly { i: number; text: string }[], labelCharW = TYPE_METRICS.normal.labelCharW): number {
   if (target <= PAD_X) return 0;
   let start = PAD_X + Math.round((target - PAD_X) / colW) * colW;
   for (let moved = true; moved; ) {
     moved = false;
     for (const l of labels) {
       const edge = PAD_X + l.i * colW;
-      if (edge < start && edge + 4 + l.text.length * LABEL_CHAR_W > start) {
+      if (edge < start && edge + labelWidth(l.text, labelCharW) > start) {
         start = edge;
         moved = true;
       }
@@ -100,7 +132,8 @@ export function scrollStart(target: number, colW: number, labels: readonly { i: 
   }
   return start <= PAD_X ? 0 : start;
 }
-const laneY = (k: number) => AXIS_H + k * LANE_H + LANE_H / 2;
+/** The y of lane `k`'s centre, below an axis `axisH` tall. */
+const laneYBelow = (axisH: number) => (k: number) => axisH + k * LANE_H + LANE_H / 2;
 
 /** The shape of one mark kind, centred on (x, y). */
 export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number }) {
@@ -144,23 +177,35 @@ export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number
   }
 }
 
-/** Time labels where simulated time moves on, in two rows so neighbours never overlap. */
-function timeLabels(events: TraceEvent[], colX: (i: number) => number): { i: number; text: string; row: 0 | 1 }[] {
+/**
+ * Time labels where simulated time moves on, in two rows: each goes on the first row where it
+ * clears the label before it ("25 h 0 min 3.0 s" is three times as wide as "0.2 s"), and only
+ * when neither row has room on the row that frees up first.
+ */
+export function timeLabels(
+  events: TraceEvent[],
+  colX: (i: number) => number,
+  charW = TYPE_METRICS.normal.labelCharW,
+): { i: number; text: string; row: 0 | 1 }[] {
   const out: { i: number; text: string; row: 0 | 1 }[] = [];
   let lastT = Number.NaN;
-  const lastX: [number, number] = [-Infinity, -Infinity];
+  const freeFrom: [number, number] = [-Infinity, -Infinity];
   for (const e of events) {
     if (e.t === lastT) continue;
     lastT = e.t;
+    const text = formatSimTime(e.t);
     const x = colX(e.i);
-    const row: 0 | 1 = x - lastX[0] >= 64 ? 0 : x - lastX[1] >= 64 ? 1 : 0;
-    lastX[row] = x;
-    out.push({ i: e.i, text: formatSimTime(e.t), row });
+    const row: 0 | 1 = x >= freeFrom[0] ? 0 : x >= freeFrom[1] ? 1 : freeFrom[0] <= freeFrom[1] ? 0 : 1;
+    freeFrom[row] = x + labelWidth(text, charW) + LABEL_MARGIN;
+    out.push({ i: e.i, text, row });
   }
   return out;
 }
 
-export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: TimelineProps) {
+export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 'normal' }: TimelineProps) {
+  const type = TYPE_METRICS[size];
+  const { axisH } = type;
+  const laneY = laneYBelow(axisH);
   const rawId = useId();
   const id = `tl${rawId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const scroller = useRef<HTMLDivElement>(null);
@@ -189,8 +234,8 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
 
   // Before anything is visible the lanes fit the box, so there is nothing to scroll to.
   const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
-  const height = AXIS_H + actors.length * LANE_H + PAD_BOTTOM;
-  const labels = timeLabels(visible, colX);
+  const height = axisH + actors.length * LANE_H + PAD_BOTTOM;
+  const labels = timeLabels(visible, colX, type.labelCharW);
   const labelsRef = useRef(labels);
   labelsRef.current = labels;
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
@@ -202,11 +247,11 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
       const x = columnX(colW)(selected);
       const margin = colW * 2;
       if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
-        box.scrollLeft = scrollStart(Math.max(0, x - box.clientWidth / 2), colW, labelsRef.current);
+        box.scrollLeft = scrollStart(Math.max(0, x - box.clientWidth / 2), colW, labelsRef.current, type.labelCharW);
       }
     }
     if (group.current?.contains(document.activeElement)) marks.current.get(selected)?.focus();
-  }, [selected, colW]);
+  }, [selected, colW, type.labelCharW]);
 
   function onKeyDown(ev: KeyboardEvent<HTMLDivElement>) {
     if (drawnIdx.length === 0) return;
@@ -238,11 +283,11 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
         <p id={`${id}-help`} className="sr-only">
           One lane per actor; time runs left to right. Use the left and right arrow keys, Home and End to move between events.
         </p>
-        <div aria-hidden="true" className="shrink-0 border-r border-slate-200 dark:border-slate-800" style={{ width: 104, paddingTop: AXIS_H }}>
+        <div aria-hidden="true" data-testid="timeline-lanes" className="shrink-0 border-r border-slate-200 dark:border-slate-800" style={{ width: type.namesW, paddingTop: axisH }}>
           {actors.map((a) => (
             <div
               key={a}
-              className="flex items-center justify-end truncate pr-3 font-mono text-xs font-medium text-slate-600 dark:text-slate-300"
+              className={`flex items-center justify-end truncate pr-3 font-mono ${type.nameText} font-medium text-slate-600 dark:text-slate-300`}
               style={{ height: LANE_H }}
             >
               {a}
@@ -267,21 +312,22 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
               {actors.map((a, k) => (
                 <line key={a} x1={0} x2={width} y1={laneY(k)} y2={laneY(k)} strokeWidth={1} className="stroke-slate-200 dark:stroke-slate-700/70" />
               ))}
-              <line x1={0} x2={width} y1={AXIS_H - 4} y2={AXIS_H - 4} className="stroke-slate-200 dark:stroke-slate-800" />
+              <line x1={0} x2={width} y1={axisH - 4} y2={axisH - 4} className="stroke-slate-200 dark:stroke-slate-800" />
               {labels.map((l) => (
                 <g key={l.i}>
                   <line
                     x1={colX(l.i) - colW / 2}
                     x2={colX(l.i) - colW / 2}
-                    y1={l.row === 0 ? 16 : 28}
+                    y1={type.labelY[l.row] + 2}
                     y2={height - PAD_BOTTOM}
                     strokeDasharray="2 4"
                     className="stroke-slate-300 dark:stroke-slate-700"
                   />
                   <text
-                    x={colX(l.i) - colW / 2 + 4}
-                    y={l.row === 0 ? 14 : 27}
-                    className="fill-slate-500 font-mono text-[10px] dark:fill-slate-400"
+                    x={colX(l.i) - colW / 2 + LABEL_INSET}
+                    y={type.labelY[l.row]}
+                    style={{ fontSize: type.labelPx }}
+                    className="fill-slate-500 font-mono dark:fill-slate-400"
                   >
                     {l.text}
                   </text>
@@ -309,14 +355,14 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
               })}
               {selected >= 0 && selected <= visibleUpTo && selected < trace.length && (
                 <g>
-                  <rect x={colX(selected) - colW / 2} y={AXIS_H - 4} width={colW} height={height - AXIS_H - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
-                  <line x1={colX(selected)} x2={colX(selected)} y1={AXIS_H - 4} y2={height - PAD_BOTTOM} strokeWidth={1.5} className="stroke-teal-600 dark:stroke-teal-400" />
+                  <rect x={colX(selected) - colW / 2} y={axisH - 4} width={colW} height={height - axisH - PAD_BOTTOM + 4} className="fill-teal-500/10 dark:fill-teal-400/10" />
+                  <line x1={colX(selected)} x2={colX(selected)} y1={axisH - 4} y2={height - PAD_BOTTOM} strokeWidth={1.5} className="stroke-teal-600 dark:stroke-teal-400" />
                 </g>
               )}
             </g>
 
             {drawn.length === 0 && (
-              <text x={PAD_X} y={AXIS_H - 14} aria-hidden="true" className="fill-slate-500 text-xs dark:fill-slate-400">
+              <text x={PAD_X} y={axisH - 14} aria-hidden="true" className="fill-slate-500 text-xs dark:fill-slate-400">
                 No events yet: run the scenario to draw its timeline.
               </text>
             )}
@@ -382,6 +428,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
         </div>
       </div>
       <Legend
+        large={size === 'large'}
         kinds={new Set(trace.map(markKind))}
         downHatch={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor)) ? `${id}-down` : null}
       />
@@ -390,13 +437,13 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect }: Timel
 }
 
 /** The mark kinds this run uses (the whole run, so the legend stays put during playback). */
-function Legend({ kinds, downHatch }: { kinds: Set<MarkKind>; downHatch: string | null }) {
+function Legend({ kinds, downHatch, large }: { kinds: Set<MarkKind>; downHatch: string | null; large: boolean }) {
   const items = MARK_LEGEND.filter((m) => kinds.has(m.kind));
   if (items.length === 0) return null;
   return (
     <div className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
       <h3 className="sr-only">Legend</h3>
-      <ul className="flex flex-wrap gap-x-4 gap-y-1.5 text-xs text-slate-600 dark:text-slate-400">
+      <ul className={`flex flex-wrap gap-x-4 gap-y-1.5 ${large ? 'text-sm' : 'text-xs'} text-slate-600 dark:text-slate-400`}>
         {items.map((m) => (
           <li key={m.kind} className="flex items-center gap-1.5">
             <svg width={18} height={18} viewBox="0 0 18 18" aria-hidden="true" className="shrink-0">
