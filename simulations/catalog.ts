@@ -2,11 +2,12 @@
  * The scenarios in lesson order, as data the course map and the lab list. Pure data: no engine
  * code, so the course map can render it without loading PGlite or the simulator.
  */
+import type { ScenarioId } from './scenario-ids';
 
 /** One scenario as the course map shows it. */
 export interface ScenarioEntry {
   /** URL segment and CLI name. */
-  id: string;
+  id: ScenarioId;
   title: string;
   /** One sentence: what goes wrong, and what fixes it. */
   summary: string;

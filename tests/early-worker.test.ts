@@ -197,7 +197,7 @@ describe('the build step', () => {
 describe('which pages boot the database as they load', () => {
   it('the course map, the labs, presenter mode and an embedded lab; not the quizzes, "Try it" or an embedded quiz', () => {
     for (const yes of ['/', '/lab/receipt-redelivery/', '/lab/receipt-redelivery', '/demo/dual-write/', '/embed/lease-expiry/']) expect(pageNeedsDatabase(yes), yes).toBe(true);
-    for (const no of ['/check/', '/try/', '/embed/quiz/lesson-receipt-key/', '/embed/quiz/', '/404.html', '/lab/', '/lab/x/y/']) expect(pageNeedsDatabase(no), no).toBe(false);
+    for (const no of ['/check/', '/try/', '/embed/quiz/lesson-receipt-key/', '/embed/quiz/', '/404.html', '/lab/', '/lab/x/y/', '/lab/no-such/', '/demo/receipt-redelivery-typo/', '/embed/x/']) expect(pageNeedsDatabase(no), no).toBe(false);
   });
 
   it('reads an exported file as the address it is served at', () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
+import { SCENARIO_IDS } from '../simulations/scenario-ids';
 import { explore, runScenario } from '../simulations/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
@@ -43,6 +44,8 @@ afterAll(() => sim.close());
 test('the catalog and the engine list the same scenarios in the same order', () => {
   expect(SCENARIOS.map((s) => [s.id, s.title])).toEqual(SCENARIO_CATALOG.map((s) => [s.id, s.title]));
   expect(Object.keys(STARTER_BREAKS).sort()).toEqual(SCENARIOS.map((s) => s.id).sort());
+  // And the ids alone, which the database provider reads to tell a lab from a mistyped address.
+  expect([...SCENARIO_IDS]).toEqual(SCENARIO_CATALOG.map((s) => s.id));
 });
 
 describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {

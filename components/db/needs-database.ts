@@ -1,3 +1,5 @@
+import { isScenarioId } from '@/simulations/scenario-ids';
+
 /**
  * Which pages boot the tab's database as soon as they load: those that show or run it (the course
  * map's status card, the labs, presenter mode, an embedded lab). The quizzes, "Try it" and an
@@ -9,6 +11,7 @@
 export function pageNeedsDatabase(pathname: string): boolean {
   const path = pathname.endsWith('/') ? pathname : `${pathname}/`;
   if (path === '/') return true;
-  if (/^\/(lab|demo)\/[^/]+\/$/.test(path)) return true;
-  return /^\/embed\/[^/]+\/$/.test(path) && path !== '/embed/quiz/';
+  // Only a scenario's own address: a mistyped lab shows the 404 page, which needs no database.
+  const page = /^\/(?:lab|demo|embed)\/([^/]+)\/$/.exec(path);
+  return page !== null && isScenarioId(page[1]);
 }
