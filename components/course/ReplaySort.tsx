@@ -85,7 +85,7 @@ export function ReplaySort() {
                     {REPLAY_BINS.map((b) => (
                       <label
                         key={b.id}
-                        className={`flex cursor-pointer items-center gap-2 rounded-lg border px-2.5 py-1 text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-teal-600 ${
+                        className={`flex min-h-11 cursor-pointer items-center gap-2 rounded-lg border px-3 py-1.5 text-sm sm:min-h-0 sm:px-2.5 sm:py-1 sm:text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-teal-600 ${
                           chosen === b.id
                             ? 'border-teal-500 bg-teal-50 text-slate-900 dark:border-teal-400 dark:bg-teal-400/10 dark:text-slate-100'
                             : 'border-slate-200 text-slate-700 hover:border-slate-300 dark:border-slate-700 dark:text-slate-300 dark:hover:border-slate-600'
@@ -97,7 +97,7 @@ export function ReplaySort() {
                           value={b.id}
                           checked={chosen === b.id}
                           onChange={() => choose(op.id, b.id)}
-                          className="size-3.5 accent-teal-700 focus-visible:outline-none dark:accent-teal-400"
+                          className="size-4 accent-teal-700 sm:size-3.5 focus-visible:outline-none dark:accent-teal-400"
                         />
                         {b.label}
                       </label>

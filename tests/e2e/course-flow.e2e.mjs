@@ -288,6 +288,11 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     await sort.getByRole('button', { name: 'Check my sorting' }).focus();
     await page.keyboard.press('Enter');
     assert.match(await page.getByTestId('sort-result').innerText(), /Every operation sorted/);
+    // On a phone every choice is a whole touch target (44 px), not a 26 px line of small print.
+    await page.setViewportSize({ width: 375, height: 740 });
+    const heights = await sort.locator('fieldset label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().height));
+    assert.equal(heights.length, REPLAY_OPERATIONS.length * 3);
+    assert.ok(Math.min(...heights) >= 44, `each choice is at least 44 px tall on a phone (smallest ${Math.min(...heights)} px)`);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
