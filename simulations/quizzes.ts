@@ -77,8 +77,18 @@ export const QUESTIONS: readonly Question[] = [
     correct: 'resend',
     explanation:
       'A transformation turns an input into an output and stores nothing that a second call could duplicate: the same HTML gives the same PDF. Replaying it cannot make the world wrong; it can only bill again. There is no key to send and none is needed, and skipping the retry would leave you with no PDF at all. Keys and dedupe are for operations that create or change something — a charge, an e-mail, a counter. What you manage for a transformation is its credit cost, for example by resending only the items that failed.',
-    // The solution renders the invoice PDF on both runs of the event (two credits in the ledger) and every invariant holds.
-    see: { scenario: 'replay-safety', variant: 'solution', seed: 1, faults: [], expect: 'held', invariant: 'every-effect-applied' },
+    // The first run's conversion times out after the provider made the PDF (the response is lost);
+    // the event is handled again and the PDF made again: two credits in the ledger, nothing else
+    // twice, every invariant held. Opens at the timeout.
+    see: {
+      scenario: 'replay-safety',
+      variant: 'solution',
+      seed: 1,
+      faults: [{ kind: 'lose-response', call: 'transform.call', nth: 1 }],
+      step: 6,
+      expect: 'held',
+      invariant: 'every-effect-applied',
+    },
   },
   {
     id: 'receipt-redelivery-what-happens',

@@ -72,6 +72,14 @@ describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) 
         expect(see.step).toBeGreaterThanOrEqual(0);
         expect(see.step).toBeLessThan(r.trace.length);
       }
+      // The PDF question is about a timed-out conversion: the lab opens on that timeout, and the
+      // resent conversion is the only thing done twice (a second credit).
+      if (q.id === 'lesson-pdf-timeout') {
+        const at = r.trace[see.step!]!;
+        expect(at.type, at.text).toBe('timeout');
+        expect(at.text).toMatch(/html-to-pdf .* timed out .* transform had acted/);
+        expect(r.ledger.credits.filter((c) => c.kind === 'transform')).toHaveLength(2);
+      }
     });
 
     test('"see it happen" is a share link that opens exactly that state', () => {
