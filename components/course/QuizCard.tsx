@@ -166,8 +166,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
             data-testid="quiz-explanation"
             className={`mt-4 rounded-lg px-4 py-3 text-sm leading-6 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 ${
               correct
-                ? 'bg-emerald-50 text-emerald-950 dark:bg-emerald-500/10 dark:text-emerald-50'
-                : 'bg-amber-50 text-amber-950 dark:bg-amber-400/10 dark:text-amber-50'
+                ? 'bg-emerald-50 text-emerald-950 ring-1 ring-emerald-300/70 dark:bg-emerald-500/10 dark:text-emerald-50 dark:ring-emerald-400/40'
+                : 'bg-amber-50 text-amber-950 ring-1 ring-amber-300/70 dark:bg-amber-400/10 dark:text-amber-50 dark:ring-amber-400/50'
             }`}
           >
             <p className="font-semibold">{correct ? 'Correct.' : `Not quite. The answer: ${answerText}`}</p>

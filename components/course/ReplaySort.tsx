@@ -107,7 +107,7 @@ export function ReplaySort() {
                 {checked && chosen !== undefined && (
                   <p
                     className={`mt-2 rounded-md px-3 py-1.5 text-xs leading-5 ${
-                      ok ? 'bg-emerald-50 text-emerald-950 dark:bg-emerald-500/10 dark:text-emerald-50' : 'bg-amber-50 text-amber-950 dark:bg-amber-400/10 dark:text-amber-50'
+                      ok ? 'bg-emerald-50 text-emerald-950 ring-1 ring-emerald-300/70 dark:bg-emerald-500/10 dark:text-emerald-50 dark:ring-emerald-400/40' : 'bg-amber-50 text-amber-950 ring-1 ring-amber-300/70 dark:bg-amber-400/10 dark:text-amber-50 dark:ring-amber-400/50'
                     }`}
                   >
                     <strong>{ok ? '✓ Right.' : `✗ It belongs in “${binLabel(op.bin)}”.`}</strong> Replay cost: {op.replayCost}
