@@ -166,14 +166,14 @@ describe('the build step', () => {
       dir = await mkdtemp(path.join(os.tmpdir(), 'early-worker-'));
       const chunks = path.join(dir, '_next/static/chunks');
       await mkdir(chunks, { recursive: true });
-      await mkdir(path.join(dir, 'lab/x'), { recursive: true });
+      await mkdir(path.join(dir, 'lab/receipt-redelivery'), { recursive: true });
       await writeFile(path.join(chunks, 'page.js'), PAGE_CHUNK);
       await writeFile(path.join(chunks, '3q0eqy0uye7z2.js'), ENTRY_CHUNK);
       // Another worker's factory (Monaco's, say): its chunks do not hold the marker.
       await writeFile(path.join(chunks, 'other.js'), 'e.r(1).f("static/chunks/turbopack-worker-1hrsqshz0gfey.js",["static/chunks/monaco.js"])');
       await writeFile(path.join(chunks, 'monaco.js'), 'self.onmessage=()=>{}');
       const page = (src: string) => `<html><head><meta charset="utf-8"><script src="/_next/static/chunks/${src}" async=""></script></head></html>`;
-      await writeFile(path.join(dir, 'lab/x/index.html'), page('page.js'));
+      await writeFile(path.join(dir, 'lab/receipt-redelivery/index.html'), page('page.js'));
       await writeFile(path.join(dir, 'index.html'), page('page.js'));
       await writeFile(path.join(dir, 'plain.html'), page('other.js'));
       // Pages that never use the database load the same layout, factory and all, but are left alone.
@@ -186,7 +186,7 @@ describe('the build step', () => {
       expect(result.pages).toBe(2);
       for (const quiet of ['check', 'try', 'embed/quiz/q1']) expect(await readFile(path.join(dir, quiet, 'index.html'), 'utf8')).toBe(page('page.js'));
       expect(result.plan?.prefetch).toEqual(['/_next/static/chunks/30li0skzathsu.js', '/_next/static/chunks/01gq16kqirdw4.js']);
-      expect(await readFile(path.join(dir, 'lab/x/index.html'), 'utf8')).toContain(EARLY_WORKER_KEY);
+      expect(await readFile(path.join(dir, 'lab/receipt-redelivery/index.html'), 'utf8')).toContain(EARLY_WORKER_KEY);
       expect(await readFile(path.join(dir, 'plain.html'), 'utf8')).toBe(page('other.js'));
       // A second pass changes nothing.
       expect((await injectEarlyWorker(dir)).pages).toBe(0);
