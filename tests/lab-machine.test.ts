@@ -126,3 +126,36 @@ test('an injection reruns from the event on screen: it plays on, or with hold (p
     expect(actor.getSnapshot().context.injected).toEqual([]);
   }
 });
+
+test('a paused run continues only while the code is the same: after an edit or another tab, Run and Step start the code on screen afresh', async () => {
+  const { actor, inputs } = start();
+  actor.send({ type: 'STEP', code: 'starter' });
+  await settle(actor, (s) => s.matches('paused'));
+  actor.send({ type: 'STEP', code: 'starter' });
+  actor.send({ type: 'STEP', code: 'starter' });
+  expect(actor.getSnapshot().context.selected).toBe(2);
+  const paused = actor.getSnapshot().context.run;
+
+  // Same code: Run continues the paused run where it stands, without a new run.
+  actor.send({ type: 'RUN', code: 'starter' });
+  expect(actor.getSnapshot().matches({ running: 'playing' })).toBe(true);
+  expect(actor.getSnapshot().context.run).toBe(paused);
+  expect(inputs).toHaveLength(1);
+  actor.send({ type: 'PAUSE' });
+
+  // The learner switched to the solution: Run runs it from the start.
+  actor.send({ type: 'RUN', code: 'solution' });
+  let s = await settle(actor, (s) => s.matches({ running: 'playing' }) && s.context.run !== paused);
+  expect(inputs.map((i) => i.code)).toEqual(['starter', 'solution']);
+  expect(s.context.run).not.toBe(paused);
+  expect(s.context.runCode).toBe('solution');
+  expect(s.context.selected).toBe(0);
+
+  // An edit while paused, then Step: a fresh run of the edited code, held at its first event.
+  actor.send({ type: 'PAUSE' });
+  actor.send({ type: 'STEP', code: 'solution, edited' });
+  s = await settle(actor, (s) => s.matches('paused') && s.context.runCode === 'solution, edited');
+  expect(inputs.map((i) => i.code)).toEqual(['starter', 'solution', 'solution, edited']);
+  expect(s.context.selected).toBe(0);
+  expect(s.context.revealed).toBe(false);
+});

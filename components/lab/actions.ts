@@ -126,7 +126,8 @@ export const stepAction: LabAction = {
     if (!run || run.result.trace.length === 0) return false;
     return is(ctx, 'running.playing', 'paused') || (is(ctx, 'finished') && selected < run.result.trace.length - 1);
   },
-  perform: (ctx) => ctx.send(is(ctx, 'ready') ? { type: 'STEP', code: ctx.code() } : { type: 'STEP' }),
+  // The code goes along from Ready and when paused: a paused run whose code was edited since starts over.
+  perform: (ctx) => ctx.send(is(ctx, 'ready', 'paused') ? { type: 'STEP', code: ctx.code() } : { type: 'STEP' }),
 };
 
 export const backAction: LabAction = {

@@ -56,6 +56,8 @@ export interface LabContext {
   /** Faults injected by hand, added to the demonstration plan. */
   injected: Fault[];
   run: LabRun | null;
+  /** The code the run on screen ran: a paused run is continued only while the editor still holds it. */
+  runCode: string | null;
   unhandled: UnhandledRejection[];
   /** The last trace event revealed by playback; -1 before the first. */
   visibleUpTo: number;
@@ -116,6 +118,7 @@ function showLoaded(context: LabContext, output: RunAnswer): Partial<LabContext>
   const at = Math.min(context.resumeAt ?? 0, last);
   return {
     run: output.run,
+    runCode: context.pending?.code ?? null,
     runChoices: context.pending?.choices ?? null,
     unhandled: output.unhandled,
     visibleUpTo: at,
@@ -146,6 +149,8 @@ export const labMachine = setup({
     instant: ({ context }) => context.speed === 'instant',
     hasRun: ({ context }) => context.run !== null,
     canInject: ({ context }) => context.run !== null && context.run.result.trace.length > 0,
+    // Run or Step with other code than the paused run's (an edit, another tab): that run is stale.
+    codeChanged: ({ context, event }) => (event.type === 'RUN' || event.type === 'STEP') && event.code !== undefined && event.code !== context.runCode,
   },
   actions: {
     revealAll: assign(({ context }) => ({
@@ -178,7 +183,7 @@ export const labMachine = setup({
       const cx = event.counterexample;
       return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
     }),
-    clearRun: assign({ run: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, pending: null }),
+    clearRun: assign({ run: null, runCode: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, pending: null }),
   },
 }).createMachine({
   id: 'lab',
@@ -190,6 +195,7 @@ export const labMachine = setup({
     speed: '1x',
     injected: [],
     run: null,
+    runCode: null,
     unhandled: [],
     visibleUpTo: -1,
     selected: -1,
@@ -253,6 +259,7 @@ export const labMachine = setup({
                 actions: assign(({ context, event }) => ({
                   runChoices: context.pending?.choices ?? null,
                   run: event.output.run,
+                  runCode: context.pending?.code ?? null,
                   unhandled: event.output.unhandled,
                   visibleUpTo: -1,
                   selected: -1,
@@ -316,8 +323,13 @@ export const labMachine = setup({
       // Arriving at the last event (a shared step, a seek, an injection resumed there) is finishing.
       always: { guard: 'atEnd', target: 'finished', actions: 'revealAll' },
       on: {
-        RUN: 'running.playing',
-        STEP: [{ guard: 'nextIsEnd', target: 'finished', actions: 'revealAll' }, { actions: 'advance' }],
+        // Continue the paused run, unless the code changed since: then run the code on screen afresh.
+        RUN: [{ guard: 'codeChanged', target: 'running', actions: ['clearRun', 'planRun'] }, { target: 'running.playing' }],
+        STEP: [
+          { guard: 'codeChanged', target: 'running', actions: ['clearRun', 'planRun', assign({ pauseAfterLoad: true })] },
+          { guard: 'nextIsEnd', target: 'finished', actions: 'revealAll' },
+          { actions: 'advance' },
+        ],
         BACK: {
           actions: assign(({ context }) => {
             const at = Math.max(0, context.visibleUpTo - 1);
