@@ -130,6 +130,39 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
 });
 
+test('dual-write: a checkout that confirms an order it never saved is caught (no COMMIT, or no write at all)', async () => {
+  // Found by QA: both passed every invariant ("0 committed orders, so nothing to publish").
+  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const head = `import type { Env } from 'effectively-once';
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {`;
+  const noCommit = `${head}
+  await env.db.query('BEGIN');
+  const { rows } = await env.db.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [order.customerId, order.totalCents]);
+  await env.db.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0].id })]);
+  return rows[0].id;
+}`;
+  const noWrite = `${head}
+  return 42;
+}`;
+  const noWriteNoId = `${head}
+  return;
+}`;
+  for (const [name, code, detail] of [
+    ['no-commit', noCommit, /the checkout confirmed order 2 to the customer, but order 2 is not in the database/],
+    ['no-write', noWrite, /the checkout confirmed order 42 to the customer, but order 42 is not in the database/],
+    ['no-write-no-id', noWriteNoId, /returned undefined without an error, so the customer saw a confirmation, but no order was saved/],
+  ] as const) {
+    const r = await runScenario(db, { scenario, code, variant: name, seed: 1, faults: scenario.demo.faults });
+    const inv = r.invariants.find((i) => i.id === 'confirmed-saved')!;
+    expect(inv.held, `${name}: ${replayHint(r)}`).toBe(false);
+    expect(inv.detail).toMatch(detail);
+    expect(r.trace[inv.step!]?.text, name).toMatch(/^shop: order .* placed$/);
+  }
+  // The starter loses an order, but the one it confirmed is saved: this invariant holds there.
+  const starter = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: scenario.demo.faults });
+  expect(starter.invariants.find((i) => i.id === 'confirmed-saved')?.held, replayHint(starter)).toBe(true);
+});
+
 describe('relay-concurrency: a republish after a crash is at-least-once, not a race', () => {
   // Found by QA: "Crash relay-2 now" right after it published made the solution "violate"
   // "each row published exactly once", while lesson 14 teaches that the outbox promises at least once.

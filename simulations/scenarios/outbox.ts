@@ -61,7 +61,12 @@ function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErro
  * confirmation presses Buy again; the attempt count lives outside the process (it is the
  * customer's), so it survives the crash.
  */
-function shopProcess(place: (order: typeof ORDER, env: Env) => Promise<unknown>, codeErrors: CodeError[], retryAfterCrash = false): ProcessSpec {
+function shopProcess(
+  place: (order: typeof ORDER, env: Env) => Promise<unknown>,
+  codeErrors: CodeError[],
+  retryAfterCrash = false,
+  observed: Record<string, unknown> = {},
+): ProcessSpec {
   let attempts = 0;
   return {
     id: 'shop',
@@ -72,6 +77,8 @@ function shopProcess(place: (order: typeof ORDER, env: Env) => Promise<unknown>,
       if (attempts > 1) env.log(`checkout retried (attempt ${attempts}): the customer never got a confirmation, so the order is placed again`);
       try {
         const id = await place({ ...ORDER }, env);
+        // Returning without an error is the confirmation the customer sees.
+        observed.confirmed = [...((observed.confirmed as unknown[] | undefined) ?? []), id];
         env.log(`order ${String(id)} placed`);
       } catch (err) {
         const e = err instanceof Error ? err : new Error(String(err));
@@ -139,6 +146,33 @@ const nothingLost: Invariant = {
     const by = [...new Set(orders.map((id) => publishers.get(id)!))].join(' and ');
     story.push(`${story.length ? '' : `${listOf(orders)} committed; `}${by} published ${orders.length === 1 ? 'it' : 'each'}`);
     return { held: true, detail: story.join('; ') };
+  },
+};
+
+/**
+ * The customer's side of the checkout: a checkout that returned without an error told the customer
+ * their order was placed, so that order must be in the database. Code that never COMMITs, or returns
+ * without writing anything, would otherwise pass `nothing-lost` with zero orders.
+ */
+const confirmedSaved: Invariant = {
+  id: 'confirmed-saved',
+  title: 'Every order the customer was told about is saved',
+  async check(ctx) {
+    const confirmed = (ctx.observed.confirmed as unknown[] | undefined) ?? [];
+    if (!confirmed.length) return { held: true, detail: 'the checkout never confirmed an order, so nothing was promised' };
+    const orders = await committedOrders(ctx);
+    const at = ctx.outcome.trace.filter((e) => e.actor === 'shop' && e.type === 'log' && / placed$/.test(e.text));
+    for (const [k, id] of confirmed.entries()) {
+      const n = typeof id === 'number' || typeof id === 'string' ? Number(id) : Number.NaN;
+      const step = at[k]?.i;
+      if (Number.isInteger(n) && !orders.includes(n)) {
+        return { held: false, detail: `the checkout confirmed order ${n} to the customer, but order ${n} is not in the database (never committed, or rolled back)`, step };
+      }
+      if (!Number.isInteger(n) && !orders.length) {
+        return { held: false, detail: `the checkout returned ${String(id)} without an error, so the customer saw a confirmation, but no order was saved`, step };
+      }
+    }
+    return { held: true, detail: `${confirmed.length === 1 ? 'the confirmed order is' : 'every confirmed order is'} in the database` };
   },
 };
 
@@ -218,15 +252,16 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   build(mod) {
     const place = handlerOf(mod, 'placeOrder') as unknown as (order: typeof ORDER, env: Env) => Promise<unknown>;
     const codeErrors: CodeError[] = [];
+    const observed: Record<string, unknown> = {};
     return {
       spec: {
-        processes: [shopProcess(place, codeErrors, true), relayProcess('relay-1', libRelayPass, codeErrors, DUAL_WRITE_RELAY_POLLS)],
+        processes: [shopProcess(place, codeErrors, true, observed), relayProcess('relay-1', libRelayPass, codeErrors, DUAL_WRITE_RELAY_POLLS)],
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         horizonMs: 600_000,
       },
-      observed: {},
+      observed,
       codeErrors,
     };
   },
@@ -240,7 +275,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   // sql-narrowed crash names that point in both, where 'after db 2' only existed in the solution.
   faultMenu: [crash('shop', 'after', 'db', 1), CRASH_AFTER_ORDER_INSERT, crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
   maxFaults: 2,
-  invariants: [nothingLost, noPhantom],
+  invariants: [nothingLost, noPhantom, confirmedSaved],
   tables: ['orders', 'outbox'],
   actors: ['shop', 'relay-1', 'postgres', 'queue'],
 };
