@@ -130,6 +130,18 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
 });
 
+test('code that does nothing passes no scenario: every one has an invariant for the work being done', async () => {
+  const passed: string[] = [];
+  for (const scenario of SCENARIOS) {
+    for (const body of ['return;', "return 'ack';"]) {
+      const code = `export async function ${scenario.entry}(...args: unknown[]) { ${body} }`;
+      const r = await runScenario(db, { scenario, code, variant: 'do-nothing', seed: scenario.demo.seed, faults: scenario.demo.faults });
+      if (r.verdict !== 'violated') passed.push(`${scenario.id} (${body}): ${r.verdict}; ${replayHint(r)}`);
+    }
+  }
+  expect(passed).toEqual([]);
+});
+
 test('dual-write: a checkout that confirms an order it never saved is caught (no COMMIT, or no write at all)', async () => {
   // Found by QA: both passed every invariant ("0 committed orders, so nothing to publish").
   const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
