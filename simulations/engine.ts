@@ -271,7 +271,7 @@ export class Engine {
         }
         if (next > horizon) {
           ending = 'horizon';
-          endingDetail = `stopped at the ${Math.round(this.world.horizonMs / 1000)} s horizon with work still pending`;
+          endingDetail = `work was still pending when the run reached its ${Math.round(this.world.horizonMs / 1000)} s horizon`;
           this.clock.advanceTo(horizon);
           break;
         }
@@ -280,7 +280,7 @@ export class Engine {
       }
       if (this.stepsRun >= maxSteps) {
         ending = 'step-limit';
-        endingDetail = `stopped after ${maxSteps} steps: a process keeps working without end`;
+        endingDetail = `${maxSteps} steps ran and a process was still working: it keeps going without end`;
         this.emit({ actor: 'engine', type: 'error', text: `Stopped: ${endingDetail}` });
         break;
       }

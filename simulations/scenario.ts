@@ -183,6 +183,13 @@ function acknowledgedBy(trace: readonly TraceEvent[]): string {
   return `: ${[...by].map(([id, pid]) => `${id} by ${pid}`).join(', ')}`;
 }
 
+/** Why a message is not acknowledged, in words ({n}: its deliveries); keyed by the queue machine's state. */
+const UNSETTLED: Record<string, string> = {
+  ready: 'is still waiting in the queue, never acknowledged',
+  inFlight: 'is still in flight: delivered ({n}×), never acknowledged',
+  deadLettered: 'was dead-lettered after {n} deliveries',
+};
+
 export const messagesSettled: Invariant = {
   id: 'messages-settled',
   title: 'Every message is acknowledged',
@@ -191,7 +198,7 @@ export const messagesSettled: Invariant = {
     return open.length
       ? {
           held: false,
-          detail: open.map((m) => `message ${m.id} ${m.state === 'deadLettered' ? `was dead-lettered after ${m.deliveries} deliveries` : `is still ${m.state}`}`).join('; '),
+          detail: open.map((m) => `message ${m.id} ${UNSETTLED[m.state] ?? `is still ${m.state}`}`.replace('{n}', String(m.deliveries))).join('; '),
           step: outcome.trace.find((e) => e.type === 'dead-letter')?.i,
         }
       : { held: true, detail: `every message was acknowledged${acknowledgedBy(outcome.trace)}` };

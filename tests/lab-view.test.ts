@@ -268,6 +268,14 @@ describe('VerdictPanel', () => {
     expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: false, running: false, onSelectStep: noop }))).not.toContain('Violated');
   });
 
+  test('an unfinished run says how it ended once, in one sentence', () => {
+    const ended = { ...starter.result, ending: 'step-limit' as const, endingDetail: '5000 steps ran and a process was still working: it keeps going without end' };
+    const html = renderToStaticMarkup(h(VerdictPanel, { result: ended, revealed: true, running: false, onSelectStep: noop }));
+    expect(html).toContain('Stopped at the step limit</span> — 5000 steps ran and a process was still working: it keeps going without end.');
+    const stuck = { ...starter.result, ending: 'stuck' as const, endingDetail: undefined };
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: stuck, revealed: true, running: false, onSelectStep: noop }))).toContain('Stuck: every process was waiting</span>.');
+  });
+
   test('names the broken invariant and offers its step', () => {
     const html = renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: false, onSelectStep: noop }));
     const broken = starter.result.invariants.find((i) => !i.held)!;

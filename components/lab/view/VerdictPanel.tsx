@@ -131,8 +131,8 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
 
       {result.ending !== 'finished' && (
         <p className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
-          <span className="font-semibold">{ENDINGS[result.ending]}.</span>
-          {result.endingDetail && ` ${result.endingDetail}`}
+          <span className="font-semibold">{ENDINGS[result.ending]}</span>
+          {result.endingDetail ? ` — ${result.endingDetail}.` : '.'}
         </p>
       )}
 
