@@ -243,6 +243,16 @@ describe('Ledger', () => {
     expect(good).not.toContain('duplicate');
   });
 
+  test('an empty section says "yet" while the run plays and "in this run" once it is over', async () => {
+    const scenario = scenarioById('ambiguous-timeout-charge');
+    const run = await labRun.runForLab(sim.db, { scenario, code: `export async function ${scenario.entry}() {}`, variant: 'nothing', seed: 1 });
+    expect(run.result.ledger.charges).toEqual([]);
+    expect(renderToStaticMarkup(h(Ledger, { run, selected: 0, actors: scenario.actors }))).toContain('No charges made yet.');
+    const over = renderToStaticMarkup(h(Ledger, { run, selected: last(run), actors: scenario.actors }));
+    expect(over).toContain('No charges were made in this run.');
+    expect(over).not.toContain('yet');
+  });
+
   test('shows only what happened by the selected event', () => {
     const firstSend = starter.result.ledger.emails[0].step;
     expect(renderToStaticMarkup(h(Ledger, { run: starter, selected: firstSend - 1 }))).toContain('No e-mails sent yet');

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { SCENARIO_IDS } from '../simulations/scenario-ids';
+import { formatSimTime } from '../simulations/sim-time';
 import { explore, runScenario } from '../simulations/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
 import type { PgliteSimDatabase } from '../simulations/sim-database';
@@ -128,6 +129,17 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   const r = await runScenario(db, { scenario, code: publishFirst, variant: 'publish-first', seed: 1, faults: [{ kind: 'crash', process: 'shop', after: 'queue.publish' }] });
   expect(r.invariants.find((i) => i.id === 'no-phantom')?.held, replayHint(r)).toBe(false);
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
+});
+
+test("an invariant's evidence names a moment as the ledger and the event log do (QA saw \"25 h 0 min 0.0 s\" beside \"1 day 1 h\")", async () => {
+  const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
+  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
+  const twice = r.invariants.find((i) => i.id === 'no-double-charge')!;
+  expect(twice.held, replayHint(r)).toBe(false);
+  const late = r.ledger.charges.find((c) => c.atMs >= 3_600_000)!;
+  expect(late, 'a charge a day later').toBeDefined();
+  expect(twice.detail).toContain(`at ${formatSimTime(late.atMs)}`);
+  expect(twice.detail).not.toMatch(/\bday\b/);
 });
 
 test('code that does nothing passes no scenario: every one has an invariant for the work being done', async () => {

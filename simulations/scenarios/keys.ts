@@ -8,6 +8,7 @@ import { exportedFunction } from '../compile';
 import type { ProcessSpec } from '../engine';
 import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../scenario';
 import { SIM_EPOCH_MS } from '../snapshots';
+import { formatSimTime } from '../sim-time';
 import type { CheckoutOrder, Env, Fault } from '../types';
 import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, simDate, type Returned } from './kit';
 
@@ -210,7 +211,7 @@ const oneReminderPerDay: Invariant = {
       if (sent.length > 1) {
         return {
           held: false,
-          detail: `order ${REMINDER.orderId} got ${sent.length} reminders on ${date}: ${sent.map((e) => `${e.emailId} by ${e.by} at ${humanDuration(e.atMs)}`).join(', ')}`,
+          detail: `order ${REMINDER.orderId} got ${sent.length} reminders on ${date}: ${sent.map((e) => `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}`).join(', ')}`,
           step: sent[1]!.step,
         };
       }

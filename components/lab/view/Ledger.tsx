@@ -154,6 +154,8 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   // At the run's last event "yet" would promise more to come.
   const atEnd = selected >= run.result.trace.length - 1;
   const noneSent = (what: string) => `No ${what} ${atEnd ? 'were sent in this run' : 'sent yet'}.`;
+  // "No charges made yet." while the run plays; "No charges were made in this run." once it is over.
+  const none = (what: string, verb: string) => `No ${what} ${atEnd ? `${what.endsWith('s') ? 'were' : 'was'} ${verb} in this run` : `${verb} yet`}.`;
   const trace = run.result.trace;
   const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
@@ -223,7 +225,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
           )}
           <Section title="Charges made" count={now.charges.length}>
             {now.charges.length === 0 ? (
-              <Empty>No charges made yet.</Empty>
+              <Empty>{none('charges', 'made')}</Empty>
             ) : (
               <ol className="space-y-1.5">
                 {now.charges.map((c) => (
@@ -242,7 +244,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
         <>
           <Section title="Credits spent" count={now.credits.length}>
             {credits.length === 0 ? (
-              <Empty>No credits billed yet.</Empty>
+              <Empty>{none('credits', 'billed')}</Empty>
             ) : (
               <ol className="space-y-1.5">
                 {credits.map((g) => (
@@ -271,7 +273,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
           {full.itemRefusals.length > 0 && (
             <Section title="Items refused or unanswered (not billed)" count={now.itemRefusals.length}>
               {now.itemRefusals.length === 0 ? (
-                <Empty>No item refused yet.</Empty>
+                <Empty>{none('item', 'refused')}</Empty>
               ) : (
                 <ol className="space-y-1.5">
                   {refusalsByRequest(now.itemRefusals).map((g) => (
@@ -298,7 +300,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
       {full.replays.length > 0 && (
         <Section title="Answered from a key" count={now.replays.length}>
           {now.replays.length === 0 ? (
-            <Empty>No request answered from a key yet.</Empty>
+            <Empty>{none('request', 'answered from a key')}</Empty>
           ) : (
             <ol className="space-y-1.5">
               {now.replays.map((r, k) => (
@@ -315,7 +317,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
       {full.refusals.length > 0 && (
         <Section title="Refused" count={now.refusals.length}>
           {now.refusals.length === 0 ? (
-            <Empty>No request refused yet.</Empty>
+            <Empty>{none('request', 'refused')}</Empty>
           ) : (
             <ol className="space-y-1.5">
               {now.refusals.map((r, k) => (
@@ -332,7 +334,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
       {full.published.length > 0 && (
         <Section title="Messages published" count={now.published.length}>
           {now.published.length === 0 ? (
-            <Empty>No messages published yet.</Empty>
+            <Empty>{none('messages', 'published')}</Empty>
           ) : (
             <ol className="space-y-1.5">
               {now.published.map((p) => (
