@@ -19,6 +19,8 @@ export interface ReplayOperation {
   bin: ReplayBin;
   /** One line: what running it a second time costs. */
   replayCost: string;
+  /** A bin that is half right for this operation, and what to say to whoever chose it. */
+  halfRight?: { bin: ReplayBin; note: string };
 }
 
 /** What each bin means, for the exercise's headings. */
@@ -59,12 +61,20 @@ export const REPLAY_OPERATIONS: readonly ReplayOperation[] = [
     label: 'Charging a card through a payment provider',
     bin: 'needs-key',
     replayCost: 'A second charge, unless the same idempotency key goes with it.',
+    halfRight: {
+      bin: 'needs-dedupe',
+      note: 'Half right: recording the charge in our own table helps, and the lessons do it too. But a crash between the charge and that record repeats it, and only the provider can recognise the repeat — by the key.',
+    },
   },
   {
     id: 'email',
     label: 'Sending an e-mail or SMS',
     bin: 'needs-dedupe',
     replayCost: 'A second message in the customer’s inbox: many providers take no idempotency key, so we record the send ourselves.',
+    halfRight: {
+      bin: 'needs-key',
+      note: 'Half right: where the e-mail provider takes a key, pass it too, as “Sent, but not marked done” does. But many e-mail and SMS providers take none, and none remembers a key forever, so the send must also be recorded on our side.',
+    },
   },
   {
     id: 'counter',

@@ -246,7 +246,17 @@ describe('the replay-safety table as data', () => {
       expect(bins.has(op.bin)).toBe(true);
       expect(op.label.length).toBeGreaterThan(5);
       expect(op.replayCost).not.toMatch(/\n/);
+      // A half-right bin is another bin, and its note says why it is only half right.
+      if (op.halfRight) {
+        expect(bins.has(op.halfRight.bin)).toBe(true);
+        expect(op.halfRight.bin).not.toBe(op.bin);
+        expect(op.halfRight.note).toMatch(/^Half right: /);
+      }
     }
+    // The e-mail is taught both ways (a key to the provider in "Sent, but not marked done", our own
+    // record everywhere): choosing the key is met with that, not a bare "wrong".
+    expect(REPLAY_OPERATIONS.find((o) => o.id === 'email')?.halfRight?.bin).toBe('needs-key');
+    expect(REPLAY_OPERATIONS.find((o) => o.id === 'charge')?.halfRight?.bin).toBe('needs-dedupe');
     expect(Object.fromEntries(REPLAY_OPERATIONS.map((o) => [o.id, o.bin]))).toEqual({
       lookup: 'safe',
       transform: 'safe',

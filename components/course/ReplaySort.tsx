@@ -111,6 +111,7 @@ export function ReplaySort() {
                     }`}
                   >
                     <strong>{ok ? '✓ Right.' : `✗ It belongs in “${binLabel(op.bin)}”.`}</strong> Replay cost: {op.replayCost}
+                    {!ok && op.halfRight?.bin === chosen && <span className="mt-1 block" data-testid="sort-half-right">{op.halfRight.note}</span>}
                   </p>
                 )}
                 {wrong && <span className="sr-only">Your choice was {binLabel(chosen)}.</span>}

@@ -275,6 +275,9 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     const charge = sort.locator('[data-operation="charge"]');
     assert.equal(await charge.getAttribute('data-result'), 'wrong');
     assert.match(await charge.innerText(), /belongs in “Needs an idempotency key”/);
+    // Recording the charge ourselves is half of it, and the feedback says which half.
+    assert.match(await charge.getByTestId('sort-half-right').innerText(), /^Half right: .* only the provider can recognise the repeat/);
+    assert.equal(await sort.getByTestId('sort-half-right').count(), 1);
     assert.match(await charge.innerText(), new RegExp(REPLAY_OPERATIONS.find((o) => o.id === 'charge').replayCost.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     assert.equal(await sort.locator('[data-operation="transform"]').getAttribute('data-result'), 'right');
     await screenshot(page, 'course-sorting');
