@@ -1,5 +1,5 @@
 /**
- * The command line: `npm run sim -- <list | run | explore> …`. Node-only entry point.
+ * The command line: `npm run -s sim -- <list | run | explore> …`. Node-only entry point.
  * Every run prints its seed first and, on a violation, the exact command that replays it.
  */
 import { readFileSync } from 'node:fs';
@@ -10,15 +10,16 @@ import { explore, runScenario, type ExploreResult, type RunResult } from '../sim
 import type { Scenario } from '../simulations/scenario';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
+import { shellQuote, shellWord } from '../simulations/shell-quote';
 import type { Fault } from '../simulations/types';
 import { defaultWorkers, exploreParallel } from './explore-parallel';
 
 const USAGE = `Effectively Once — simulator
 
-  npm run sim -- list [--json]
-  npm run sim -- run <scenario> --variant <starter|solution|path.ts> --seed N
+  npm run -s sim -- list [--json]
+  npm run -s sim -- run <scenario> --variant <starter|solution|path.ts> --seed N
                      [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--db URL] [--json] [--trace]
-  npm run sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
+  npm run -s sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
                      [--seed FIRST] [--workers N] [--db URL] [--json]
 
   --faults    a JSON fault plan (a file, or inline); default: the scenario's demonstration plan
@@ -31,6 +32,8 @@ const USAGE = `Effectively Once — simulator
 `;
 
 class UsageError extends Error {}
+
+const SEE_HELP = 'usage: npm run -s sim -- --help';
 
 interface Args {
   positional: string[];
@@ -80,7 +83,16 @@ function variantSource(scenario: Scenario, variant: string): string {
 function faultsFlag(args: Args): Fault[] | undefined {
   const v = args.flags.get('faults');
   if (v === undefined || v === true) return undefined;
-  const text = v.trim().startsWith('[') ? v : readFileSync(v, 'utf8');
+  // Inline JSON (a plan is an array; an object is a mistake parseFaultPlan explains), else a file.
+  let text = v;
+  if (!/^\s*[[{]/.test(v)) {
+    try {
+      text = readFileSync(v, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(`--faults takes a JSON plan or a file holding one; cannot read "${v}"${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : ''}`);
+    }
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -99,9 +111,28 @@ function choicesFlag(args: Args): number[] | undefined {
   return parts.map((p) => Number(p));
 }
 
-function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] }): string {
-  const choices = r.choices.length ? ` --choices ${r.choices.join(',')}` : '';
-  return `npm run sim -- run ${r.scenario} --variant ${r.variant} --seed ${r.seed} --faults '${JSON.stringify(r.faults)}'${choices}`;
+/**
+ * The command that reruns exactly this schedule: every word quoted for the shell, the choices always
+ * given (an empty list is a schedule too: shrinking lowers choices to the defaults, and without
+ * --choices the seed would draw its own), and the database it ran on, without its password.
+ */
+function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] }, dbUrl?: string): string {
+  const words = ['npm run -s sim -- run', shellWord(r.scenario), '--variant', shellWord(r.variant), '--seed', String(r.seed)];
+  words.push('--faults', shellQuote(JSON.stringify(r.faults)), '--choices', r.choices.length ? r.choices.join(',') : "''");
+  if (dbUrl) words.push('--db', shellWord(withoutPassword(dbUrl)));
+  return words.join(' ');
+}
+
+/** A database URL fit to print: the password left out (node-postgres then reads PGPASSWORD or ~/.pgpass). */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '';
+    return u.toString().replace(/:@/, '@');
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1@');
+  }
 }
 
 function publicRun(r: RunResult) {
@@ -134,8 +165,13 @@ async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<voi
   try {
     return await PostgresSimDatabase.open(url);
   } catch (err) {
-    throw new UsageError(`cannot use ${url}: ${(err as Error).message}`);
+    throw new UsageError(`cannot use ${withoutPassword(url)}: ${(err as Error).message}`);
   }
+}
+
+function dbFlag(args: Args): string | undefined {
+  const url = args.flags.get('db');
+  return typeof url === 'string' ? url : undefined;
 }
 
 function out(line = '') {
@@ -148,7 +184,7 @@ async function main(argv: string[]): Promise<number> {
   const json = args.flags.has('json');
   if (!command || args.flags.has('help')) {
     out(USAGE);
-    return command ? 0 : 2;
+    return args.flags.has('help') ? 0 : 2;
   }
 
   if (command === 'list') {
@@ -199,7 +235,7 @@ async function main(argv: string[]): Promise<number> {
     out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     const idle = r.faults.filter((_, i) => r.faultEvents[i] === null);
     if (idle.length) out(`never took effect: ${idle.map(describeFault).join('; ')}`);
-    if (r.verdict === 'violated') out(`replay: ${replayCommand(r)}`);
+    if (r.verdict === 'violated') out(`replay: ${replayCommand(r, dbFlag(args))}`);
     return 0;
   }
 
@@ -227,6 +263,18 @@ async function main(argv: string[]): Promise<number> {
     await db.close?.();
   }
   if (!json && process.stderr.isTTY) process.stderr.write('\r');
+  // Code that does not load explores nothing: say why and fail, rather than tick every invariant.
+  if (result.errors) {
+    if (json) {
+      out(JSON.stringify(result, null, 2));
+      return 1;
+    }
+    const db = await openDb(args);
+    const first = await runScenario(db, { scenario, code, variant, seed: firstSeed, faults: [] });
+    await db.close?.();
+    out(`\nyour code did not load, so nothing was explored: ${first.error?.message ?? 'see `run` for the error'}${first.error?.line ? ` (line ${first.error.line})` : ''}`);
+    return 1;
+  }
   if (json) {
     out(JSON.stringify(result, null, 2));
     return 0;
@@ -235,12 +283,11 @@ async function main(argv: string[]): Promise<number> {
   for (const [id, n] of Object.entries(result.byInvariant)) out(`  ${n ? '✗' : '✓'} ${id}: ${n}`);
   out('outcomes:');
   for (const [k, n] of Object.entries(result.histogram)) out(`  ${String(n).padStart(6)}  ${k}`);
-  if (result.errors) out('the code failed to load; run it once with `run` to see the error');
   const cx = result.counterexample;
   if (cx) {
     out(`\nsmallest counterexample (${cx.shrinkRuns} shrinking runs): ${cx.invariant} — ${cx.detail}`);
     out(`  seed ${cx.seed}, ${cx.faults.length} fault${cx.faults.length === 1 ? '' : 's'}: ${cx.faults.map(describeFault).join('; ') || 'none'}; ${cx.steps} steps`);
-    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices })}`);
+    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices }, dbFlag(args))}`);
   }
   return 0;
 }
@@ -262,7 +309,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     settled = true;
     if (err instanceof UsageError || (err as Error)?.name === 'FaultPlanError') {
-      process.stderr.write(`error: ${(err as Error).message}\n\n${USAGE}`);
+      process.stderr.write(`error: ${(err as Error).message}\n${SEE_HELP}\n`);
       process.exit(2);
     }
     process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);

@@ -1,10 +1,11 @@
 /** The CLI as a user calls it: JSON shapes, human output with the seed first, replay lines, errors. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, vi } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
+import { scenarioById } from '../simulations/scenarios/index';
 
 // Each call boots PGlite in a fresh process (~2-5 s, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 240_000 });
@@ -67,7 +68,71 @@ test('human output prints the seed first and a replay command on a violation', (
   expect(r.code).toBe(0);
   expect(r.out.split('\n')[0]).toMatch(/^seed 1 /);
   const replay = r.out.split('\n').find((l) => l.startsWith('replay: '))!;
-  expect(replay).toContain('npm run sim -- run crash-after-send --variant starter --seed 1');
+  expect(replay).toContain('npm run -s sim -- run crash-after-send --variant starter --seed 1');
+});
+
+/** A printed `replay:` line, run the way a user pasting it into bash would (the CLI via tsx, not npm), with --json. */
+function pasteReplay(output: string) {
+  const line = output.split('\n').find((l) => l.startsWith('replay: '));
+  expect(line, output).toBeDefined();
+  const command = line!.slice('replay: '.length).replace(/^npm run -s sim -- /, `${JSON.stringify(process.execPath)} --import tsx scripts/sim-cli.ts `);
+  const r = spawnSync('bash', ['-c', `${command} --json`], { encoding: 'utf8', timeout: 120_000 });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+test("explore's replay line reruns the very counterexample it reports, even when shrinking left no choices", () => {
+  // Found by QA: the choices shrank to [] (every default), the line left --choices out, and the
+  // seed's own schedule ran instead: a different interleaving and a different trace.
+  const e = JSON.parse(sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50', '--json').out);
+  expect(e.counterexample).not.toBeNull();
+  const human = sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50');
+  const replayed = pasteReplay(human.out);
+  expect(replayed.verdict).toBe('violated');
+  expect(replayed.steps).toBe(e.counterexample.steps);
+  expect(replayed.invariants.find((i: { id: string }) => i.id === e.counterexample.invariant).detail).toBe(e.counterexample.detail);
+});
+
+test("run's replay line survives the shell: quotes in the plan, a space in the code's path", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
+  const demo = JSON.parse(sim('run', 'crash-after-send', '--variant', 'starter', '--seed', '1', '--json').out);
+  expect(demo.verdict).toBe('violated');
+  // The demonstration's crash, and one more that names SQL with quotes in it (it never matches).
+  const plan = [...demo.faults, { kind: 'crash', process: 'worker-2', after: 'db', sql: "UPDATE operations SET state = 'done'" }];
+  mkdirSync(join(dir, 'my code'));
+  const code = join(dir, 'my code', 'handler.ts');
+  writeFileSync(code, scenarioById('crash-after-send').variants.starter.code);
+  const human = sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan));
+  const direct = JSON.parse(sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan), '--json').out);
+  const replayed = pasteReplay(human.out);
+  rmSync(dir, { recursive: true, force: true });
+  expect(direct.verdict).toBe('violated');
+  expect(replayed.faults).toEqual(plan);
+  expect(replayed.traceHash).toBe(direct.traceHash);
+});
+
+test('code that does not load: explore says so and fails, --faults that names no file is a usage error, --help succeeds', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
+  const broken = join(dir, 'broken.ts');
+  writeFileSync(broken, 'export async function handleMessage(msg, env) {\n  return (\n}\n');
+  const explored = sim('explore', 'receipt-redelivery', '--variant', broken, '--runs', '5');
+  const asJson = sim('explore', 'receipt-redelivery', '--variant', broken, '--runs', '5', '--json');
+  rmSync(dir, { recursive: true, force: true });
+  expect(explored.code).toBe(1);
+  expect(explored.out).toMatch(/your code did not load, so nothing was explored: .*\(line \d+\)/);
+  expect(explored.out).not.toMatch(/✓/);
+  expect(asJson.code).toBe(1);
+  expect(JSON.parse(asJson.out).errors).toBe(1);
+
+  for (const faults of ['no-such-plan.json', '/tmp']) {
+    const r = sim('run', 'receipt-redelivery', '--faults', faults);
+    expect(r.code, faults).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^error: --faults takes a JSON plan or a file holding one; cannot read "${faults}"`));
+    expect(r.err).not.toMatch(/\n\s+at /);
+  }
+  const help = sim('--help');
+  expect(help.code).toBe(0);
+  expect(help.out).toContain('npm run -s sim -- run <scenario>');
 });
 
 test('explore --json reports runs, violations by invariant, speed and a shrunk counterexample', () => {

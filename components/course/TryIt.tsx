@@ -7,6 +7,7 @@
  * a key can be checked by hand.
  */
 import { hmac } from '@noble/hashes/hmac.js';
+import { shellQuote } from '@/simulations/shell-quote';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { useEffect, useId, useMemo, useState } from 'react';
@@ -179,10 +180,6 @@ function HashPanel() {
   );
 }
 
-/** `text` as one single-quoted shell word. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 type WebCryptoDigest = { status: 'pending' } | { status: 'unavailable' } | { status: 'ok'; text: string; hex: string };
 
