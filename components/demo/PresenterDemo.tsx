@@ -90,6 +90,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const ctxRef = useRef(ctx);
   ctxRef.current = ctx;
   const faults = useMemo(() => faultActions(scenario), [scenario]);
+  const seek = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
 
   // "Next" (or Home) before any run starts the demonstration and holds it at its first event; End
   // starts it and jumps to its outcome.
@@ -299,7 +300,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             Timeline and ledger
           </h2>
           <div className="min-w-0 [zoom:1.3] short:[zoom:1.05]">
-            <Timeline size="large" run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={(i) => send({ type: 'SEEK', index: i })} />
+            <Timeline size="large" run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={seek} />
           </div>
           <div className="min-w-0 [zoom:1.45] short:[zoom:1.15]">
             <Ledger run={run} selected={selected} actors={scenario.actors} />

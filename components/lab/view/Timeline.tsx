@@ -5,7 +5,7 @@
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
  * text alternative with the same events.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
 import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
@@ -211,6 +211,10 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   const scroller = useRef<HTMLDivElement>(null);
   const group = useRef<HTMLDivElement>(null);
   const marks = useRef(new Map<number, SVGGElement>());
+  const register = useCallback((i: number, el: SVGGElement | null) => {
+    if (el) marks.current.set(i, el);
+    else marks.current.delete(i);
+  }, []);
 
   const trace = run.result.trace;
   // The scroller's width: columns narrow (down to MIN_COL_W) so the whole run fits when it can,
@@ -367,60 +371,22 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
               </text>
             )}
             {drawn.map((e) => {
-              const kind = markKind(e);
               const lane = laneOf(e, actors)!;
               const targetLane = laneIndex(actors, e.target);
-              const x = colX(e.i);
-              const y = laneY(lane);
-              const isSelected = e.i === selected;
-              const hasArrow = targetLane >= 0 && targetLane !== lane;
-              const ty = laneY(targetLane);
-              const dir = ty > y ? 1 : -1;
-              // A lost response is drawn from the provider back to the caller, where it never arrives.
-              const lost = kind === 'lost';
-              const label = `Event ${e.i + 1}, ${formatSimTime(e.t)}: ${e.text}`;
               return (
-                <g
+                <Mark
                   key={e.i}
-                  ref={(el) => {
-                    if (el) marks.current.set(e.i, el);
-                    else marks.current.delete(e.i);
-                  }}
-                  role="button"
-                  tabIndex={e.i === tabStop ? 0 : -1}
-                  aria-label={label}
-                  aria-current={isSelected ? 'step' : undefined}
-                  data-kind={kind}
-                  onClick={() => onSelect(e.i)}
-                  className="group cursor-pointer outline-none"
-                >
-                  <title>{label}</title>
-                  <rect x={x - colW / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={colW} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
-                  {hasArrow && !lost && (
-                    <line
-                      x1={x}
-                      y1={y + dir * 8}
-                      x2={x}
-                      y2={ty - dir * 4}
-                      strokeWidth={1.5}
-                      markerEnd={`url(#${id}-arrow-${kind})`}
-                      className={`${TONE[kind].stroke} ${kind === 'reply' || kind === 'process' ? 'opacity-80' : ''}`}
-                    />
-                  )}
-                  {hasArrow && lost && (
-                    // The answer leaves the provider and never reaches the caller: a dashed line that stops short, crossed out.
-                    <g strokeWidth={2} strokeLinecap="round" className={TONE.lost.stroke}>
-                      <line x1={x} y1={ty - dir * 3} x2={x} y2={y + dir * 19} strokeDasharray="4 3" />
-                      <line x1={x - 3.5} y1={y + dir * 15 - 3.5} x2={x + 3.5} y2={y + dir * 15 + 3.5} />
-                      <line x1={x - 3.5} y1={y + dir * 15 + 3.5} x2={x + 3.5} y2={y + dir * 15 - 3.5} />
-                    </g>
-                  )}
-                  {isSelected && <circle cx={x} cy={y} r={12} strokeWidth={2.5} className="fill-teal-500/15 stroke-teal-600 dark:fill-teal-400/20 dark:stroke-teal-300" />}
-                  <circle cx={x} cy={y} r={15} strokeWidth={2.5} className="fill-none stroke-teal-600 opacity-0 group-focus-visible:opacity-100 dark:stroke-teal-300" strokeDasharray="3 2" />
-                  <g className="transition-transform group-hover:opacity-80">
-                    <MarkShape kind={kind} x={x} y={y} />
-                  </g>
-                </g>
+                  event={e}
+                  x={colX(e.i)}
+                  y={laneY(lane)}
+                  targetY={targetLane >= 0 && targetLane !== lane ? laneY(targetLane) : null}
+                  colW={colW}
+                  selected={e.i === selected}
+                  tabStop={e.i === tabStop}
+                  markerId={id}
+                  onSelect={onSelect}
+                  register={register}
+                />
               );
             })}
           </svg>
@@ -465,3 +431,80 @@ function Legend({ kinds, downHatch, large }: { kinds: Set<MarkKind>; downHatch: 
     </div>
   );
 }
+
+/**
+ * One event's mark, its arrow and its hit area. Memoised: moving the selection re-renders the two
+ * marks whose state changed, not all of them (a run stopped at the step limit draws 5,000).
+ */
+const Mark = memo(function Mark({
+  event: e,
+  x,
+  y,
+  targetY,
+  colW,
+  selected: isSelected,
+  tabStop,
+  markerId: id,
+  onSelect,
+  register,
+}: {
+  event: TraceEvent;
+  x: number;
+  y: number;
+  /** The lane the arrow points to, when the event reaches another shown actor. */
+  targetY: number | null;
+  colW: number;
+  selected: boolean;
+  tabStop: boolean;
+  /** The timeline's id, whose arrowhead markers the arrow uses. */
+  markerId: string;
+  onSelect: (i: number) => void;
+  register: (i: number, el: SVGGElement | null) => void;
+}) {
+  const kind = markKind(e);
+  const hasArrow = targetY !== null;
+  const ty = targetY ?? y;
+  const dir = ty > y ? 1 : -1;
+  // A lost response is drawn from the provider back to the caller, where it never arrives.
+  const lost = kind === 'lost';
+  const label = `Event ${e.i + 1}, ${formatSimTime(e.t)}: ${e.text}`;
+  return (
+    <g
+      ref={(el) => register(e.i, el)}
+      role="button"
+      tabIndex={tabStop ? 0 : -1}
+      aria-label={label}
+      aria-current={isSelected ? 'step' : undefined}
+      data-kind={kind}
+      onClick={() => onSelect(e.i)}
+      className="group cursor-pointer outline-none"
+    >
+      <title>{label}</title>
+      <rect x={x - colW / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={colW} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
+      {hasArrow && !lost && (
+        <line
+          x1={x}
+          y1={y + dir * 8}
+          x2={x}
+          y2={ty - dir * 4}
+          strokeWidth={1.5}
+          markerEnd={`url(#${id}-arrow-${kind})`}
+          className={`${TONE[kind].stroke} ${kind === 'reply' || kind === 'process' ? 'opacity-80' : ''}`}
+        />
+      )}
+      {hasArrow && lost && (
+        // The answer leaves the provider and never reaches the caller: a dashed line that stops short, crossed out.
+        <g strokeWidth={2} strokeLinecap="round" className={TONE.lost.stroke}>
+          <line x1={x} y1={ty - dir * 3} x2={x} y2={y + dir * 19} strokeDasharray="4 3" />
+          <line x1={x - 3.5} y1={y + dir * 15 - 3.5} x2={x + 3.5} y2={y + dir * 15 + 3.5} />
+          <line x1={x - 3.5} y1={y + dir * 15 + 3.5} x2={x + 3.5} y2={y + dir * 15 - 3.5} />
+        </g>
+      )}
+      {isSelected && <circle cx={x} cy={y} r={12} strokeWidth={2.5} className="fill-teal-500/15 stroke-teal-600 dark:fill-teal-400/20 dark:stroke-teal-300" />}
+      <circle cx={x} cy={y} r={15} strokeWidth={2.5} className="fill-none stroke-teal-600 opacity-0 group-focus-visible:opacity-100 dark:stroke-teal-300" strokeDasharray="3 2" />
+      <g className="transition-transform group-hover:opacity-80">
+        <MarkShape kind={kind} x={x} y={y} />
+      </g>
+    </g>
+  );
+});
