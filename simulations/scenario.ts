@@ -89,7 +89,8 @@ export type AnswerHandler = (answer: unknown, delivery: Delivery, env: Env) => P
 
 const ackOnAck: AnswerHandler = (answer, delivery, env) => {
   if (answer === 'ack') return true;
-  env.log(`handler answered ${JSON.stringify(answer) ?? 'undefined'}; message ${delivery.messageId} left for redelivery`);
+  // Not "left for redelivery": another consumer may already have acknowledged this message.
+  env.log(`handler answered ${JSON.stringify(answer) ?? 'undefined'}, not 'ack': this delivery of ${delivery.messageId} is not acknowledged`);
   return false;
 };
 
@@ -117,16 +118,28 @@ export function workerProcess(
         try {
           answer = await handler(toMessage(delivery.body) as never, env);
         } catch (err) {
-          const e = err instanceof Error ? err : new Error(String(err));
-          const loc = learnerLocation(e);
-          codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
-          env.log(`handler threw ${e.name}: ${e.message}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
+          const e = err instanceof Error ? err : null;
+          const loc = e ? learnerLocation(e) : undefined;
+          const what = thrownText(err);
+          codeErrors.push({ process: id, message: what, ...loc });
+          env.log(`handler threw ${what}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
           continue;
         }
         if (await onAnswer(answer, delivery, env)) await env.queue.ack(delivery);
       }
     },
   };
+}
+
+/**
+ * What a handler threw, as the trace and the problems list say it: "TypeError: x is undefined" for
+ * an Error; for anything else (`throw 'already handled'`) the value and a hint, since only an Error
+ * carries the line it was thrown from.
+ */
+export function thrownText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  const shown = typeof err === 'string' ? JSON.stringify(err) : (JSON.stringify(err) ?? String(err));
+  return `${shown} (not an Error, so no line: throw new Error(…) to get one)`;
 }
 
 /** The learner's handler, checked to be exported. */

@@ -442,6 +442,16 @@ describe('learner code errors are clear and point at the line', () => {
     expect(r.error?.message).toMatch(/export a function named handleMessage/);
   });
 
+  test('a thrown string is shown as what it is, with how to get a line, not dressed as an Error', async () => {
+    const code = `export async function handleMessage(msg, env) {
+  throw 'already handled';
+}`;
+    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    expect(r.codeErrors[0]?.message).toBe('"already handled" (not an Error, so no line: throw new Error(…) to get one)');
+    expect(r.codeErrors[0]?.line).toBeUndefined();
+    expect(r.trace.some((e) => e.text.includes('handler threw "already handled" (not an Error'))).toBe(true);
+  });
+
   test('a runtime throw is reported with the learner line, and the message stays unacked', async () => {
     const code = `export async function handleMessage(msg, env) {
   const order = undefined as any;

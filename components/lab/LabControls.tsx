@@ -196,7 +196,7 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
           </div>
           <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
             Pause (or step) to the moment you want, then inject: the same schedule runs again with the fault added and
-            playback continues from there. A button is greyed where its fault could not happen: its worker is down at
+            playback continues from there. A button is dimmed where its fault could not happen: its worker is down at
             that moment, no call is left whose response could be lost, or no consumer holds a message to hand to a
             second one.
           </p>
