@@ -442,6 +442,20 @@ describe('learner code errors are clear and point at the line', () => {
     expect(r.error?.message).toMatch(/export a function named handleMessage/);
   });
 
+  test('a misspelt call option is said out loud: the provider reads only idempotencyKey', async () => {
+    const scenario = scenarioById('crash-after-send');
+    const send = (options: string) => `export async function handleMessage(msg, env) {
+  await env.email.send({ to: msg.customer, orderId: msg.orderId }, ${options});
+  return 'ack';
+}`;
+    const logs = async (options: string) =>
+      (await runScenario(db, { scenario, code: send(options), variant: 'learner', seed: 1, faults: [] })).trace.filter((e) => e.type === 'log').map((e) => e.text);
+    expect(await logs(`{ idempotency_key: 'k1' }`)).toContainEqual(expect.stringMatching(/email\.send ignores unknown option "idempotency_key"; it reads only idempotencyKey, so this call carries no key$/));
+    expect(await logs(`'k1'`)).toContainEqual(expect.stringMatching(/email\.send ignores its second argument: the options are an object, \{ idempotencyKey: … \}, not the key itself, so this call carries no key$/));
+    expect(await logs(`{ idempotencyKey: 'k1', retries: 2 }`)).toContainEqual(expect.stringMatching(/unknown option "retries".*the idempotencyKey beside it is sent$/));
+    expect((await logs(`{ idempotencyKey: 'k1' }`)).filter((t) => /ignores/.test(t))).toEqual([]);
+  });
+
   test('a thrown string is shown as what it is, with how to get a line, not dressed as an Error', async () => {
     const code = `export async function handleMessage(msg, env) {
   throw 'already handled';
