@@ -34,6 +34,18 @@ async function snapshot(db: SimDatabase, tables: readonly string[]): Promise<Tab
   return out;
 }
 
+/** The columns of `tables`, in their order, as the database has them now. */
+async function columnsOf(db: SimDatabase, tables: readonly string[]): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = Object.fromEntries(tables.map((t) => [t, []]));
+  if (tables.length === 0) return out;
+  const rows = await db.inspect(
+    'SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ANY($1::text[]) ORDER BY table_name, ordinal_position',
+    [[...tables]],
+  );
+  for (const r of rows) out[String(r.table_name)]?.push(String(r.column_name));
+  return out;
+}
+
 /** Run with snapshots of `req.scenario.tables` after every database step. */
 export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRun> {
   const tables = req.scenario.tables;
@@ -58,5 +70,5 @@ export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRu
   });
   // The tables as the run left them (a rollback at the very end happens after the last step).
   snapshots.push({ atEvent: result.trace.length - 1, tables: await snapshot(db, tables) });
-  return { result, snapshots };
+  return { result, snapshots, columns: await columnsOf(db, tables) };
 }

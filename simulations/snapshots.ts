@@ -15,6 +15,8 @@ export interface LabRun {
   result: RunResult;
   /** `snapshots[k]` is the tables after trace event `atEvent[k]`; the first is the empty start. */
   snapshots: { atEvent: number; tables: TableSnapshot }[];
+  /** Each shown table's columns in order, so an empty table can still say what it holds. */
+  columns?: Record<string, string[]>;
 }
 
 /** The tables as they stood at trace event `i`. */

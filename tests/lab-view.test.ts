@@ -202,6 +202,13 @@ describe('Timeline', () => {
 });
 
 describe('DbInspector', () => {
+  test('an empty table still names its columns, so a learner sees lease_until before a failed INSERT shows it', () => {
+    expect(starter.columns?.operations).toEqual(['op_key', 'state', 'lease_until', 'result']);
+    const html = renderToStaticMarkup(h(DbInspector, { run: starter, tables: ['operations'], selected: last(starter) }));
+    expect(html).toContain('No rows in operations at this step.');
+    expect(html).toMatch(/Its columns: <span[^>]*>op_key, state, lease_until, result<\/span>\./);
+  });
+
   test('the claimed row is marked new, with a caption, header cells and the full key in a title', () => {
     const claim = solution.result.trace.find((e) => e.type === 'db' && /INSERT INTO operations/.test(e.text))!;
     const html = renderToStaticMarkup(h(DbInspector, { run: solution, tables: ['operations'], selected: claim.i }));

@@ -110,7 +110,17 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
                 )}
               </table>
             </div>
-            {rows.length === 0 && <p className="px-3 py-3 text-sm text-slate-500 dark:text-slate-400">No rows in {name} at this step.</p>}
+            {rows.length === 0 && (
+              <p className="px-3 py-3 text-sm text-slate-500 dark:text-slate-400">
+                No rows in {name} at this step.
+                {(run.columns?.[name]?.length ?? 0) > 0 && (
+                  <>
+                    {' '}
+                    Its columns: <span className="font-mono text-slate-700 dark:text-slate-300">{run.columns![name]!.join(', ')}</span>.
+                  </>
+                )}
+              </p>
+            )}
           </div>
         );
       })}
