@@ -12,7 +12,11 @@ import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
 import { shellQuote, shellWord } from '../simulations/shell-quote';
 import type { Fault } from '../simulations/types';
+import { startWatchdog } from './cli-watchdog';
 import { defaultWorkers, exploreParallel } from './explore-parallel';
+
+/** How long the CLI waits on learner code that never gives the thread back (`while (true) {}`). */
+const STUCK_CODE_MS = 10_000;
 
 const USAGE = `Effectively Once — simulator
 
@@ -204,6 +208,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const variant = String(args.flags.get('variant') ?? 'starter');
   const code = variantSource(scenario, variant);
+  // A learner's file may loop without ever awaiting: stop the command then, with a message, as the
+  // browser's sandbox would, rather than hang. (Our own starters and solutions never do.)
+  if (variant !== 'starter' && variant !== 'solution') {
+    startWatchdog(
+      STUCK_CODE_MS,
+      `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
+    );
+  }
 
   if (command === 'run') {
     const seed = intFlag(args, 'seed', scenario.demo.seed);

@@ -111,6 +111,16 @@ test("run's replay line survives the shell: quotes in the plan, a space in the c
   expect(replayed.traceHash).toBe(direct.traceHash);
 });
 
+test('a learner file that loops without awaiting is stopped with a message, not left to hang', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
+  const loop = join(dir, 'loop.ts');
+  writeFileSync(loop, 'export async function handleMessage(msg, env) {\n  while (true) {}\n}\n');
+  const r = sim('run', 'receipt-redelivery', '--variant', loop, '--seed', '1');
+  rmSync(dir, { recursive: true, force: true });
+  expect(r.code).not.toBe(0);
+  expect(r.err).toContain(`error: your code in ${loop} ran for 10 s without giving the thread back`);
+});
+
 test('code that does not load: explore says so and fails, --faults that names no file is a usage error, --help succeeds', () => {
   const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
   const broken = join(dir, 'broken.ts');
