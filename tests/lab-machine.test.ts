@@ -158,4 +158,10 @@ test('a paused run continues only while the code is the same: after an edit or a
   expect(inputs.map((i) => i.code)).toEqual(['starter', 'solution', 'solution, edited']);
   expect(s.context.selected).toBe(0);
   expect(s.context.revealed).toBe(false);
+
+  // A fault injected into the run on screen reruns that run's code, whatever the editor holds now.
+  actor.send({ type: 'INJECT', fault: { kind: 'crash', process: 'worker-1', atStep: 3 }, code: 'edited again', hold: true });
+  s = await settle(actor, (s) => s.matches('paused') && inputs.length === 4);
+  expect(inputs[3]).toMatchObject({ code: 'solution, edited', faults: [{ kind: 'crash', process: 'worker-1', atStep: 3 }] });
+  expect(s.context.runCode).toBe('solution, edited');
 });

@@ -164,7 +164,8 @@ export const labMachine = setup({
       const result = context.run.result;
       return {
         injected: [...context.injected, event.fault],
-        pending: { code: event.code, seed: result.seed, faults: [...result.faults, event.fault], choices: result.choices },
+        // The run on screen again, with the fault: its own code, even if the editor has changed since.
+        pending: { code: context.runCode ?? event.code, seed: result.seed, faults: [...result.faults, event.fault], choices: result.choices },
         resumeAt: Math.max(0, context.selected),
         pauseAfterLoad: event.hold === true,
         revealed: false,
