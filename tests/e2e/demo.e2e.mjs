@@ -67,6 +67,8 @@ for (const colorScheme of ['light', 'dark']) {
     const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1920, height: 1080, colorScheme });
     try {
       assert.equal(await page.locator('body > header').isVisible(), false, 'no site navigation');
+      // On a tall screen the fault buttons say "now", as one line of text.
+      assert.equal(await page.getByRole('button', { name: /Crash worker-1 now/ }).innerText(), '⚡ Crash worker-1 now');
       const story = await sentence(page);
       assert.match(story, /worker-1/);
       if (colorScheme === 'light') await shot(page, 'demo-1920-start');
