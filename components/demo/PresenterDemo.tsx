@@ -48,11 +48,13 @@ export function presenterCommand(key: string): PresenterCommand | null {
   }
 }
 
-const btn =
-  'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold short:px-4 short:py-1.5 short:text-lg focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
+const btnBase =
+  'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold short:py-1.5 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
+const btn = `${btnBase} short:px-4 short:text-lg`;
 const plainBtn = `${btn} bg-white text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 dark:bg-slate-900 dark:text-white dark:ring-slate-200 dark:hover:bg-slate-800`;
 const runBtn = `${btn} bg-teal-800 text-white hover:bg-teal-900 dark:bg-teal-400 dark:text-slate-950 dark:hover:bg-teal-300`;
-const faultBtn = `${btn} bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
+// A size smaller on a short screen, so the four faults fit one row beside the controls at 1280×720.
+const faultBtn = `${btnBase} short:px-3 short:text-base bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
 
 export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const db = useDatabase();

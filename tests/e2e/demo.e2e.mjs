@@ -165,6 +165,9 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
       assert.ok(box, `${name} is rendered`);
       assert.ok(box.y >= 0 && box.y + box.height <= 720, `${name} is on screen (y ${Math.round(box.y)}–${Math.round(box.y + box.height)} of 720)`);
     }
+    // The four faults share one row: a second row of buttons would take the timeline's room.
+    const tops = await page.getByRole('toolbar', { name: 'Faults' }).getByRole('button').evaluateAll((bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)));
+    assert.equal(new Set(tops).size, 1, `the fault buttons are on one row (tops ${tops.join(', ')})`);
     // And the timeline still has room above them.
     const controls = await page.getByTestId('presenter-controls').boundingBox();
     const timeline = await page.locator('svg').first().boundingBox();
