@@ -11,6 +11,7 @@ import type { Scenario } from '../simulations/scenario';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
 import { shellQuote, shellWord } from '../simulations/shell-quote';
+import { MAX_SEED } from '../simulations/share-link';
 import type { Fault } from '../simulations/types';
 import { startWatchdog } from './cli-watchdog';
 import { defaultWorkers, exploreParallel } from './explore-parallel';
@@ -46,6 +47,33 @@ interface Args {
 
 const VALUE_FLAGS = new Set(['variant', 'seed', 'faults', 'choices', 'runs', 'db', 'workers']);
 const BOOL_FLAGS = new Set(['json', 'trace', 'help']);
+
+/** The options each command reads: any other is refused, not silently ignored. */
+const COMMAND_FLAGS: Record<string, ReadonlySet<string>> = {
+  list: new Set(['json', 'help']),
+  run: new Set(['variant', 'seed', 'faults', 'choices', 'db', 'json', 'trace', 'help']),
+  explore: new Set(['variant', 'seed', 'runs', 'workers', 'db', 'json', 'help']),
+};
+
+/** Refuse an option the command does not read (`run … --runs 5` used to run once, quietly). */
+function checkFlagsFor(command: string, args: Args): void {
+  const allowed = COMMAND_FLAGS[command];
+  if (!allowed) return;
+  for (const name of args.flags.keys()) {
+    if (allowed.has(name)) continue;
+    const owners = Object.keys(COMMAND_FLAGS).filter((c) => COMMAND_FLAGS[c]!.has(name));
+    throw new UsageError(`--${name} is not an option of ${command}${owners.length ? ` (it belongs to ${owners.join(' and ')})` : ''}`);
+  }
+}
+
+/** --seed, in the range the lab and share links take (the engine's generator reads 32 bits). */
+function seedFlag(args: Args, fallback: number, runs = 1): number {
+  const seed = intFlag(args, 'seed', fallback);
+  if (seed < 0 || seed + runs - 1 > MAX_SEED) {
+    throw new UsageError(runs > 1 ? `--seed and --runs must keep every seed from 0 to ${MAX_SEED}` : `--seed must be from 0 to ${MAX_SEED}`);
+  }
+  return seed;
+}
 
 function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
@@ -191,6 +219,7 @@ async function main(argv: string[]): Promise<number> {
     return args.flags.has('help') ? 0 : 2;
   }
 
+  checkFlagsFor(command, args);
   if (command === 'list') {
     const list = SCENARIOS.map((s) => ({ id: s.id, title: s.title, variants: ['starter', 'solution'] }));
     if (json) out(JSON.stringify(list, null, 2));
@@ -218,7 +247,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === 'run') {
-    const seed = intFlag(args, 'seed', scenario.demo.seed);
+    const seed = seedFlag(args, scenario.demo.seed);
     const faults = faultsFlag(args) ?? scenario.demo.faults;
     const choices = choicesFlag(args);
     if (!json) {
@@ -253,7 +282,7 @@ async function main(argv: string[]): Promise<number> {
 
   const runs = intFlag(args, 'runs', 200);
   if (runs < 1 || runs > 1_000_000) throw new UsageError('--runs must be between 1 and 1000000');
-  const firstSeed = intFlag(args, 'seed', 1);
+  const firstSeed = seedFlag(args, 1, runs);
   const onDb = args.flags.has('db');
   const workers = intFlag(args, 'workers', onDb ? 1 : defaultWorkers(runs));
   if (workers < 1 || workers > 64) throw new UsageError('--workers must be between 1 and 64');

@@ -200,4 +200,12 @@ test('bad input is refused with a clear message and exit code 2', () => {
   expect(badPlan.err).toMatch(/fault 1: unknown kind "meteor"/);
   const badSeed = sim('run', 'receipt-redelivery', '--seed', 'abc');
   expect(badSeed.code).toBe(2);
+  // Seeds in the lab's range: past 32 bits the generator would quietly wrap around to another seed.
+  expect(sim('run', 'receipt-redelivery', '--seed', '4294967297').err).toMatch(/^error: --seed must be from 0 to 2147483647/);
+  expect(sim('explore', 'receipt-redelivery', '--seed', '2147483000', '--runs', '1000').code).toBe(2);
+  // An option of the other command is refused, not quietly ignored.
+  const wrongCommand = sim('run', 'receipt-redelivery', '--runs', '5');
+  expect(wrongCommand.code).toBe(2);
+  expect(wrongCommand.err).toMatch(/^error: --runs is not an option of run \(it belongs to explore\)\nusage: npm run -s sim -- --help\n$/);
+  expect(sim('explore', 'receipt-redelivery', '--faults', '[]').err).toMatch(/--faults is not an option of explore \(it belongs to run\)/);
 });
