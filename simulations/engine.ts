@@ -724,21 +724,19 @@ export class Engine {
     /**
      * A call's options, checked the way a misspelling would otherwise go unnoticed: the provider reads
      * `idempotencyKey` only, so `{ idempotency_key }` or the key passed bare would send no key at all.
-     * Says so in the trace (the call still goes, as a real SDK would send it); always undefined, so
-     * the caller goes on to make the call.
+     * Says so in the trace; the call still goes, as a real SDK would send it.
      */
-    const checkedOptions = (who: string, kind: CallKind, opts: unknown): undefined => {
-      if (opts === undefined || opts === null) return undefined;
+    const warnOnOptions = (who: string, kind: CallKind, opts: unknown): void => {
+      if (opts === undefined || opts === null) return;
       if (typeof opts !== 'object') {
         this.emit({ actor: who, type: 'log', text: `${who}: ${kind} ignores its second argument: the options are an object, { idempotencyKey: … }, not the key itself, so this call carries no key` });
-        return undefined;
+        return;
       }
       const unknown = Object.keys(opts).filter((k) => k !== 'idempotencyKey');
       if (unknown.length) {
         const then = 'idempotencyKey' in opts ? 'the idempotencyKey beside it is sent' : 'so this call carries no key';
         this.emit({ actor: who, type: 'log', text: `${who}: ${kind} ignores ${unknown.map((k) => `unknown option "${k}"`).join(', ')}; it reads only idempotencyKey, ${then}` });
       }
-      return undefined;
     };
 
     const call = <T>(kind: CallKind, request: unknown, opts: { idempotencyKey?: string } | undefined, label: string) =>
@@ -872,10 +870,16 @@ export class Engine {
           }) as Promise<void>,
       },
       email: {
-        send: (request, options) => checkedOptions(pid, 'email.send', options) ?? call('email.send', request, options, `send ${typeof request?.template === 'string' ? `${request.template} e-mail` : 'receipt'} for order ${request?.orderId} to ${request?.to}`),
+        send: (request, options) => {
+          warnOnOptions(pid, 'email.send', options);
+          return call('email.send', request, options, `send ${typeof request?.template === 'string' ? `${request.template} e-mail` : 'receipt'} for order ${request?.orderId} to ${request?.to}`);
+        },
       },
       payments: {
-        charge: (request, options) => checkedOptions(pid, 'payments.charge', options) ?? call('payments.charge', request, options, `charge order ${request?.orderId} ${formatCents(request?.amountCents)}`),
+        charge: (request, options) => {
+          warnOnOptions(pid, 'payments.charge', options);
+          return call('payments.charge', request, options, `charge order ${request?.orderId} ${formatCents(request?.amountCents)}`);
+        },
       },
       transform: {
         call: (request) => call('transform.call', request, undefined, `${request?.kind} of ${JSON.stringify(String(request?.input ?? '').slice(0, 24))}`),

@@ -342,8 +342,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             {faults.map((a) => (
               <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(holding))} className={faultBtn}>
                 {/* A button acts when pressed: on a short screen "now" is only read, not shown (the
-                    name stays "Crash worker-1 now"), so more of the faults fit beside the controls. */}
-                {/* One inline run of text: as separate flex items the space before "now" collapsed. */}
+                    name stays "Crash worker-1 now"), so more of the faults fit beside the controls.
+                    One inline run of text: as separate flex items the space before "now" collapsed. */}
                 <span>
                   ⚡ {a.label.replace(/ now$/, '')}
                   {a.label.endsWith(' now') && <span className="short:sr-only"> now</span>}

@@ -153,7 +153,6 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   const now = ledgerAt(full, selected);
   // At the run's last event "yet" would promise more to come.
   const atEnd = selected >= run.result.trace.length - 1;
-  const noneSent = (what: string) => `No ${what} ${atEnd ? 'were sent in this run' : 'sent yet'}.`;
   // "No charges made yet." while the run plays; "No charges were made in this run." once it is over.
   const none = (what: string, verb: string) => `No ${what} ${atEnd ? `${what.endsWith('s') ? 'were' : 'was'} ${verb} in this run` : `${verb} yet`}.`;
   const trace = run.result.trace;
@@ -185,7 +184,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
         <>
           <Section title={onlyReceipts ? 'Receipts per order' : 'E-mails per order'}>
             {emailsPerOrder.length === 0 ? (
-              <Empty>{noneSent(onlyReceipts ? 'receipts' : 'e-mails')}</Empty>
+              <Empty>{none(onlyReceipts ? 'receipts' : 'e-mails', 'sent')}</Empty>
             ) : (
               <ul className="space-y-1.5">
                 {emailsPerOrder.map((g) => (
@@ -196,7 +195,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
           </Section>
           <Section title="E-mails sent" count={now.emails.length}>
             {now.emails.length === 0 ? (
-              <Empty>{noneSent('e-mails')}</Empty>
+              <Empty>{none('e-mails', 'sent')}</Empty>
             ) : (
               <ol className="space-y-1.5">
                 {now.emails.map((e) => (
