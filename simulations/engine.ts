@@ -568,7 +568,7 @@ export class Engine {
       if (f.kind === 'crash' && 'atStep' in f && f.atStep === this.stepsRun && !this.tookEffect.has(f)) {
         const proc = this.procs.get(f.process);
         if (!proc?.alive) continue;
-        await this.crash(proc, `at step ${f.atStep}`, f);
+        await this.crash(proc, `at scheduler step ${f.atStep}`, f);
       }
     }
   }

@@ -121,7 +121,7 @@ export function describeFault(f: Fault): string {
     case 'crash':
       if ('after' in f) return `crash ${f.process} right after its ${ordinalWord(f.nth)} ${f.after} step${matching(f.sql)}`;
       if ('before' in f) return `crash ${f.process} just before its ${ordinalWord(f.nth)} ${f.before} step${matching(f.sql)}`;
-      return `crash ${f.process} at step ${f.atStep}`;
+      return `crash ${f.process} at scheduler step ${f.atStep}`;
     case 'lose-response':
       return `lose the response of the ${ordinalWord(f.nth)} ${f.call}`;
     case 'lose-request':
@@ -129,6 +129,6 @@ export function describeFault(f: Fault): string {
     case 'slow-response':
       return `the ${ordinalWord(f.nth)} ${f.call} answers after ${f.ms / 1000} s`;
     case 'duplicate-delivery':
-      return `deliver ${f.message} to a second consumer while the first holds it${f.atStep === undefined ? '' : `, from step ${f.atStep} on`}`;
+      return `deliver ${f.message} to a second consumer while the first holds it${f.atStep === undefined ? '' : `, from scheduler step ${f.atStep} on`}`;
   }
 }

@@ -47,7 +47,7 @@ test("run says which faults never took effect: null in faultEvents, a line in th
   expect(r.faultEvents[0]).toEqual(expect.any(Number));
   expect(r.faultEvents[1]).toBeNull();
   const human = sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '1', '--faults', plan).out;
-  expect(human).toContain('never took effect: crash worker-1 at step 9999');
+  expect(human).toContain('never took effect: crash worker-1 at scheduler step 9999');
   expect(human).not.toContain('never took effect: crash worker-1 just before');
 });
 

@@ -258,7 +258,7 @@ describe('crashes, transactions and time', () => {
     for (const atStep of [2, 4, 8]) {
       const faults = [...scenario.demo.faults, { kind: 'crash' as const, process: 'relay-1', atStep }];
       const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults });
-      const crashes = r.trace.filter((e) => e.type === 'crash' && e.actor === 'relay-1' && e.text.includes(`at step ${atStep}`));
+      const crashes = r.trace.filter((e) => e.type === 'crash' && e.actor === 'relay-1' && e.text.includes(`at scheduler step ${atStep}`));
       expect(crashes.length, `the crash at step ${atStep} fired ${crashes.length} times (${replayHint(r)})`).toBeLessThanOrEqual(1);
       expect(r.verdict, replayHint(r)).not.toBe('error');
       expect(r.trace.some((e) => e.type === 'finish' && e.actor === 'relay-1'), `relay-1 never finished (${replayHint(r)})`).toBe(true);
@@ -276,8 +276,8 @@ describe('crashes, transactions and time', () => {
     const at = r.faultEvents.at(-1);
     expect(at, replayHint(r)).not.toBeNull();
     expect(r.trace[at! - 1]).toMatchObject({ type: 'restart', actor: 'relay-1' });
-    expect(r.trace[at!].text).toBe(`relay-1 crashes at step ${restart!.step}`);
-    expect(r.trace.filter((e) => e.text.includes(`crashes at step ${restart!.step}`))).toHaveLength(1);
+    expect(r.trace[at!].text).toBe(`relay-1 crashes at scheduler step ${restart!.step}`);
+    expect(r.trace.filter((e) => e.text.includes(`crashes at scheduler step ${restart!.step}`))).toHaveLength(1);
     expect(r.verdict, replayHint(r)).not.toBe('error');
   });
 

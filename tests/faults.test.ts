@@ -96,7 +96,7 @@ test('an error message never grows with the input: an unknown kind is quoted at 
 test('a duplicate delivery may wait for a step ("redeliver now"), and says so; without one it is unchanged', () => {
   const [f] = parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', atStep: 12, extra: 1 }]);
   expect(f).toEqual({ kind: 'duplicate-delivery', message: 'm1', atStep: 12 });
-  expect(describeFault(f)).toBe('deliver m1 to a second consumer while the first holds it, from step 12 on');
+  expect(describeFault(f)).toBe('deliver m1 to a second consumer while the first holds it, from scheduler step 12 on');
   const [g] = parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1' }]);
   expect('atStep' in g).toBe(false);
   expect(describeFault(g)).toBe('deliver m1 to a second consumer while the first holds it');

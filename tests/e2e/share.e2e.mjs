@@ -170,7 +170,7 @@ test('a shared plan with a fault whose moment never comes: the plan greys it out
     assert.match(verdict, /· 1 fault · 1 planned fault never happened/);
     const plan = page.getByTestId('fault-plan');
     assert.match(await plan.getByRole('listitem').nth(0).innerText(), /crash worker-1 just before its first queue\.ack step \(event \d+\)$/);
-    assert.match(await plan.getByRole('listitem').nth(1).innerText(), /crash worker-2 at step 9999 — never happened in this run/);
+    assert.match(await plan.getByRole('listitem').nth(1).innerText(), /crash worker-2 at scheduler step 9999 — never happened in this run/);
     await screenshot(page, 'lab-fault-never-happened');
     assert.deepEqual(errors, []);
   } finally {
