@@ -118,9 +118,7 @@ export function workerProcess(
         try {
           answer = await handler(toMessage(delivery.body) as never, env);
         } catch (err) {
-          const e = err instanceof Error ? err : null;
-          const loc = e ? learnerLocation(e) : undefined;
-          const what = thrownText(err);
+          const { what, loc } = caughtThrow(err);
           codeErrors.push({ process: id, message: what, ...loc });
           env.log(`handler threw ${what}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
           continue;
@@ -140,6 +138,21 @@ export function thrownText(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   const shown = typeof err === 'string' ? JSON.stringify(err) : (JSON.stringify(err) ?? String(err));
   return `${shown} (not an Error, so no line: throw new Error(…) to get one)`;
+}
+
+/**
+ * A throw caught around a process's call into code: `what` names it for the run's problems
+ * (thrownText), `said` is what it says on its own for a log line, `loc` the learner's line when it
+ * is an Error from their code, and `fromLearner` whether it is the learner's to see. Only learner
+ * code throws something that is not an Error: lib and the providers always throw Errors.
+ */
+export function caughtThrow(err: unknown): { what: string; said: string; loc?: { line: number; column: number }; fromLearner: boolean } {
+  if (err instanceof Error) {
+    const loc = learnerLocation(err);
+    return { what: thrownText(err), said: err.message, ...(loc ? { loc } : {}), fromLearner: loc !== null };
+  }
+  const said = typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err));
+  return { what: thrownText(err), said, fromLearner: true };
 }
 
 /** The learner's handler, checked to be exported. */

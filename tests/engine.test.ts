@@ -466,6 +466,24 @@ describe('learner code errors are clear and point at the line', () => {
     expect(r.trace.some((e) => e.text.includes('handler threw "already handled" (not an Error'))).toBe(true);
   });
 
+  test('a thrown string from a checkout, a shop or a job is shown as what it is too, not as "Error: …"', async () => {
+    const cases = [
+      { id: 'random-key-on-retry', fn: 'chargeOrder(order, env)', process: 'checkout', log: 'checkout gives up: out of stock' },
+      { id: 'ambiguous-timeout-charge', fn: 'chargeOrder(order, env)', process: 'checkout', log: 'stops: out of stock' },
+      { id: 'dual-write', fn: 'placeOrder(order, env)', process: 'shop', log: 'placing the order failed: out of stock' },
+      { id: 'human-rerun', fn: 'runBillingJob(orders, env)', process: 'nightly-job', log: 'stops: out of stock' },
+    ];
+    for (const c of cases) {
+      const code = `export async function ${c.fn} {\n  throw 'out of stock';\n}`;
+      const r = await runScenario(db, { scenario: scenarioById(c.id), code, variant: 'learner', seed: 1, faults: [] });
+      const mine = r.codeErrors.find((e) => e.process === c.process);
+      expect(mine?.message, c.id).toBe('"out of stock" (not an Error, so no line: throw new Error(…) to get one)');
+      expect(mine?.line, c.id).toBeUndefined();
+      expect(r.trace.filter((e) => e.actor === c.process).map((e) => e.text), c.id).toContain(`${c.process}: ${c.log}`);
+      expect(r.trace.some((e) => e.text.includes('Error: out of stock')), c.id).toBe(false);
+    }
+  });
+
   test('a runtime throw is reported with the learner line, and the message stays unacked', async () => {
     const code = `export async function handleMessage(msg, env) {
   const order = undefined as any;

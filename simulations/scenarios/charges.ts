@@ -2,9 +2,9 @@
  * The payment side: a charge whose response is lost after the provider acted. Retrying is right;
  * what decides between one charge and two is where the idempotency key comes from.
  */
-import { exportedFunction, learnerLocation } from '../compile';
+import { exportedFunction } from '../compile';
 import type { ProcessSpec } from '../engine';
-import type { CodeError, Invariant, Scenario } from '../scenario';
+import { caughtThrow, type CodeError, type Invariant, type Scenario } from '../scenario';
 import type { ChargeResult, CheckoutOrder, Env } from '../types';
 
 const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCents: 4999 };
@@ -117,11 +117,10 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
           observed.checkout = { chargeId: result?.chargeId };
           env.log(`checkout records charge ${result?.chargeId}`);
         } catch (err) {
-          const e = err instanceof Error ? err : new Error(String(err));
-          const loc = learnerLocation(e);
-          if (loc) codeErrors.push({ process: 'checkout', message: `${e.name}: ${e.message}`, ...loc });
-          observed.checkout = { error: e.message };
-          env.log(`checkout gives up: ${e.message}`);
+          const { what, said, loc, fromLearner } = caughtThrow(err);
+          if (fromLearner) codeErrors.push({ process: 'checkout', message: what, ...loc });
+          observed.checkout = { error: said };
+          env.log(`checkout gives up: ${said}`);
         }
       },
     };

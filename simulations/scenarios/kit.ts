@@ -3,9 +3,8 @@
  * records what it returned or threw (never letting learner errors escape as engine errors), and
  * invariants over the provider ledger for a fixed list of orders. Checkers only observe.
  */
-import { learnerLocation } from '../compile';
 import type { ProcessSpec } from '../engine';
-import type { CodeError, Invariant } from '../scenario';
+import { caughtThrow, type CodeError, type Invariant } from '../scenario';
 import { SIM_EPOCH_MS } from '../snapshots';
 import { formatSimTime } from '../sim-time';
 import type { Env } from '../types';
@@ -37,14 +36,13 @@ export function oneShot(
           observed[id] = { value } satisfies Returned;
           return;
         } catch (err) {
-          const e = err instanceof Error ? err : new Error(String(err));
-          const loc = learnerLocation(e);
-          if (loc) codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
-          observed[id] = { error: e.message } satisfies Returned;
+          const { what, said, loc, fromLearner } = caughtThrow(err);
+          if (fromLearner) codeErrors.push({ process: id, message: what, ...loc });
+          observed[id] = { error: said } satisfies Returned;
           if (attempt === attempts) {
-            env.log(`stops: ${e.message}`);
+            env.log(`stops: ${said}`);
           } else {
-            env.log(`failed (${e.message}); tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
+            env.log(`failed (${said}); tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
             await env.sleep(options.retryDelayMs ?? 30_000);
           }
         }

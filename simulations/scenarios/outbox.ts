@@ -6,9 +6,9 @@
  */
 import { placeOrder, relayOnce } from '../../lib/outbox';
 import type { ProcessSpec } from '../engine';
-import { learnerLocation } from '../compile';
 import {
   atMostOneReceipt,
+  caughtThrow,
   everyOrderReceipted,
   handlerOf,
   messagesSettled,
@@ -44,10 +44,9 @@ function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErro
         try {
           await pass(env);
         } catch (err) {
-          const e = err instanceof Error ? err : new Error(String(err));
-          const loc = learnerLocation(e);
-          codeErrors.push({ process: id, message: `${e.name}: ${e.message}`, ...loc });
-          env.log(`relay pass failed: ${e.message}; the rows stay unpublished`);
+          const { what, said, loc } = caughtThrow(err);
+          codeErrors.push({ process: id, message: what, ...loc });
+          env.log(`relay pass failed: ${said}; the rows stay unpublished`);
         }
         await env.sleep(RELAY_INTERVAL_MS);
       }
@@ -81,10 +80,9 @@ function shopProcess(
         observed.confirmed = [...((observed.confirmed as unknown[] | undefined) ?? []), id];
         env.log(`order ${String(id)} placed`);
       } catch (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        const loc = learnerLocation(e);
-        if (loc) codeErrors.push({ process: 'shop', message: `${e.name}: ${e.message}`, ...loc });
-        env.log(`placing the order failed: ${e.message}`);
+        const { what, said, loc, fromLearner } = caughtThrow(err);
+        if (fromLearner) codeErrors.push({ process: 'shop', message: what, ...loc });
+        env.log(`placing the order failed: ${said}`);
       }
     },
   };
