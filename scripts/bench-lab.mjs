@@ -109,6 +109,7 @@ async function load(page) {
       scripts,
       prebuilt: status?.getAttribute('data-prebuilt'),
       earlyWorker: status?.getAttribute('data-worker-early'),
+      wasmBy: timings.wasmCompiledBy ?? '?',
       milestones: {
         'HTML received': nav?.responseEnd,
         'DOMContentLoaded': nav?.domContentLoadedEventEnd,
@@ -158,7 +159,7 @@ try {
     const w = await load(page);
     warm.push(w);
     console.log(
-      `  load ${i + 1}/${RUNS}: cold ${c.ready.toFixed(0)} ms (worker boot ${(c.milestones['first query answered'] - c.milestones['worker entry ran']).toFixed(0)} ms, prebuilt data dir: ${c.prebuilt}, worker started by the HTML: ${c.earlyWorker}) · warm ${w.ready.toFixed(0)} ms`,
+      `  load ${i + 1}/${RUNS}: cold ${c.ready.toFixed(0)} ms (worker boot ${(c.milestones['first query answered'] - c.milestones['worker entry ran']).toFixed(0)} ms, prebuilt data dir: ${c.prebuilt}, worker started by the HTML: ${c.earlyWorker}, wasm compiled by the ${c.wasmBy}) · warm ${w.ready.toFixed(0)} ms`,
     );
     await context.close();
   }

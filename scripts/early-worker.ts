@@ -71,16 +71,32 @@ export function chunksNamedBy(factory: WorkerFactory, chunkTexts: readonly strin
   return [...named];
 }
 
-/** Where the database worker starts: its URL and the scripts the page should fetch for it. */
+/**
+ * PGlite's WebAssembly module as the worker's chunks name it (`"/_next/static/media/pglite.<hash>.wasm"`),
+ * or undefined when they name none (the worker then compiles it itself, as before).
+ */
+export function wasmNamedBy(chunkTexts: readonly string[]): string | undefined {
+  for (const text of chunkTexts) {
+    const match = /"((?:[^"\\\s]*\/)?static\/media\/pglite\.[^"\\/\s]+\.wasm)"/.exec(text);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+/**
+ * Where the database worker starts: its URL, the scripts the page should fetch for it and the
+ * WebAssembly module the page compiles for it.
+ */
 export interface EarlyWorkerPlan {
   url: string;
   prefetch: string[];
+  wasm?: string;
 }
 
 /** The page's HTML with the early-worker script right after its `<meta charset>` (or `<head>`). */
 export function withEarlyWorker(html: string, plan: EarlyWorkerPlan): string {
   if (html.includes(EARLY_WORKER_KEY)) return html;
-  const tag = `<script>${earlyWorkerScript(plan.url, plan.prefetch)}</script>`;
+  const tag = `<script>${earlyWorkerScript(plan.url, plan.prefetch, undefined, plan.wasm)}</script>`;
   const anchor = /<meta charset="?[^>]*>/i.exec(html) ?? /<head\b[^>]*>/i.exec(html);
   if (!anchor) return html;
   const at = anchor.index + anchor[0].length;
@@ -119,7 +135,8 @@ export async function injectEarlyWorker(dir: string): Promise<{ pages: number; p
       for (const factory of workerFactories(await read(src))) {
         const texts = await Promise.all(factory.chunks.map((c) => read(base + c)));
         if (texts.some((t) => t.includes(WORKER_MARKER))) {
-          plan = { url: workerUrl(factory, base), prefetch: chunksNamedBy(factory, texts, base) };
+          const wasm = wasmNamedBy(texts);
+          plan = { url: workerUrl(factory, base), prefetch: chunksNamedBy(factory, texts, base), ...(wasm ? { wasm } : {}) };
           break;
         }
       }

@@ -7,9 +7,9 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EARLY_WORKER_KEY, earlyWorkerScript, takeEarlyWorker, type EarlyWorker } from '@/components/db/early-worker';
+import { EARLY_WORKER_KEY, earlyWorkerScript, isEarlyWasm, takeEarlyWorker, WASM_FROM_PAGE_SUFFIX, type EarlyWorker } from '@/components/db/early-worker';
 import { WorkerClient } from '@/components/db/worker-client';
-import { WORKER_MARKER, chunksNamedBy, injectEarlyWorker, urlPathOf, withEarlyWorker, workerFactories, workerUrl } from '@/scripts/early-worker';
+import { WORKER_MARKER, chunksNamedBy, injectEarlyWorker, urlPathOf, wasmNamedBy, withEarlyWorker, workerFactories, workerUrl } from '@/scripts/early-worker';
 import { pageNeedsDatabase } from '@/components/db/needs-database';
 import { FakeWorker } from './helpers/fake-worker';
 
@@ -55,6 +55,65 @@ describe('the inline script', () => {
     early.release();
     worker.say({ type: 'heartbeat' });
     expect(early.backlog).toHaveLength(2);
+  });
+
+  describe('compiling PGlite\'s WebAssembly for the worker', () => {
+    const wasmBytes = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]); // an empty module
+    const performance = { now: () => 42, timeOrigin: 1_000 };
+    /** Run the inline script with `fetch` answering the wasm URL as `answer` does, and wait for its one message. */
+    async function compiled(answer: (url: string) => unknown, wasm: unknown = WebAssembly) {
+      const fetched: string[] = [];
+      const fetch = (url: string) => {
+        fetched.push(url);
+        return url.endsWith('.wasm') ? answer(url) : Promise.resolve({ blob: () => Promise.resolve(new Blob()) });
+      };
+      new Function('window', 'Worker', 'fetch', 'performance', 'WebAssembly', earlyWorkerScript('/w.js', ['/a.js'], 'pglite', '/m/pglite.x.wasm'))({}, FakeWorker, fetch, performance, wasm);
+      const worker = FakeWorker.made.at(-1)!;
+      await vi.waitFor(() => expect(worker.sent).toHaveLength(1));
+      await new Promise((resolve) => setImmediate(resolve)); // and no second message
+      return { worker, fetched, sent: worker.sent as Record<string, unknown>[] };
+    }
+    const response = (body: Uint8Array<ArrayBuffer>, init: ResponseInit) => Promise.resolve(new Response(body, init));
+
+    it('names the worker so it waits, compiles the module as it streams in and posts it', async () => {
+      const { worker, fetched, sent } = await compiled(() => response(wasmBytes, { headers: { 'Content-Type': 'application/wasm' } }));
+      expect(worker.options).toEqual({ name: `pglite${WASM_FROM_PAGE_SUFFIX}` });
+      expect(fetched).toEqual(['/a.js', '/m/pglite.x.wasm']);
+      expect(sent[0]).toEqual({ type: 'early-wasm', module: expect.any(WebAssembly.Module), at: 1_042 });
+      expect(isEarlyWasm(sent[0])).toBe(true);
+    });
+
+    it('compiles from the bytes when the host does not say application/wasm', async () => {
+      const compileStreaming = vi.fn();
+      const { sent } = await compiled(() => response(wasmBytes, { headers: { 'Content-Type': 'application/octet-stream' } }), { compileStreaming, compile: WebAssembly.compile });
+      expect(compileStreaming).not.toHaveBeenCalled();
+      expect(sent[0]).toMatchObject({ module: expect.any(WebAssembly.Module) });
+    });
+
+    it('posts why instead, so the worker compiles it itself: an HTTP error, a failed fetch, a bad module, a module that cannot be posted', async () => {
+      expect((await compiled(() => response(new Uint8Array(), { status: 404 }))).sent).toEqual([{ type: 'early-wasm', reason: '/m/pglite.x.wasm: HTTP 404', at: 1_042 }]);
+      expect((await compiled(() => Promise.reject(new TypeError('Failed to fetch')))).sent).toEqual([{ type: 'early-wasm', reason: 'Failed to fetch', at: 1_042 }]);
+      expect((await compiled(() => { throw new Error('refused'); })).sent).toEqual([{ type: 'early-wasm', reason: 'refused', at: 1_042 }]);
+      const garbage = await compiled(() => response(new Uint8Array([1, 2, 3]), { headers: { 'Content-Type': 'application/wasm' } }));
+      expect(garbage.sent).toEqual([{ type: 'early-wasm', reason: expect.stringMatching(/WebAssembly|magic/), at: 1_042 }]);
+      const refusing = class extends FakeWorker {
+        override postMessage(message: unknown) {
+          if ((message as { module?: unknown }).module) throw new DOMException('could not be cloned', 'DataCloneError');
+          super.postMessage(message);
+        }
+      };
+      const fetch = () => response(wasmBytes, { headers: { 'Content-Type': 'application/wasm' } });
+      new Function('window', 'Worker', 'fetch', 'performance', earlyWorkerScript('/w.js', [], 'pglite', '/m/pglite.x.wasm'))({}, refusing, fetch, performance);
+      const worker = FakeWorker.made.at(-1)!;
+      await vi.waitFor(() => expect(worker.sent).toEqual([{ type: 'early-wasm', reason: 'could not be cloned', at: 1_042 }]));
+    });
+
+    it('without a module to compile, names the worker plainly and sends it nothing', async () => {
+      runInlineScript(earlyWorkerScript('/w.js', [], 'pglite'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(FakeWorker.made[0].options).toEqual({ name: 'pglite' });
+      expect(FakeWorker.made[0].sent).toEqual([]);
+    });
   });
 
   it('cannot be closed early by what it embeds, and leaves nothing behind when Worker fails', () => {
@@ -136,6 +195,8 @@ const PAGE_CHUNK =
   '8471,e=>{e.q("/_next/static/media/pglite.worker.1pjfvvm7-gew8.ts")},63291,e=>{e.v(e.r(10914).f("static/chunks/turbopack-worker-1hrsqshz0gfey.js",' +
   '["static/chunks/3q0eqy0uye7z2.js","static/chunks/turbopack-32sabbub9621m.js","static/chunks/turbopack-2u1d16houkiyo.js"]))},68588,e=>{}';
 const ENTRY_CHUNK =
+  '77752,e=>{e.q("/_next/static/media/pglite-datadir.tar.3aoautp6y8h55.gz")},81841,e=>{e.q("/_next/static/media/pglite.1b6pjm4japji9.data")},' +
+  '30001,e=>{e.q("/_next/static/media/pglite.3--hhyg1hx3tq.wasm")},' +
   `let i=e=>\`${WORKER_MARKER}: \${e}\`;},64479,e=>{e.v(t=>Promise.all(["static/chunks/30li0skzathsu.js","static/chunks/01gq16kqirdw4.js"].map(t=>e.l(t))).then(()=>t(83726)))}`;
 
 describe('the build step', () => {
@@ -147,6 +208,9 @@ describe('the build step', () => {
       '/_next/static/chunks/turbopack-worker-1hrsqshz0gfey.js#params=%5B%5B%22%2F_next%2Fstatic%2Fchunks%2Fturbopack-2u1d16houkiyo.js%22%2C%22%2F_next%2Fstatic%2Fchunks%2Fturbopack-32sabbub9621m.js%22%2C%22%2F_next%2Fstatic%2Fchunks%2F3q0eqy0uye7z2.js%22%5D%2C%22%22%2C%22%2F_next%2F%22%2Cnull%2Cnull%5D',
     );
     expect(chunksNamedBy(factory, [ENTRY_CHUNK], '/_next/')).toEqual(['/_next/static/chunks/30li0skzathsu.js', '/_next/static/chunks/01gq16kqirdw4.js']);
+    // The module the page compiles for the worker: the .wasm, not the file bundle or the data directory.
+    expect(wasmNamedBy(['self.x=1', ENTRY_CHUNK])).toBe('/_next/static/media/pglite.3--hhyg1hx3tq.wasm');
+    expect(wasmNamedBy(['"/_next/static/media/other.abc.wasm"', '"static/media/pglite.data"'])).toBeUndefined();
   });
 
   it('puts the script right after the charset, once', () => {
@@ -186,7 +250,11 @@ describe('the build step', () => {
       expect(result.pages).toBe(2);
       for (const quiet of ['check', 'try', 'embed/quiz/q1']) expect(await readFile(path.join(dir, quiet, 'index.html'), 'utf8')).toBe(page('page.js'));
       expect(result.plan?.prefetch).toEqual(['/_next/static/chunks/30li0skzathsu.js', '/_next/static/chunks/01gq16kqirdw4.js']);
-      expect(await readFile(path.join(dir, 'lab/receipt-redelivery/index.html'), 'utf8')).toContain(EARLY_WORKER_KEY);
+      expect(result.plan?.wasm).toBe('/_next/static/media/pglite.3--hhyg1hx3tq.wasm');
+      const lab = await readFile(path.join(dir, 'lab/receipt-redelivery/index.html'), 'utf8');
+      expect(lab).toContain(EARLY_WORKER_KEY);
+      expect(lab).toContain('"/_next/static/media/pglite.3--hhyg1hx3tq.wasm"');
+      expect(lab).toContain(`name:"pglite${WASM_FROM_PAGE_SUFFIX}"`);
       expect(await readFile(path.join(dir, 'plain.html'), 'utf8')).toBe(page('other.js'));
       // A second pass changes nothing.
       expect((await injectEarlyWorker(dir)).pages).toBe(0);

@@ -16,8 +16,11 @@ export interface BootAssets {
   dataDir: Promise<Loaded<ArrayBuffer>>;
 }
 
-/** An asset, or why it is missing; `ms` is when it was ready, on the worker's clock. */
-export type Loaded<T> = { value: T; ms: number } | { value: undefined; ms: number; reason: string };
+/**
+ * An asset, or why it is missing; `ms` is when it was ready, on the worker's clock, and `by` who
+ * made it (the WebAssembly module can come compiled from the page).
+ */
+export type Loaded<T> = { value: T; ms: number; by?: 'page' | 'worker' } | { value: undefined; ms: number; reason: string };
 
 /** Where the assets are, as Turbopack emits them (hashed names next to the worker's chunks). */
 export interface BootAssetUrls {
@@ -77,10 +80,30 @@ async function tarball(url: URL): Promise<ArrayBuffer> {
   return new Response(body).arrayBuffer();
 }
 
-/** Start all three downloads now. */
-export function startBootAssets(urls: BootAssetUrls): BootAssets {
+/** The page's answer about PGlite's module (see ./early-worker.ts), as the boot wants it. */
+export type PageWasm = { module: WebAssembly.Module; at: number } | { reason: string; at: number };
+
+/**
+ * The module the page compiled, with when it was ready on this worker's clock; if the page could
+ * not compile it, the worker compiles it itself, saying why on the console.
+ */
+async function fromPage(page: Promise<PageWasm>, url: URL): Promise<Loaded<WebAssembly.Module>> {
+  const answer = await page;
+  if ('module' in answer && answer.module instanceof WebAssembly.Module) {
+    return { value: answer.module, ms: Math.max(0, answer.at - performance.timeOrigin), by: 'page' };
+  }
+  const why = 'reason' in answer ? answer.reason : 'it sent something that is not a module';
+  console.warn(`The page could not compile PostgreSQL's WebAssembly for the database worker (${why}); the worker compiles it itself.`);
+  return settle(() => compileWasm(url));
+}
+
+/**
+ * Start all three downloads now. With `pageWasm`, the page's HTML is compiling the WebAssembly
+ * module and will post it: the worker waits for it instead of downloading it too.
+ */
+export function startBootAssets(urls: BootAssetUrls, pageWasm?: Promise<PageWasm>): BootAssets {
   return {
-    wasmModule: settle(() => compileWasm(urls.wasm)),
+    wasmModule: pageWasm ? fromPage(pageWasm, urls.wasm) : settle(() => compileWasm(urls.wasm)),
     fsBundle: settle(async () => (await ok(urls.fsBundle)).blob()),
     dataDir: settle(() => tarball(urls.dataDir)),
   };

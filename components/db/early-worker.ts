@@ -15,6 +15,24 @@
 /** Where the inline script leaves the worker for the page's code. */
 export const EARLY_WORKER_KEY = '__effectivelyOnceEarlyDbWorker';
 
+/**
+ * The worker's name ends with this when the page's HTML compiles PGlite's WebAssembly for it: the
+ * worker then waits for the module (an `EarlyWasmMessage`) instead of compiling it a second time.
+ * The worker learns it from its name because its first script must decide before any message
+ * can reach it.
+ */
+export const WASM_FROM_PAGE_SUFFIX = ' (wasm from page)';
+
+/** The one message the inline script sends the worker: the compiled module, or why there is none. */
+export type EarlyWasmMessage =
+  | { type: 'early-wasm'; module: WebAssembly.Module; /** When it was compiled, in ms since the epoch. */ at: number }
+  | { type: 'early-wasm'; reason: string; at: number };
+
+/** Whether a message the worker got is the inline script's `EarlyWasmMessage`. */
+export function isEarlyWasm(data: unknown): data is EarlyWasmMessage {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'early-wasm';
+}
+
 /** What the inline script leaves behind. */
 export interface EarlyWorker {
   worker: Worker;
@@ -36,19 +54,42 @@ export interface EarlyWorker {
  * round trip while the WebAssembly it is downloading waits to be compiled; fetched now, in
  * parallel, by the page, they are in the HTTP cache (the build's chunks are immutable) when the
  * worker asks for them.
+ *
+ * `wasm` is PGlite's WebAssembly module. The page compiles it, as it streams in, and posts the
+ * module to the worker: the worker's own streaming compile could only be fed between those
+ * synchronous script loads, so it finished half a second after the scripts. Whatever goes wrong
+ * (no streaming compile, an HTTP error, a module that cannot be posted) is posted as the reason,
+ * and the worker compiles the module itself.
  */
-export function earlyWorkerScript(url: string, prefetch: readonly string[] = [], name = 'pglite'): string {
+export function earlyWorkerScript(url: string, prefetch: readonly string[] = [], name = 'pglite', wasm?: string): string {
   // JSON.stringify makes the strings safe JavaScript literals; `<` is escaped as well so that no
   // `</script>` can ever close the inline script early.
   const literal = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
   return (
     '(function(){try{' +
-    `var w=new Worker(${literal(url)},{name:${literal(name)}}),b=[],t=["message","messageerror","error"],p=${literal(prefetch)},i;` +
+    `var w=new Worker(${literal(url)},{name:${literal(wasm ? name + WASM_FROM_PAGE_SUFFIX : name)}}),b=[],t=["message","messageerror","error"],p=${literal(prefetch)},i;` +
     'function k(e){b.push(e)}' +
     'for(i=0;i<t.length;i++)w.addEventListener(t[i],k);' +
     `window[${literal(EARLY_WORKER_KEY)}]={worker:w,createdMs:performance.now(),backlog:b,release:function(){for(var j=0;j<t.length;j++)w.removeEventListener(t[j],k)}};` +
-    'for(i=0;i<p.length;i++)fetch(p[i]).then(function(r){return r.blob()}).catch(function(){})' +
+    'for(i=0;i<p.length;i++)fetch(p[i]).then(function(r){return r.blob()}).catch(function(){});' +
+    (wasm ? compileForWorker(literal(wasm)) : '') +
     '}catch(e){}})();'
+  );
+}
+
+/**
+ * The inline script's part that compiles `wasm` (a JavaScript string literal) and posts the result
+ * to the worker `w`. Every path posts exactly one message, so a worker told by its name to wait
+ * for the module is never left waiting.
+ */
+function compileForWorker(wasm: string): string {
+  return (
+    'var a=' + wasm + ',W=WebAssembly,o=function(){return (performance.timeOrigin||0)+performance.now()},' +
+    'n=function(e){w.postMessage({type:"early-wasm",reason:String(e&&e.message||e),at:o()})},' +
+    's=function(m){try{w.postMessage({type:"early-wasm",module:m,at:o()})}catch(e){n(e)}};' +
+    'try{fetch(a).then(function(r){if(!r.ok)throw new Error(a+": HTTP "+r.status);' +
+    'return typeof W.compileStreaming=="function"&&(r.headers.get("Content-Type")||"").indexOf("application/wasm")==0' +
+    '?W.compileStreaming(r):r.arrayBuffer().then(function(x){return W.compile(x)})}).then(s,n)}catch(e){n(e)}'
   );
 }
 

@@ -5,11 +5,17 @@
  * KB of script), so the two overlap instead of queueing. Requests that arrive meanwhile are handed
  * over in order once the main module is up.
  */
-import { startBootAssets } from './boot-assets';
+import { startBootAssets, type PageWasm } from './boot-assets';
+import { isEarlyWasm, WASM_FROM_PAGE_SUFFIX } from './early-worker';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 
 const entryMs = performance.now();
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+// Started by a page whose HTML compiles PGlite's WebAssembly (./early-worker.ts): its one message
+// brings the module (or why there is none), and the worker does not download it as well.
+let fromPage: (answer: PageWasm) => void = () => {};
+const pageWasm = scope.name.endsWith(WASM_FROM_PAGE_SUFFIX) ? new Promise<PageWasm>((resolve) => (fromPage = resolve)) : undefined;
 
 // Turbopack turns each `new URL(…, import.meta.url)` into a hashed static asset of the build (the
 // same files PGlite itself would fetch; the data directory comes from scripts/build-datadir.ts).
@@ -17,15 +23,20 @@ const assets = startBootAssets({
   wasm: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.wasm', import.meta.url),
   fsBundle: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.data', import.meta.url),
   dataDir: new URL('../../generated/pglite-datadir.tar.gz', import.meta.url),
-});
+}, pageWasm);
 
 const handler = import('./worker-main').then((main) => main.startWorker(assets, entryMs));
 const loadFailure = (error: unknown) => `The database worker could not load: ${error instanceof Error ? error.message : String(error)}`;
 handler.catch((error: unknown) => scope.postMessage({ type: 'error', message: loadFailure(error) } satisfies WorkerResponse));
 
 // Listening from the first task, so no request is dropped while the main module loads.
-scope.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
-  const request = event.data;
+scope.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const data = event.data;
+  if (isEarlyWasm(data)) {
+    fromPage('module' in data ? { module: data.module, at: data.at } : { reason: data.reason, at: data.at });
+    return;
+  }
+  const request = data as WorkerRequest;
   handler.then(
     (handle) => handle(request),
     (error: unknown) => {

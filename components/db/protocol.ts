@@ -134,6 +134,8 @@ export interface BootTimings {
   scriptLoaded: number;
   /** PGlite's WebAssembly module downloaded and compiled. */
   wasmCompiled: number;
+  /** Who compiled it: the page's HTML (then posted to the worker) or the worker itself. */
+  wasmCompiledBy?: 'page' | 'worker';
   /** PGlite's file-system bundle downloaded. */
   fsBundleLoaded: number;
   /** The prebuilt data directory downloaded (and inflated). */

@@ -89,6 +89,7 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
     entry: Math.round(entryMs),
     scriptLoaded,
     wasmCompiled: Math.round(wasm.ms),
+    ...(wasm.value ? { wasmCompiledBy: wasm.by ?? 'worker' } : {}),
     fsBundleLoaded: Math.round(fsBundle.ms),
     dataDirLoaded: Math.round(dataDir.ms),
     pgliteCreated,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, urlOf, waitForDbReady } from './helpers.mjs';
+import { launchBrowser, openPage, urlOf, waitForDbReady, waitRunnable, waitVerdict } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -46,6 +46,10 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
       1,
       `one database worker, not two (workers: ${page.workers().map((w) => w.url().slice(0, 120)).join(', ')})`,
     );
+    // The page's HTML compiled PGlite's WebAssembly and posted it to the worker, which did not
+    // download it a second time.
+    assert.equal(report.timings.wasmCompiledBy, 'page', "the worker booted with the module the page's HTML compiled");
+    assert.equal(requests.filter((u) => /pglite[^/]*\.wasm/.test(u)).length, 1, 'PGlite\'s WebAssembly is downloaded once');
     const origin = new URL(urlOf('/')).origin;
     const tarball = requests.find((u) => u.includes('pglite-datadir'));
     assert.ok(tarball, 'the data directory was fetched');
@@ -127,6 +131,34 @@ test("when the HTML's worker cannot start, the page starts its own and the datab
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
     assert.deepEqual(errors.filter((e) => !/turbopack-worker-missing|404|Failed to load resource/i.test(e)), [], 'no other page errors');
+  } finally {
+    await context.close();
+  }
+});
+
+test("when the page cannot compile PGlite's WebAssembly, the worker compiles it and says why", { timeout: 90_000 }, async () => {
+  const { context, page, requests, errors } = await openPage(browser);
+  const warnings = [];
+  page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+  // The first request for the module (the page's) fails; the worker's own gets it.
+  let refused = 0;
+  await context.route(/pglite[^/]*\.wasm/, (route) => (refused++ === 0 ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
+  try {
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await waitForDbReady(page, 60_000);
+    const report = await bootReport(page);
+    assert.equal(report.earlyWorker, 'true', "the HTML's worker is still the one adopted");
+    assert.equal(report.timings.wasmCompiledBy, 'worker', 'the worker compiled the module itself');
+    assert.equal(requests.filter((u) => /pglite[^/]*\.wasm/.test(u)).length, 2, 'asked for twice: the page, then the worker');
+    assert.ok(
+      warnings.some((w) => /could not compile PostgreSQL's WebAssembly for the database worker \(.*HTTP 503\); the worker compiles it itself/.test(w)),
+      `a console warning says why (saw: ${JSON.stringify(warnings)})`,
+    );
+    // And the database it booted runs the lab: the starter's duplicate receipt shows.
+    await waitRunnable(page);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    assert.match(await waitVerdict(page, /Violated/), /Violated/);
+    assert.deepEqual(errors.filter((e) => !/503|Failed to load resource/i.test(e)), [], 'no other page errors');
   } finally {
     await context.close();
   }
