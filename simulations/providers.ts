@@ -1,8 +1,9 @@
 /**
  * Simulated side-effect providers and the ledger of what they really did.
  *
- * e-mail: sends one message per new request; with an idempotency key it has seen, it sends nothing
- * and answers with the original e-mail's id. payments: the contract in lib/idempotency-contract.ts
+ * e-mail: sends one message per new request; with an idempotency key it has seen within its
+ * retention window (24 h, as the payment provider's), it sends nothing and answers with the original
+ * e-mail's id; an older key is forgotten, so a repeat days later sends again. payments: the contract in lib/idempotency-contract.ts
  * (same key → original charge; same key, other parameters → idempotency_error; keys forgotten
  * after the retention window). metered API (transform, lookup): no keys at all; every successful
  * item bills one credit; items beyond the rate window get 429, items with no credit left get 402
@@ -40,6 +41,8 @@ export interface ProviderOptions {
   emailHonoursKeys?: boolean;
   /** How long the payment provider remembers a key. */
   paymentRetentionHours?: number;
+  /** How long the e-mail provider remembers a key (no provider remembers one forever). */
+  emailRetentionHours?: number;
   /** The metered transformation/lookup API's account (generous defaults when left out). */
   metered?: MeteredOptions;
 }
@@ -155,7 +158,9 @@ export class Providers {
   readonly ledger: Ledger = emptyLedger();
   readonly timeoutMs: number;
   private readonly latency: Record<CallKind, number>;
-  private readonly emailKeys = new Map<string, EmailResult>();
+  /** The e-mail provider's keys: what each first send answered, and when. */
+  private readonly emailKeys = new Map<string, { result: EmailResult; atMs: number }>();
+  private readonly emailRetentionMs: number;
   private readonly paymentKeys: IdempotencyKeyStore<ChargeResult>;
   private readonly emailHonoursKeys: boolean;
   private readonly metered: Required<MeteredOptions>;
@@ -176,6 +181,7 @@ export class Providers {
     };
     this.emailHonoursKeys = options.emailHonoursKeys ?? true;
     this.paymentKeys = new IdempotencyKeyStore(options.paymentRetentionHours ?? DEFAULT_RETENTION_HOURS);
+    this.emailRetentionMs = (options.emailRetentionHours ?? DEFAULT_RETENTION_HOURS) * 3_600_000;
   }
 
   latencyMs(kind: CallKind): number {
@@ -263,7 +269,8 @@ export class Providers {
       return { error, summary: 'rejected: malformed request', replySummary: error.message };
     }
     if (key && this.emailHonoursKeys) {
-      const seen = this.emailKeys.get(key);
+      const entry = this.emailKeys.get(key);
+      const seen = entry && nowMs - entry.atMs < this.emailRetentionMs ? entry.result : undefined;
       if (seen) {
         this.ledger.replays.push({ kind: 'email.send', key, by, step });
         const response: EmailResult = { ...seen, replayed: true };
@@ -273,7 +280,7 @@ export class Providers {
     const emailId = `em_${this.ledger.emails.length + 1}`;
     this.ledger.emails.push({ emailId, to: req.to, orderId: req.orderId, key, template: typeof req.template === 'string' ? req.template : undefined, by, atMs: nowMs, step });
     const response: EmailResult = { emailId, replayed: false };
-    if (key && this.emailHonoursKeys) this.emailKeys.set(key, response);
+    if (key && this.emailHonoursKeys) this.emailKeys.set(key, { result: response, atMs: nowMs });
     const template = typeof req.template === 'string' ? req.template : undefined;
     const count = this.ledger.emails.filter((e) => e.orderId === req.orderId && e.template === template).length;
     return {

@@ -59,7 +59,7 @@ export const ambiguousTimeoutCharge: Scenario = {
   brief: [
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
-    'A key derived from the order makes the provider return the original charge (and refuse the key if the amount changed). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two.',
+    'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
     'It knows only what was marked done. A crash after the charge went through and before complete leaves the operation running; a takeover on day two, after the provider forgot the key, charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so the explorer never crashes checkout there, but you can, by hand.',
   ],
   variants: {
@@ -353,7 +353,7 @@ export const humanRerun: Scenario = {
   brief: [
     'Queues are not the only source of repeats. Someone looks at yesterday\'s dashboard, thinks the billing job failed, and runs it again by hand.',
     'Here the billing job charges three orders and sends each a receipt. At 11:00 the next day an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
-    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — and claim it in the operations table before doing it. The rerun then finds everything done. The payment provider\'s 24-hour memory of keys has run out by then; your table has not.',
+    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — and claim it in the operations table before doing it. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them only 24 hours); your table has not.',
   ],
   variants: {
     starter: {
@@ -378,7 +378,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too. One gap no key closes: a crash after a charge went through and before its complete, taken over the next day when the provider has forgotten the key.',
+        'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too. One gap no key closes: a crash after a charge or a receipt went through and before its complete, taken over the next day when the provider has forgotten the key.',
       code: `import { opKey, claim, complete } from 'effectively-once';
 import type { CheckoutOrder, Env } from 'effectively-once';
 
@@ -463,14 +463,16 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     faults: [],
     story: 'No fault at all: the job runs at night, and an operator reruns it by hand the next day at 11:00.',
   },
-  // As in ambiguous-timeout-charge, a crash between a charge and its complete, replayed 26 h
-  // later, is beyond any key (the provider forgot it): the job's crashes on the menu land elsewhere.
+  // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete,
+  // replayed 26 h later, is beyond any key (the provider forgot it): the job's crashes on the menu
+  // land elsewhere. The crash before the first e-mail leaves its key claimed, not done: the
+  // operator's rerun takes it over and sends that receipt, once.
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'payments.charge', nth: 2 },
     { kind: 'lose-response', call: 'email.send', nth: 2 },
     { kind: 'crash', process: 'nightly-job', after: 'db', nth: 3 },
-    { kind: 'crash', process: 'nightly-job', after: 'email.send', nth: 1 },
+    { kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 },
     { kind: 'crash', process: 'nightly-job', before: 'payments.charge', nth: 1 },
   ],
   maxFaults: 3,
