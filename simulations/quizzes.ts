@@ -151,7 +151,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'failed-only',
     explanation:
-      "Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back and an unanswered item was never processed, so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.",
+      "Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back, and an unanswered item may or may not have been processed (resending it is safe, and at worst bills it once more), so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.",
     see: { scenario: 'batch-credits', variant: 'starter', seed: 1, faults: [], step: 5, expect: 'violated', invariant: 'no-item-billed-twice' },
   },
   {
@@ -236,16 +236,16 @@ export const QUESTIONS: readonly Question[] = [
     id: 'ambiguous-timeout-after-retention',
     scenario: 'ambiguous-timeout-charge',
     prompt:
-      "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the provider's 24-hour key retention — a rerun calls the solution's chargeOrder (which claims and completes the key in our operations table) with the same key. What happens?",
+      "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the 24 hours the provider promises to keep keys — a rerun calls the solution's chargeOrder (which claims and completes the key in our operations table) with the same key. What happens?",
     choices: [
       { id: 'provider-remembers', text: 'The provider returns the original charge: a key is remembered for ever' },
-      { id: 'table-catches', text: 'The provider would charge again, so only our own operations table, which still says "done", stops it' },
+      { id: 'table-catches', text: 'The provider may charge again, so only our own operations table, which still says "done", stops it' },
       { id: 'refused', text: 'The provider refuses the request because the key was used before' },
       { id: 'dropped', text: 'Nothing happens: the provider drops requests older than a day' },
     ],
     correct: 'table-catches',
     explanation:
-      "A provider remembers keys only for its retention window; after that the same key is a new request and the card is charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.",
+      "A provider remembers keys only for its retention window (Stripe promises at least 24 hours); after that the same key may be a new request, and the card charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.",
     see: { scenario: 'ambiguous-timeout-charge', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
   },
   {
@@ -290,7 +290,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'claim-each',
     explanation:
-      "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: the payment provider keeps them 24 hours, and 26 have passed, so on their own keys let every charge repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
+      "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: providers promise to keep them at least 24 hours, not longer, and 26 have passed, so on their own the keys may let every charge and every receipt repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
     see: { scenario: 'human-rerun', variant: 'starter', seed: 1, faults: [], step: 18, expect: 'violated', invariant: 'no-double-charge' },
   },
   {

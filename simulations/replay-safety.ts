@@ -63,7 +63,7 @@ export const REPLAY_OPERATIONS: readonly ReplayOperation[] = [
     replayCost: 'A second charge, unless the same idempotency key goes with it.',
     halfRight: {
       bin: 'needs-dedupe',
-      note: 'Half right: recording the charge in our own table helps, and the lessons do it too. But a crash between the charge and that record repeats it, and only the provider can recognise the repeat — by the key.',
+      note: 'Half right: recording the charge in our own table is needed too — it is what still knows the charge a day later, when the provider may have forgotten the key. But a crash between the charge and that record repeats it, and within the day only the provider can recognise the repeat — by the key. So the key is the part the charge cannot do without.',
     },
   },
   {

@@ -193,7 +193,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever.',
+        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever. A lease running out says the time is up, not that the worker died: choose one longer than the work. Here a send may wait up to its 120 s timeout, so a worker that is only slow can be overtaken, and then only the provider key of the next lab stops a second receipt.',
       code: `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {

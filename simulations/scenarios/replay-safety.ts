@@ -157,7 +157,9 @@ export async function handleShipped(event: ShipEvent, env: Env) {
   // or nothing at all (set a field, upsert by id).
 ${SAFE_FOUR}
 
-  // Needs a key: the provider returns the original charge.
+  // Needs a key: the provider returns the original charge to a replay within
+  // the day, as here. A rerun days later needs the operations table as well
+  // (the provider may have forgotten the key; see "Yesterday's job").
   const chargeKey = opKey('charge', { orderId: event.orderId });
   await env.payments.charge(
     {
