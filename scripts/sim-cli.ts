@@ -238,13 +238,18 @@ async function main(argv: string[]): Promise<number> {
   const variant = String(args.flags.get('variant') ?? 'starter');
   const code = variantSource(scenario, variant);
   // A learner's file may loop without ever awaiting: stop the command then, with a message, as the
-  // browser's sandbox would, rather than hang. (Our own starters and solutions never do.)
-  if (variant !== 'starter' && variant !== 'solution') {
+  // browser's sandbox would, rather than hang. (Our own starters and solutions never do.) Watched
+  // from the moment the database is up: PGlite's boot holds the thread itself (initdb is one
+  // synchronous call), for seconds on a loaded machine, and that is not the learner's code.
+  let watching = false;
+  const watchLearnerCode = () => {
+    if (watching || variant === 'starter' || variant === 'solution') return;
+    watching = true;
     startWatchdog(
       STUCK_CODE_MS,
       `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
     );
-  }
+  };
 
   if (command === 'run') {
     const seed = seedFlag(args, scenario.demo.seed);
@@ -255,6 +260,7 @@ async function main(argv: string[]): Promise<number> {
       out(`faults: ${faults.length ? faults.map(describeFault).join('; ') : 'none'}`);
     }
     const db = await openDb(args);
+    watchLearnerCode();
     const r = await runScenario(db, { scenario, code, variant, seed, faults, choices });
     await db.close?.();
     if (json) {
@@ -297,9 +303,11 @@ async function main(argv: string[]): Promise<number> {
   };
   let result: ExploreResult & { workers: number };
   if (workers > 1) {
+    watchLearnerCode(); // the threads boot their own databases; this one only waits for them
     result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress });
   } else {
     const db = await openDb(args);
+    watchLearnerCode();
     result = { ...(await explore(db, { scenario, code, variant, runs, firstSeed, hostNow: () => performance.now(), onProgress })), workers: 1 };
     await db.close?.();
   }

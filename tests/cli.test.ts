@@ -87,7 +87,7 @@ test("explore's replay line reruns the very counterexample it reports, even when
   const e = JSON.parse(sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50', '--json').out);
   expect(e.counterexample).not.toBeNull();
   const human = sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50');
-  const replayed = pasteReplay(human.out);
+  const replayed = pasteReplay(human.out + (human.err ? `\nstderr: ${human.err}` : ''));
   expect(replayed.verdict).toBe('violated');
   expect(replayed.steps).toBe(e.counterexample.steps);
   expect(replayed.invariants.find((i: { id: string }) => i.id === e.counterexample.invariant).detail).toBe(e.counterexample.detail);
@@ -104,7 +104,7 @@ test("run's replay line survives the shell: quotes in the plan, a space in the c
   writeFileSync(code, scenarioById('crash-after-send').variants.starter.code);
   const human = sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan));
   const direct = JSON.parse(sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan), '--json').out);
-  const replayed = pasteReplay(human.out);
+  const replayed = pasteReplay(human.out + (human.err ? `\nstderr: ${human.err}` : ''));
   rmSync(dir, { recursive: true, force: true });
   expect(direct.verdict).toBe('violated');
   expect(replayed.faults).toEqual(plan);
