@@ -68,6 +68,9 @@ export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRu
       await req.afterStep?.(stepIndex);
     },
   });
+  // Code that did not load ran nothing, and the database was not reset for it: a lesson's own
+  // tables (replay-safety's shipments) may not even exist yet in a fresh tab. Say only the error.
+  if (result.error) return { result, snapshots, columns: await columnsOf(db, tables) };
   // The tables as the run left them (a rollback at the very end happens after the last step).
   snapshots.push({ atEvent: result.trace.length - 1, tables: await snapshot(db, tables) });
   return { result, snapshots, columns: await columnsOf(db, tables) };

@@ -34,3 +34,21 @@ test("a lease of 'infinity' reaches the inspector as 'infinity', not null", asyn
   const end = tablesAt(lab, lab.result.trace.length - 1).operations;
   expect(JSON.parse(JSON.stringify(end))).toMatchObject([{ state: 'running', lease_until: 'infinity' }]);
 });
+
+test("code that does not load says so in a fresh tab, even where the lesson's own tables do not exist yet", async () => {
+  const fresh = await openSimDb();
+  try {
+    for (const [id, broken] of [
+      ['replay-safety', (code: string) => code.replace(/}\s*$/, '')], // the last brace deleted
+      ['moving-answers', (code: string) => code.replace('checkCustomer', 'checkCustomr')], // the export misspelt
+    ] as const) {
+      const scenario = scenarioById(id);
+      const lab = await runForLab(fresh.db, { scenario, code: broken(scenario.variants.starter.code), variant: 'learner', seed: 1 });
+      expect(lab.result.verdict, id).toBe('error');
+      expect(lab.result.error?.message, id).toMatch(/expected|must export a function named checkCustomer/);
+      expect(lab.snapshots, id).toHaveLength(1);
+    }
+  } finally {
+    await fresh.close();
+  }
+});
