@@ -758,14 +758,14 @@ export class Engine {
           const timeoutMs = this.providers.timeoutMs;
           const provider = kind.slice(0, kind.indexOf('.'));
           if (lostRequest) {
-            took('lose-request', this.emit({ actor: pid, type: 'call', target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` }));
+            took('lose-request', this.emit({ actor: pid, type: 'call', call: kind, target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` }));
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
               this.emit({ actor: pid, type: 'timeout', target: provider, text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})` });
               throw new TimeoutError(kind, timeoutMs);
             });
           }
           const outcome = this.providers.apply(kind, request, opts, this.elapsed(), this.trace.length, pid);
-          this.emit({ actor: pid, type: 'call', target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
+          this.emit({ actor: pid, type: 'call', call: kind, target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
           if (lostResponse) {
             return new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
               took('lose-response', this.emit({ actor: pid, type: 'timeout', target: provider, fault: 'lose-response', text: `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)` }));

@@ -225,6 +225,8 @@ export interface TraceEvent {
   target?: string;
   /** Set when the event is a fault being applied. */
   fault?: Fault['kind'];
+  /** On a `call` event: which call it was (a provider can take more than one kind). */
+  call?: CallKind;
   /** Structured detail (SQL text, params, rows, request and response). */
   data?: unknown;
 }

@@ -6,7 +6,7 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { callAfter, heldMessageAt, workerUpAt } from '../components/lab/actions';
+import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '../components/lab/actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimTime } from '../components/lab/view/snapshots';
@@ -14,7 +14,7 @@ import { runForLab } from '../simulations/lab-run';
 import { runScenario } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { openSimDb, replayHint } from './helpers/sim-db';
-import type { Fault } from '../simulations/types';
+import type { Fault, TraceEvent } from '../simulations/types';
 
 const h = React.createElement;
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -134,6 +134,37 @@ describe('fault buttons of every scenario', () => {
   });
 });
 
+describe('"Lose the next response" loses the response in flight, or the next one, of any call', () => {
+  test('replay-safety: just before the charge, the charge (not the next e-mail); batch-credits: on the batch call, that batch', async () => {
+    const at = async (id: string, pick: (e: TraceEvent) => boolean, offset: number) => {
+      const scenario = scenarioById(id);
+      const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+      const call = base.trace.find(pick)!;
+      expect(call, id).toBeDefined();
+      return nextLostResponse(base.trace, call.i + offset);
+    };
+    expect(await at('replay-safety', (e) => e.type === 'call' && e.call === 'payments.charge', -1)).toEqual({ kind: 'lose-response', call: 'payments.charge', nth: 1 });
+    expect(await at('batch-credits', (e) => e.type === 'call' && e.call === 'transform.batch', 0)).toEqual({ kind: 'lose-response', call: 'transform.batch', nth: 1 });
+  });
+
+  test('a call whose answer is back, or whose caller crashed, is not in flight', () => {
+    const ev = (i: number, type: TraceEvent['type'], actor: string, target: string, extra: Partial<TraceEvent> = {}): TraceEvent => ({ i, t: i, step: i, actor, type, text: `${i}`, target, ...extra });
+    const trace = [
+      ev(0, 'call', 'w1', 'email', { call: 'email.send' }),
+      ev(1, 'call', 'w2', 'payments', { call: 'payments.charge' }),
+      ev(2, 'reply', 'email', 'w1'),
+      ev(3, 'crash', 'w2', ''),
+      ev(4, 'log', 'w1', ''),
+      ev(5, 'call', 'w1', 'email', { call: 'email.send', fault: 'lose-request' }),
+      ev(6, 'timeout', 'w1', 'email'),
+      ev(7, 'call', 'w1', 'email', { call: 'email.send' }),
+    ];
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((i) => nextResponseCall(trace, i)?.i ?? null)).toEqual([0, 0, 1, 7, 7, 7, 7, 7]);
+    expect(nextLostResponse(trace, 4)).toEqual({ kind: 'lose-response', call: 'email.send', nth: 3 });
+    expect(nextResponseCall(trace.slice(0, 7), 6)).toBeNull();
+  });
+});
+
 describe('fault buttons are offered only where the fault can happen', () => {
   test('"Crash X now" is enabled exactly where the crash lands, "Lose the next response" wherever a call is still to come (every scenario, every event)', async () => {
     let checked = 0;
@@ -149,11 +180,8 @@ describe('fault buttons are offered only where the fault can happen', () => {
           fault: { kind: 'crash', process: w, atStep: e.step },
           predicted: workerUpAt(base.trace, e.i, w),
         }));
-        if (call) {
-          const provider = providerOf(call);
-          const sofar = base.trace.filter((x) => x.i <= e.i && x.type === 'call' && x.target === provider).length;
-          injected.push({ fault: { kind: 'lose-response', call, nth: sofar + 1 }, predicted: callAfter(base.trace, e.i, provider) });
-        }
+        const lost = call ? nextLostResponse(base.trace, e.i) : null;
+        if (lost) injected.push({ fault: lost, predicted: true });
         for (const { fault, predicted } of injected) {
           // As the lab injects: the same schedule (its choices), the plan plus the fault.
           const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: base.seed, choices: base.choices, faults: [...base.faults, fault], verdictOnly: true });
@@ -162,7 +190,12 @@ describe('fault buttons are offered only where the fault can happen', () => {
           // A crash is offered exactly when it lands. A lost response is never withheld where it could
           // happen; where offered it may still change nothing (its caller crashed before the timeout).
           if (fault.kind === 'crash') expect(happened, why).toBe(predicted);
-          else if (!predicted) expect(happened, why).toBe(false);
+          else if (happened) {
+            // The response lost is the one chosen: the same call, by the same caller, then its timeout.
+            const chosen = nextResponseCall(base.trace, e.i)!;
+            expect(r.trace[chosen.i]?.text, why).toBe(chosen.text);
+            expect(r.trace[r.faultEvents.at(-1)!], why).toMatchObject({ type: 'timeout', actor: chosen.actor, target: chosen.target });
+          }
           checked++;
           if (predicted) offered++;
         }

@@ -5,9 +5,9 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
-import type { CallKind, Fault, TraceEvent } from '@/simulations/types';
+import type { Fault, TraceEvent } from '@/simulations/types';
 import type { LabEvent, labMachine } from './lab-machine';
-import { callKindOf, canRedeliver, providerOf, workersOf, type LabScenario } from './lab-scenario';
+import { callKindOf, canRedeliver, workersOf, type LabScenario } from './lab-scenario';
 
 /** How many schedules "Explore" runs. */
 export const EXPLORE_RUNS = 200;
@@ -81,19 +81,38 @@ export function workerUpAt(trace: readonly TraceEvent[], selected: number, worke
 }
 
 /**
- * Whether the run calls `provider` after trace event `selected`. The rerun with a lost response is
- * the same schedule up to that call, so without one "the next response" would never be lost.
+ * The call whose response "Lose the next response" loses, for a learner looking at trace event
+ * `selected`: a call still in flight there (requested, its answer not yet back, its caller still
+ * up), the earliest if several are, else the next call requested after it, of whatever kind. Null
+ * when no response is left to lose. One pass: a process waits for each call's answer, so each
+ * (process, provider) pair has at most one call outstanding.
  */
-export function callAfter(trace: readonly TraceEvent[], selected: number, provider: string): boolean {
-  return trace.some((e) => e.i > selected && e.type === 'call' && e.target === provider);
+export function nextResponseCall(trace: readonly TraceEvent[], selected: number): TraceEvent | null {
+  const outstanding = new Map<string, TraceEvent>();
+  const inFlight = () => (outstanding.size ? [...outstanding.values()].reduce((a, b) => (a.i <= b.i ? a : b)) : null);
+  for (const e of trace) {
+    if (e.i > selected) {
+      if (outstanding.size) return inFlight();
+      if (e.type === 'call' && e.call && e.fault !== 'lose-request') return e;
+      continue;
+    }
+    if (e.type === 'call' && e.call && e.fault !== 'lose-request') outstanding.set(`${e.actor}|${e.target}`, e);
+    else if (e.type === 'reply' && e.target) outstanding.delete(`${e.target}|${e.actor}`);
+    else if (e.type === 'timeout' && e.target) outstanding.delete(`${e.actor}|${e.target}`);
+    else if (e.type === 'crash') for (const [k, c] of outstanding) if (c.actor === e.actor) outstanding.delete(k);
+  }
+  return inFlight();
 }
 
-/** The fault that loses the response of the next `call` after the event being looked at. */
-export function nextLostResponse(ctx: ActionContext, call: CallKind): Fault {
-  const { run, selected } = ctx.state.context;
-  const provider = providerOf(call);
-  const sofar = (run?.result.trace ?? []).filter((e, i) => i <= selected && e.type === 'call' && e.target === provider).length;
-  return { kind: 'lose-response', call, nth: sofar + 1 };
+/**
+ * The fault that loses the response of `nextResponseCall`: counted among the calls of its kind, as
+ * the engine counts them (a rerun with the fault is the same schedule up to that call).
+ */
+export function nextLostResponse(trace: readonly TraceEvent[], selected: number): Fault | null {
+  const c = nextResponseCall(trace, selected);
+  if (!c?.call) return null;
+  const nth = trace.filter((e) => e.i <= c.i && e.type === 'call' && e.call === c.call).length;
+  return { kind: 'lose-response', call: c.call, nth };
 }
 
 export const runAction: LabAction = {
@@ -179,15 +198,16 @@ export function crashAction(worker: string): LabAction {
   };
 }
 
-export function loseResponseAction(call: CallKind): LabAction {
-  return {
-    name: 'lose-next-response',
-    label: 'Lose the next response',
-    keys: [],
-    enabled: (ctx) => atEvent(ctx) && callAfter(ctx.state.context.run!.result.trace, ctx.state.context.selected, providerOf(call)),
-    perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: nextLostResponse(ctx, call) }),
-  };
-}
+export const loseResponseAction: LabAction = {
+  name: 'lose-next-response',
+  label: 'Lose the next response',
+  keys: [],
+  enabled: (ctx) => atEvent(ctx) && nextResponseCall(ctx.state.context.run!.result.trace, ctx.state.context.selected) !== null,
+  perform: (ctx) => {
+    const fault = nextLostResponse(ctx.state.context.run?.result.trace ?? [], ctx.state.context.selected);
+    if (fault) ctx.send({ type: 'INJECT', code: ctx.code(), fault });
+  },
+};
 
 /**
  * The message "Redeliver now" hands to a second consumer: one a consumer holds once the events of
@@ -296,8 +316,7 @@ export const PLAYBACK_ACTIONS: readonly LabAction[] = [runAction, pauseAction, b
 /** The fault buttons a scenario offers. */
 export function faultActions(scenario: LabScenario): LabAction[] {
   const out = workersOf(scenario).map(crashAction);
-  const call = callKindOf(scenario);
-  if (call) out.push(loseResponseAction(call));
+  if (callKindOf(scenario)) out.push(loseResponseAction);
   if (canRedeliver(scenario)) out.push(redeliverAction);
   return out;
 }
