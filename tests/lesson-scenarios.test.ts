@@ -238,6 +238,52 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   });
 });
 
+describe('Explore catches the half fixes that only a crash in the gap breaks (a learner review found both passing)', () => {
+  test('business-date-reminder: marking the reminder done before sending it loses it when the worker dies in between', async () => {
+    const scenario = scenarioById('business-date-reminder');
+    const markFirst = `import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
+type ReminderMessage = ReceiptMessage & { businessDate: string };
+export async function sendReminder(msg: ReminderMessage, env: Env) {
+  const key = opKey('reminder', { orderId: msg.orderId, businessDate: msg.businessDate });
+  const r = await env.db.query(
+    \`INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now())
+     ON CONFLICT (op_key) DO NOTHING RETURNING op_key\`, [key]);
+  if (r.rows.length === 0) return 'ack';
+  await env.email.send({ to: msg.customer, orderId: msg.orderId, template: 'reminder' });
+  return 'ack';
+}`;
+    const demo = await runScenario(db, { scenario, code: markFirst, variant: 'mark-first', seed: scenario.demo.seed });
+    expect(demo.verdict, replayHint(demo)).toBe('held'); // the demonstration alone does not show it
+    const e = await explore(db, { scenario, code: markFirst, variant: 'mark-first', runs: 200 });
+    expect(e.errors).toBe(0);
+    expect(e.byInvariant['reminder-each-due-date'] ?? 0).toBeGreaterThan(0);
+  }, 120_000);
+
+  test('webhook-dedupe: recording the event and sending in one transaction sends again after a crash between them', async () => {
+    const scenario = scenarioById('webhook-dedupe');
+    const inOneTx = `import { opKey, withTransaction, type Env } from 'effectively-once';
+interface PaymentEvent { eventId: string; type: string; orderId: number; customer: string }
+export async function handleMessage(event: PaymentEvent, env: Env) {
+  const key = opKey('webhook', { eventId: event.eventId });
+  return withTransaction(env.db, async (tx) => {
+    const ins = await tx.query(
+      \`INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now())
+       ON CONFLICT (op_key) DO NOTHING RETURNING op_key\`, [key]);
+    if (ins.rows.length === 0) return 'ack';
+    if (event.type === 'payment_intent.succeeded') {
+      await env.email.send({ to: event.customer, orderId: event.orderId, template: 'payment-received' });
+    }
+    return 'ack';
+  });
+}`;
+    const demo = await runScenario(db, { scenario, code: inOneTx, variant: 'one-transaction', seed: scenario.demo.seed });
+    expect(demo.verdict, replayHint(demo)).toBe('held');
+    const e = await explore(db, { scenario, code: inOneTx, variant: 'one-transaction', runs: 200 });
+    expect(e.errors).toBe(0);
+    expect(e.byInvariant['at-most-one-email'] ?? 0).toBeGreaterThan(0);
+  }, 120_000);
+});
+
 const DEEP_RUNS = Number(process.env.EXPLORE_RUNS_NEW ?? 150);
 
 describe.each(NEW_IDS)('%s explored deeply', (id) => {

@@ -51,10 +51,10 @@ export function toLabScenario(scenario: Scenario): LabScenario {
  * reminder nobody publishes is never sent.
  */
 export function workersOf(scenario: Pick<LabScenario, 'actors'>): string[] {
-  return scenario.actors.filter((a) => /^(worker|relay|checkout|rerun|batch-job|nightly-job|operator|first-run|replay)(-\d+)?$/.test(a));
+  return scenario.actors.filter((a) => /^(worker|handler|relay|checkout|rerun|batch-job|nightly-job|operator|first-run|replay)(-\d+)?$/.test(a));
 }
 
-/** The provider call whose response "Lose the next response" loses, from the providers among the actors. */
+/** A call kind the lab's providers take (null: no provider, so no "Lose the next response"; which response it loses is read from the run). */
 export function callKindOf(scenario: Pick<LabScenario, 'actors'>): CallKind | null {
   if (scenario.actors.includes('email')) return 'email.send';
   if (scenario.actors.includes('payments')) return 'payments.charge';

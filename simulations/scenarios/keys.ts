@@ -251,7 +251,7 @@ export async function sendReminder(msg: ReminderMessage, env: Env) {
 }
 `;
 
-const remindCrash = (p: string, when: 'before' | 'after', kind: 'queue.ack' | 'email.send'): Fault =>
+const remindCrash = (p: string, when: 'before' | 'after', kind: 'queue.ack' | 'email.send' | 'db'): Fault =>
   when === 'before' ? { kind: 'crash', process: p, before: kind } : { kind: 'crash', process: p, after: kind };
 
 export const businessDateReminder: Scenario = {
@@ -309,6 +309,10 @@ export const businessDateReminder: Scenario = {
     remindCrash('worker-1', 'before', 'queue.ack'),
     remindCrash('worker-2', 'before', 'queue.ack'),
     remindCrash('worker-1', 'after', 'email.send'),
+    // Between the claim (or a "done" written first) and the send: a handler that marks the
+    // reminder done before sending it loses it here.
+    remindCrash('worker-1', 'after', 'db'),
+    remindCrash('worker-2', 'after', 'db'),
     { kind: 'duplicate-delivery', message: 'p1' },
     { kind: 'duplicate-delivery', message: 'p3' },
     { kind: 'lose-response', call: 'email.send', nth: 1 },

@@ -532,7 +532,15 @@ export async function handleMessage(event: PaymentEvent, env: Env) {
     };
   },
   demo: { seed: 2, faults: [{ kind: 'duplicate-delivery', message: 'evt_1' }], story: 'The provider delivers evt_1 to both handlers at once.' },
-  faultMenu: [{ kind: 'duplicate-delivery', message: 'evt_1' }, crash('handler-1', 'before', 'queue.ack'), crash('handler-2', 'after', 'db', 1)],
+  // The crashes after the send are the gap a transaction cannot close: a handler that records the
+  // event and sends in one transaction loses the record to the rollback, and the repeat sends again.
+  faultMenu: [
+    { kind: 'duplicate-delivery', message: 'evt_1' },
+    crash('handler-1', 'before', 'queue.ack'),
+    crash('handler-2', 'after', 'db', 1),
+    crash('handler-1', 'after', 'email.send'),
+    crash('handler-2', 'after', 'email.send'),
+  ],
   maxFaults: 2,
   invariants: [atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'), everyPaymentConfirmed, messagesSettled],
   tables: ['operations'],
