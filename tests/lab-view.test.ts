@@ -346,7 +346,7 @@ describe('the seed box', () => {
 });
 
 describe('faults injected by hand', () => {
-  test('a violated run with a fault injected by hand says such a fault can be beyond any code; Explore says what it draws', async () => {
+  test('a violated run with a fault injected by hand says such a fault may be beyond any code and how to tell; Explore says what it draws', async () => {
     const { injectedCount } = await import('../components/lab/LabWorkbench');
     const crash = { kind: 'crash' as const, process: 'worker-1', atStep: 7 };
     const demo = { kind: 'crash' as const, process: 'worker-1', before: 'queue.ack' as const };
@@ -360,6 +360,7 @@ describe('faults injected by hand', () => {
     const html = (n: number) => renderToStaticMarkup(h(VerdictPanel, { result: violated, revealed: true, running: false, onSelectStep: noop, injectedByHand: n }));
     expect(violated.verdict).toBe('violated');
     expect(html(1)).toContain('You injected a fault by hand');
+    expect(html(1)).toContain('switch to the Solution and inject the same fault');
     expect(html(1)).toContain('2 faults (1 injected by hand)');
     expect(html(0)).not.toContain('injected by hand');
     const explorer = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
