@@ -12,7 +12,7 @@ export const DEFAULT_RETENTION_HOURS = 24;
 
 /** What the provider does with a request that carries a key. */
 export type KeyDecision<R> =
-  | { kind: 'new' }
+  | { kind: 'new'; /** Set when the key was used before, at this time, and has since been forgotten. */ forgottenSince?: number }
   | { kind: 'replay'; result: R }
   | { kind: 'mismatch'; message: string };
 
@@ -32,7 +32,8 @@ export class IdempotencyKeyStore<R> {
   /** Decide what a request with `key` and `params`, arriving at `nowMs`, gets. */
   decide(key: string, params: unknown, nowMs: number): KeyDecision<R> {
     const entry = this.entries.get(key);
-    if (!entry || nowMs - entry.atMs >= this.retentionHours * 3_600_000) return { kind: 'new' };
+    if (!entry) return { kind: 'new' };
+    if (nowMs - entry.atMs >= this.retentionHours * 3_600_000) return { kind: 'new', forgottenSince: entry.atMs };
     if (entry.params !== canonical(params)) {
       return {
         kind: 'mismatch',

@@ -268,9 +268,11 @@ export class Providers {
       const error = new TypeError('email.send needs { to: string, orderId: number }');
       return { error, summary: 'rejected: malformed request', replySummary: error.message };
     }
+    let forgotten = '';
     if (key && this.emailHonoursKeys) {
       const entry = this.emailKeys.get(key);
       const seen = entry && nowMs - entry.atMs < this.emailRetentionMs ? entry.result : undefined;
+      if (entry && !seen) forgotten = forgottenKey(nowMs - entry.atMs, this.emailRetentionMs / 3_600_000);
       if (seen) {
         this.ledger.replays.push({ kind: 'email.send', key, by, step });
         const response: EmailResult = { ...seen, replayed: true };
@@ -285,7 +287,7 @@ export class Providers {
     const count = this.ledger.emails.filter((e) => e.orderId === req.orderId && e.template === template).length;
     return {
       response,
-      summary: `e-mail ${emailId} sent${count > 1 ? ` — ${template ? `${template} e-mail` : 'receipt'} #${count} for order ${req.orderId}` : ''}`,
+      summary: `e-mail ${emailId} sent${count > 1 ? ` — ${template ? `${template} e-mail` : 'receipt'} #${count} for order ${req.orderId}` : ''}${forgotten}`,
       replySummary: `sent ${emailId}`,
     };
   }
@@ -296,8 +298,10 @@ export class Providers {
       return { error, summary: 'rejected: malformed request', replySummary: error.message };
     }
     const params = { orderId: req.orderId, amountCents: req.amountCents, customer: req.customer ?? null };
+    let forgotten = '';
     if (key) {
       const decision = this.paymentKeys.decide(key, params, nowMs);
+      if (decision.kind === 'new' && decision.forgottenSince !== undefined) forgotten = forgottenKey(nowMs - decision.forgottenSince, this.paymentKeys.retentionHours);
       if (decision.kind === 'replay') {
         this.ledger.replays.push({ kind: 'payments.charge', key, by, step });
         return {
@@ -319,10 +323,16 @@ export class Providers {
     const count = this.ledger.charges.filter((c) => c.orderId === req.orderId).length;
     return {
       response: result,
-      summary: `charge ${chargeId} created${count > 1 ? ` — charge #${count} for order ${req.orderId}` : ''}`,
+      summary: `charge ${chargeId} created${count > 1 ? ` — charge #${count} for order ${req.orderId}` : ''}${forgotten}`,
       replySummary: `charged ${chargeId}`,
     };
   }
+}
+
+/** The narration's note on a key the provider had forgotten: when it was first used, and how long keys are kept. */
+function forgottenKey(agoMs: number, retentionHours: number): string {
+  const hours = Math.floor(agoMs / 3_600_000);
+  return ` (this key was first used ${hours} h ago; the provider keeps keys ${retentionHours} h, so it had forgotten it)`;
 }
 
 function malformedTransform(it: unknown): TypeError | undefined {

@@ -219,6 +219,11 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     // Neither provider remembers a key 26 hours on: the receipts repeat as well.
     expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(false);
     expect(r.ledger.emails.filter((e) => e.orderId === r.ledger.emails[0]?.orderId), replayHint(r)).toHaveLength(2);
+    // The narration says why the same key did not stop them (a learner saw only "charge #2").
+    const calls = r.trace.filter((e) => e.type === 'call' && e.actor === 'operator').map((e) => e.text);
+    expect(calls, replayHint(r)).toContainEqual(expect.stringMatching(/charge ch_4 created — charge #2 for order 3001 \(this key was first used 26 h ago; the provider keeps keys 24 h, so it had forgotten it\)$/));
+    expect(calls, replayHint(r)).toContainEqual(expect.stringMatching(/receipt #2 for order 3001 \(this key was first used 26 h ago; the provider keeps keys 24 h, so it had forgotten it\)$/));
+    expect(r.trace.filter((e) => e.actor === 'nightly-job' && /forgotten/.test(e.text)), replayHint(r)).toEqual([]);
   });
 
   test('replay-safety: a starter that protects only the charge still counts twice', async () => {
