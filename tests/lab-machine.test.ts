@@ -9,8 +9,8 @@ import type { ExploreResult } from '../simulations/run';
 const EVENTS = 16;
 
 /** The machine reads only the trace's length from a run, so a run of blank events will do. */
-function fakeAnswer(): RunAnswer {
-  const run = { result: { seed: 1, faults: [], choices: [], trace: Array.from({ length: EVENTS }, (_, i) => ({ i })) } } as unknown as LabRun;
+function fakeAnswer(faults: readonly unknown[] = []): RunAnswer {
+  const run = { result: { seed: 1, faults: [...faults], choices: [], trace: Array.from({ length: EVENTS }, (_, i) => ({ i })) } } as unknown as LabRun;
   return { run, unhandled: [] } as unknown as RunAnswer;
 }
 
@@ -20,7 +20,7 @@ function start() {
     actors: {
       runLab: fromPromise<RunAnswer, RunInput>(async ({ input }) => {
         inputs.push(input);
-        return fakeAnswer();
+        return fakeAnswer(input.faults);
       }),
     },
   });
@@ -125,6 +125,24 @@ test('an injection reruns from the event on screen: it plays on, or with hold (p
     actor.send({ type: 'CLEAR_FAULTS' });
     expect(actor.getSnapshot().context.injected).toEqual([]);
   }
+});
+
+test('the same fault injected twice (a second click at the same event) is planned once', async () => {
+  const { actor, inputs } = start();
+  actor.send({ type: 'STEP', code: 'x' });
+  await settle(actor, (s) => s.matches('paused'));
+  const crash = { kind: 'crash' as const, process: 'worker-1', atStep: 3 };
+  actor.send({ type: 'INJECT', code: 'x', fault: crash, hold: true });
+  await settle(actor, (s) => s.matches('paused') && s.context.run?.result.faults.length === 1);
+  const runs = inputs.length;
+  actor.send({ type: 'INJECT', code: 'x', fault: { atStep: 3, process: 'worker-1', kind: 'crash' }, hold: true });
+  const s = await settle(actor, (s) => !s.matches({ running: 'loading' }));
+  expect(inputs).toHaveLength(runs);
+  expect(s.context.injected).toEqual([crash]);
+  // Another fault still goes in.
+  actor.send({ type: 'INJECT', code: 'x', fault: { ...crash, atStep: 4 }, hold: true });
+  await settle(actor, (s) => s.matches('paused') && s.context.run?.result.faults.length === 2);
+  expect(actor.getSnapshot().context.injected).toHaveLength(2);
 });
 
 test('a paused run continues only while the code is the same: after an edit or another tab, Run and Step start the code on screen afresh', async () => {

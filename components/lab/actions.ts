@@ -4,6 +4,7 @@
  * and the tests all go through these, so a shortcut can never do something the button would not.
  */
 import type { SnapshotFrom } from 'xstate';
+import { canonical } from '@/lib/op-key';
 import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
 import type { Fault, TraceEvent } from '@/simulations/types';
 import type { LabEvent, labMachine } from './lab-machine';
@@ -45,6 +46,14 @@ const is = (ctx: ActionContext, ...states: string[]) => states.some((s) => ctx.s
 function atEvent(ctx: ActionContext): boolean {
   const run = ctx.state.context.run;
   return !!run && run.result.trace.length > 0 && ctx.state.context.selected >= 0 && is(ctx, 'running.playing', 'paused', 'finished');
+}
+
+/**
+ * Whether `fault` is in the plan of the run on screen already. Injecting it again (a second click
+ * at the same event) would add a twin that lands on the worker's restart instead: not offered.
+ */
+export function alreadyPlanned(faults: readonly Fault[] | undefined, fault: Fault): boolean {
+  return (faults ?? []).some((f) => canonical(f) === canonical(fault));
 }
 
 /** The trace event being looked at (the one an injected fault lands on). */
@@ -193,7 +202,10 @@ export function crashAction(worker: string): LabAction {
     name: `inject-crash-${worker}`,
     label: `Crash ${worker} now`,
     keys: [],
-    enabled: (ctx) => atEvent(ctx) && workerUpAt(ctx.state.context.run!.result.trace, ctx.state.context.selected, worker),
+    enabled: (ctx) =>
+      atEvent(ctx) &&
+      workerUpAt(ctx.state.context.run!.result.trace, ctx.state.context.selected, worker) &&
+      !alreadyPlanned(ctx.state.context.run!.result.faults, { kind: 'crash', process: worker, atStep: currentStep(ctx) }),
     perform: (ctx) => ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'crash', process: worker, atStep: currentStep(ctx) } }),
   };
 }
@@ -202,7 +214,12 @@ export const loseResponseAction: LabAction = {
   name: 'lose-next-response',
   label: 'Lose the next response',
   keys: [],
-  enabled: (ctx) => atEvent(ctx) && nextResponseCall(ctx.state.context.run!.result.trace, ctx.state.context.selected) !== null,
+  enabled: (ctx) => {
+    if (!atEvent(ctx)) return false;
+    const { run, selected } = ctx.state.context;
+    const fault = nextLostResponse(run!.result.trace, selected);
+    return fault !== null && !alreadyPlanned(run!.result.faults, fault);
+  },
   perform: (ctx) => {
     const fault = nextLostResponse(ctx.state.context.run?.result.trace ?? [], ctx.state.context.selected);
     if (fault) ctx.send({ type: 'INJECT', code: ctx.code(), fault });
@@ -238,7 +255,11 @@ export const redeliverAction: LabAction = {
   name: 'redeliver-now',
   label: 'Redeliver now',
   keys: [],
-  enabled: (ctx) => atEvent(ctx) && redeliveryOf(ctx) !== null,
+  enabled: (ctx) => {
+    if (!atEvent(ctx)) return false;
+    const message = redeliveryOf(ctx);
+    return message !== null && !alreadyPlanned(ctx.state.context.run!.result.faults, { kind: 'duplicate-delivery', message, atStep: currentStep(ctx) });
+  },
   perform: (ctx) => {
     const message = redeliveryOf(ctx);
     if (message) ctx.send({ type: 'INJECT', code: ctx.code(), fault: { kind: 'duplicate-delivery', message, atStep: currentStep(ctx) } });

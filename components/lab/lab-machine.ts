@@ -17,6 +17,7 @@ import type { Fault } from '@/simulations/types';
 import type { UnhandledRejection } from '@/components/db/protocol';
 import type { LabRun } from '@/simulations/lab-run';
 import type { ExplorerState } from './view/ExplorerPanel';
+import { alreadyPlanned } from './actions';
 
 /** Playback speed: ~400 ms per event, ~100 ms per event, or straight to the end. */
 export type Speed = '1x' | '4x' | 'instant';
@@ -148,7 +149,8 @@ export const labMachine = setup({
     nextIsEnd: ({ context }) => context.visibleUpTo + 1 >= lastIndex(context.run),
     instant: ({ context }) => context.speed === 'instant',
     hasRun: ({ context }) => context.run !== null,
-    canInject: ({ context }) => context.run !== null && context.run.result.trace.length > 0,
+    canInject: ({ context, event }) =>
+      context.run !== null && context.run.result.trace.length > 0 && !(event.type === 'INJECT' && alreadyPlanned(context.run.result.faults, event.fault)),
     // Run or Step with other code than the paused run's (an edit, another tab): that run is stale.
     codeChanged: ({ context, event }) => (event.type === 'RUN' || event.type === 'STEP') && event.code !== undefined && event.code !== context.runCode,
   },
