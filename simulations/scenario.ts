@@ -38,6 +38,8 @@ export interface Invariant {
 export interface CodeError {
   process: string;
   message: string;
+  /** Set when nothing was thrown: the code returned something its caller cannot act on. */
+  returned?: true;
   line?: number;
   column?: number;
   /**

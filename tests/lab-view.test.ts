@@ -416,6 +416,19 @@ describe('RunProblems', () => {
     expect(html).toContain('so that delivery was not acknowledged');
     expect(html).not.toContain('the message stayed unacknowledged');
   });
+
+  test('an answer the caller cannot act on is not called a throw (moving-answers returning null)', () => {
+    const returned = { process: 'worker-1', returned: true as const, message: "checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not null" };
+    const result: RunResult = { ...starter.result, variant: 'your code', codeErrors: [returned] };
+    const html = renderToStaticMarkup(h(RunProblems, { notice: null, result, unhandled: [], upTo: null, onDismiss: noop }));
+    expect(html).toContain('returned something its caller cannot act on');
+    expect(html).not.toContain('threw');
+    const verdict = renderToStaticMarkup(h(VerdictPanel, { result, revealed: true, running: false, onSelectStep: noop }));
+    expect(verdict).toContain('Answers the caller could not act on, from your code');
+    expect(verdict).not.toContain('Errors thrown by');
+    const mixed = renderToStaticMarkup(h(VerdictPanel, { result: { ...result, codeErrors: [returned, { process: 'worker-2', message: 'Error: boom' }] }, revealed: true, running: false, onSelectStep: noop }));
+    expect(mixed).toContain('Errors in your code');
+  });
 });
 
 describe('ExplorerPanel', () => {

@@ -243,6 +243,13 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   });
 });
 
+test('moving-answers: a handler that returns null is reported as an answer the worker cannot act on, not as a throw', async () => {
+  const scenario = scenarioById('moving-answers');
+  const code = `export async function checkCustomer(msg, env) {\n  return null;\n}`;
+  const r = await runScenario(db, { scenario, code, variant: 'learner', seed: 1, faults: [] });
+  expect(r.codeErrors[0], replayHint(r)).toMatchObject({ returned: true, message: expect.stringMatching(/must return .* not null$/) });
+});
+
 describe('Explore catches the half fixes that only a crash in the gap breaks (a learner review found both passing)', () => {
   test('business-date-reminder: marking the reminder done before sending it loses it when the worker dies in between', async () => {
     const scenario = scenarioById('business-date-reminder');

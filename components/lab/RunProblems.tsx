@@ -104,9 +104,11 @@ export function RunProblems({ notice, result, unhandled, upTo, onDismiss }: RunP
       {codeErrors.length > 0 && (
         <div className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
           <p className="font-semibold">
-            {codeErrors.every((e) => /^(worker|handler)-\d+$/.test(e.process))
-              ? `${owner.handler} threw while handling a message, so that delivery was not acknowledged (the queue may deliver it again).`
-              : `${owner.code} threw an error it did not catch.`}
+            {codeErrors.every((e) => e.returned)
+              ? `${owner.handler} returned something its caller cannot act on, so that delivery was not acknowledged (the queue may deliver it again).`
+              : codeErrors.every((e) => /^(worker|handler)-\d+$/.test(e.process))
+                ? `${owner.handler} threw while handling a message, so that delivery was not acknowledged (the queue may deliver it again).`
+                : `${owner.code} threw an error it did not catch.`}
           </p>
           <ul className="mt-1 space-y-1 font-mono text-xs" data-testid="code-errors">
             {codeErrors.map((e, i) => (

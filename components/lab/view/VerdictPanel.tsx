@@ -116,7 +116,8 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
       {result.codeErrors.length > 0 && (
         <div className="mx-4 mt-4">
           <h3 className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">
-            Errors thrown by {whoseCode(result.variant).codeMidSentence}
+            {result.codeErrors.every((e) => e.returned) ? 'Answers the caller could not act on, from' : result.codeErrors.some((e) => e.returned) ? 'Errors in' : 'Errors thrown by'}{' '}
+            {whoseCode(result.variant).codeMidSentence}
           </h3>
           <ul className="mt-1 space-y-1">
             {groupRepeats(result.codeErrors).map((e, k) => (
