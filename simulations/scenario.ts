@@ -218,6 +218,18 @@ const UNSETTLED: Record<string, string> = {
   deadLettered: 'was dead-lettered after {n} deliveries',
 };
 
+/**
+ * For a dead-lettered message: how many of its deliveries the handler answered "retry-later" (its
+ * key claimed by someone else under a live lease). Each used up a delivery, which is how a lease
+ * longer than the queue will keep redelivering runs the message out of deliveries.
+ */
+function backedOff(trace: readonly TraceEvent[], m: { id: string; state: string }): string {
+  if (m.state !== 'deadLettered') return '';
+  const mentions = new RegExp(`\\b${m.id.replace(/[^\w-]/g, '')}\\b`);
+  const n = trace.filter((e) => e.type === 'log' && e.text.includes('answered "retry-later"') && mentions.test(e.text)).length;
+  return n ? `, ${n} of them answered "retry-later" (its key claimed under a lease still running), each one using up a delivery` : '';
+}
+
 export const messagesSettled: Invariant = {
   id: 'messages-settled',
   title: 'Every message is acknowledged',
@@ -226,7 +238,7 @@ export const messagesSettled: Invariant = {
     return open.length
       ? {
           held: false,
-          detail: open.map((m) => `message ${m.id} ${UNSETTLED[m.state] ?? `is still ${m.state}`}`.replace('{n}', String(m.deliveries))).join('; '),
+          detail: open.map((m) => `message ${m.id} ${UNSETTLED[m.state] ?? `is still ${m.state}`}`.replace('{n}', String(m.deliveries)) + backedOff(outcome.trace, m)).join('; '),
           step: outcome.trace.find((e) => e.type === 'dead-letter')?.i,
         }
       : { held: true, detail: `every message was acknowledged${acknowledgedBy(outcome.trace)}` };

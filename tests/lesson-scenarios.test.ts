@@ -250,6 +250,16 @@ test('moving-answers: a handler that returns null is reported as an answer the w
   expect(r.codeErrors[0], replayHint(r)).toMatchObject({ returned: true, message: expect.stringMatching(/must return .* not null$/) });
 });
 
+test('a dead-lettered message says how many of its deliveries were answered "retry-later" behind a live lease', async () => {
+  const scenario = scenarioById('lease-expiry');
+  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
+  expect(settled.detail, replayHint(r)).toMatch(/^message m1 was dead-lettered after 10 deliveries, \d+ of them answered "retry-later" \(its key claimed under a lease still running\), each one using up a delivery$/);
+  // Not said where no delivery backed off.
+  const plain = await runScenario(db, { scenario: scenarioById('receipt-redelivery'), code: 'export async function handleMessage() { throw new Error("down"); }', variant: 'learner', seed: 1, faults: [] });
+  expect(plain.invariants.find((i) => i.id === 'messages-settled')?.detail, replayHint(plain)).not.toMatch(/retry-later/);
+});
+
 describe('Explore catches the half fixes that only a crash in the gap breaks (a learner review found both passing)', () => {
   test('business-date-reminder: marking the reminder done before sending it loses it when the worker dies in between', async () => {
     const scenario = scenarioById('business-date-reminder');
