@@ -19,6 +19,11 @@ import type { Fault } from '../types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
 
+/**
+ * The receipt lessons' world: two workers, one message, an e-mail provider that honours keys. A
+ * send gives up after 30 s, inside the solutions' 60 s lease: the lease outlasts the work it
+ * protects, as lib/consumer.ts asks, so only a dead (or stuck) worker is overtaken.
+ */
 function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number } = {}): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
@@ -28,7 +33,7 @@ function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: 
       messages: MESSAGES,
       visibilityTimeoutMs: 30_000,
       maxReceives: 10,
-      providers: { timeoutMs: options.emailTimeoutMs ?? 120_000, emailHonoursKeys: true },
+      providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: true },
       horizonMs: 3_600_000,
     },
     observed: {},
@@ -193,7 +198,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     solution: {
       label: 'Solution',
       explanation:
-        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever. A lease running out says the time is up, not that the worker died: choose one longer than the work. Here a send may wait up to its 120 s timeout, so a worker that is only slow can be overtaken, and then only the provider key of the next lab stops a second receipt.',
+        'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever. A lease running out says the time is up, not that the worker died, so choose one longer than the work: here a send gives up after 30 s, well inside the 60 s lease. A worker still busy when its lease ends can be overtaken, and then only the provider key of the next lab stops a second receipt.',
       code: `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
