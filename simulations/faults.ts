@@ -115,6 +115,18 @@ function matching(sql: string | undefined): string {
   return sql === undefined ? '' : ` matching ${sql.replace(/\s+/g, ' ').trim()}`;
 }
 
+/**
+ * A fault as a plan beside a run shows it, given the event (numbered as the page counts, from 1) it
+ * landed on, or null when it never happened. One placed by scheduler step reads by its event once
+ * it landed ("crash worker-2 at event 4"): beside "event 4 of 18" a scheduler step reads as internal.
+ */
+export function describeFaultAt(f: Fault, event: number | null): string {
+  if (event === null) return describeFault(f);
+  if (f.kind === 'crash' && 'atStep' in f) return `crash ${f.process} at event ${event}`;
+  if (f.kind === 'duplicate-delivery' && f.atStep !== undefined) return `deliver ${f.message} to a second consumer while the first holds it, from event ${event} on`;
+  return `${describeFault(f)} (event ${event})`;
+}
+
 /** One sentence for a fault. */
 export function describeFault(f: Fault): string {
   switch (f.kind) {

@@ -1,7 +1,7 @@
 /** Fault plans from outside are validated whole: fuzzed inputs either parse or fail clearly. */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { describeFault, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/faults';
+import { describeFault, describeFaultAt, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/faults';
 import { SCENARIOS } from '../simulations/scenarios/index';
 
 test('every scenario fault round-trips through the validator and has a sentence', () => {
@@ -97,6 +97,11 @@ test('a duplicate delivery may wait for a step ("redeliver now"), and says so; w
   const [f] = parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', atStep: 12, extra: 1 }]);
   expect(f).toEqual({ kind: 'duplicate-delivery', message: 'm1', atStep: 12 });
   expect(describeFault(f)).toBe('deliver m1 to a second consumer while the first holds it, from scheduler step 12 on');
+  // Beside a run, a fault placed by scheduler step reads by the event it landed on.
+  expect(describeFaultAt(f, 9)).toBe('deliver m1 to a second consumer while the first holds it, from event 9 on');
+  expect(describeFaultAt({ kind: 'crash', process: 'worker-2', atStep: 1 }, 4)).toBe('crash worker-2 at event 4');
+  expect(describeFaultAt({ kind: 'crash', process: 'worker-2', atStep: 9999 }, null)).toBe('crash worker-2 at scheduler step 9999');
+  expect(describeFaultAt({ kind: 'lose-response', call: 'email.send', nth: 1 }, 7)).toBe('lose the response of the first email.send (event 7)');
   const [g] = parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1' }]);
   expect('atStep' in g).toBe(false);
   expect(describeFault(g)).toBe('deliver m1 to a second consumer while the first holds it');

@@ -17,7 +17,7 @@ import { labMachine, SPEED_DELAY_MS, type RunInput, type Speed } from '@/compone
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
-import { describeFault } from '@/simulations/faults';
+import { describeFaultAt } from '@/simulations/faults';
 import { faultEventNumber } from '@/components/lab/view/snapshots';
 
 type Variant = 'starter' | 'solution';
@@ -147,7 +147,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     function onKeyDown(event: KeyboardEvent) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
       const target = event.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      // The speed menu keeps the focus after a choice; a clicker's PageDown/PageUp there would
+      // change the speed instead of the slide. They are the presenter's keys wherever the focus is.
+      if (target?.closest('select') && /^Page(Down|Up)$/.test(event.key)) (target as HTMLSelectElement).blur();
+      else if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
       // Enter and Space on a focused button press it; arrows inside the timeline move its own focus.
       if (event.key === ' ' && target?.closest('button, a')) return;
       if (target?.closest('[role="group"][aria-label^="Timeline"]') && /^(ArrowLeft|ArrowRight|Home|End)$/.test(event.key)) return;
@@ -238,7 +241,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 {previous.text}
               </p>
             )}
-            <p data-testid="narration-sentence" className="mt-2 text-5xl leading-tight font-bold short:text-4xl">
+            {/* With the verdict beneath it on a short screen, a size smaller, so the timeline keeps its lanes above the controls. */}
+            <p data-testid="narration-sentence" className={`mt-2 text-5xl leading-tight font-bold ${verdictShown ? 'short:text-3xl' : 'short:text-4xl'}`}>
               <NoBreakNames text={event.text} />
             </p>
           </>
@@ -327,7 +331,17 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             onClick={(e) => clicked(e, () => command('toggle'))}
             className={runBtn}
           >
-            {pauseAction.enabled(ctx) ? 'Pause' : state.matches('paused') ? 'Play' : 'Play from the start'}
+            {pauseAction.enabled(ctx) ? (
+              'Pause'
+            ) : state.matches('paused') ? (
+              'Play'
+            ) : (
+              // On a short screen only "Play" shows (the name stays "Play from the start"): the wider
+              // label wrapped the fault buttons onto a second row over the timeline.
+              <span>
+                Play<span className="short:sr-only"> from the start</span>
+              </span>
+            )}
           </button>
           <button type="button" data-action="step" disabled={!canNext} onClick={(e) => clicked(e, () => command('next'))} className={plainBtn}>
             Next →
@@ -361,8 +375,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 return (
                   <span key={i}>
                     {i > 0 && '; '}
-                    {describeFault(f)}
-                    {at !== null && ` (event ${at})`}
+                    {describeFaultAt(f, at)}
                     {run && at === null && <em className="text-slate-600 dark:text-slate-400"> (never happened in this run)</em>}
                   </span>
                 );
@@ -378,12 +391,22 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 }
 
 function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): void }) {
+  const chosenByPointer = useRef(false);
   return (
     <label className="ml-6 inline-flex items-center gap-2 font-semibold">
       Play speed
       <select
         value={speed}
-        onChange={(e) => onSpeed(e.target.value as Speed)}
+        onPointerDown={() => (chosenByPointer.current = true)}
+        onKeyDown={(e) => {
+          chosenByPointer.current = false;
+          if (e.key === 'Escape') e.currentTarget.blur();
+        }}
+        onChange={(e) => {
+          onSpeed(e.target.value as Speed);
+          // Chosen with the mouse: give the keys back to the presenter, as the buttons do.
+          if (chosenByPointer.current) e.target.blur();
+        }}
         className="rounded-lg border-2 border-slate-950 bg-white px-2 py-1 text-lg text-slate-950 dark:border-white dark:bg-slate-950 dark:text-white"
       >
         <option value="1x">1×</option>

@@ -4,7 +4,7 @@
  * buttons and the fault plan, and the keyboard help. Every button performs a registered action.
  */
 import { useId, useState } from 'react';
-import { describeFault } from '@/simulations/faults';
+import { describeFaultAt } from '@/simulations/faults';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
@@ -212,8 +212,7 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
                 <li key={i} className={`flex gap-2 ${missed ? 'text-slate-500 dark:text-slate-400' : ''}`}>
                   <span aria-hidden="true" className={missed ? '' : 'text-red-600 dark:text-red-400'}>⚡</span>
                   <span>
-                    {describeFault(f)}
-                    {event !== null && ` (event ${event})`}
+                    {describeFaultAt(f, event)}
                     {missed && <em> — never happened in this run</em>}
                   </span>
                 </li>

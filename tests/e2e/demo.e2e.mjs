@@ -177,6 +177,33 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     const px = await laneName.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     assert.ok(px >= 16, `lane names are at least 16 px (got ${px})`);
     await shot(page, 'demo-1280x720');
+
+    // A speed chosen with the mouse leaves the clicker working: PageDown moves the slide, not the speed.
+    const speed = page.getByLabel('Play speed');
+    await speed.click();
+    await speed.selectOption('4x');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('PageDown');
+    await waitStatus(page, /^Event 6 of/);
+    assert.equal(await speed.inputValue(), '4x', 'PageDown did not change the speed');
+    await speed.focus();
+    await page.keyboard.press('PageDown');
+    await waitStatus(page, /^Event 7 of/);
+    assert.equal(await speed.inputValue(), '4x', 'nor with the menu focused');
+
+    // At the end, with the verdict shown: "Play from the start" shows as "Play" (its name unchanged),
+    // the faults stay on one row, and the timeline keeps its room above the controls.
+    await page.keyboard.press('End');
+    await page.getByTestId('presenter-verdict').waitFor();
+    const again = page.getByRole('button', { name: 'Play from the start', exact: true });
+    const againWidth = (await again.boundingBox())?.width ?? 0;
+    assert.ok(againWidth > 0 && againWidth < 140, `only "Play" shows (the button is ${Math.round(againWidth)} px wide)`);
+    const endTops = await page.getByRole('toolbar', { name: 'Faults' }).getByRole('button').evaluateAll((bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)));
+    assert.equal(new Set(endTops).size, 1, `at the end the fault buttons are still on one row (tops ${endTops.join(', ')})`);
+    const endControls = await page.getByTestId('presenter-controls').boundingBox();
+    const endTimeline = await page.locator('svg').first().boundingBox();
+    assert.ok(endTimeline && endTimeline.y + 150 < endControls.y, `at the end at least 150 px of the timeline show (timeline from ${Math.round(endTimeline?.y)}, controls from ${Math.round(endControls.y)})`);
+    await shot(page, 'demo-1280x720-end');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

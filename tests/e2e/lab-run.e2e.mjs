@@ -354,7 +354,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
 
     // Inject: crash worker-2 at the event shown; the plan lists it and playback goes on.
     await button(page, 'Crash worker-2 now').click();
-    await page.getByTestId('fault-plan').getByText(/crash worker-2 at scheduler step \d+/).waitFor({ timeout: 20_000 });
+    await page.getByTestId('fault-plan').getByText(/crash worker-2 at event \d+/).waitFor({ timeout: 20_000 });
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Violated|Held/);
 
@@ -408,11 +408,11 @@ test('lab: "Redeliver now" waits for a message in flight, and the duplicate land
     assert.equal(await redeliver.isEnabled(), true, 'a message was held within 40 events');
     const at = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
     await redeliver.click();
-    const line = page.getByTestId('fault-plan').getByText(/deliver m\d+ to a second consumer while the first holds it, from scheduler step \d+ on/);
+    const line = page.getByTestId('fault-plan').getByText(/deliver m\d+ to a second consumer while the first holds it, from event \d+ on/);
     await line.waitFor({ timeout: 20_000 });
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Held|Violated/);
-    const landed = Number(/\(event (\d+)\)/.exec(await line.innerText())?.[1]);
+    const landed = Number(/from event (\d+) on/.exec(await line.innerText())?.[1]);
     assert.ok(landed > at, `the duplicate landed at event ${landed}, after event ${at} it was injected at`);
     const log = await page.getByRole('list', { name: 'Event log' }).innerText();
     assert.match(log, /again, while another consumer still holds it/);
