@@ -3,7 +3,7 @@
  * Build step (run by `npm run build` and `npm run dev` before Next): the prebuilt PostgreSQL data
  * directory the browser worker boots from. One PGlite instance in Node runs initdb, installs the
  * virtual clock and the lesson's schema (components/db/prebuilt-datadir.ts), and is dumped to
- * generated/pglite-datadir.tar.gz — git-ignored, bundled by Turbopack as a static asset of the
+ * generated/pglite-datadir.tar — git-ignored, bundled by Turbopack as a static asset of the
  * worker (so `next build` fails loudly if this step did not run).
  *
  *   npx tsx scripts/build-datadir.ts
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createPrebuiltBuilder, dumpPrebuiltDataDir, schemaFingerprint } from '../components/db/prebuilt-datadir';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const target = path.join(root, 'generated', 'pglite-datadir.tar.gz');
+const target = path.join(root, 'generated', 'pglite-datadir.tar');
 
 const started = process.hrtime.bigint();
 const pg = await createPrebuiltBuilder();

@@ -38,7 +38,7 @@ export interface WorkerData {
   code: string;
   variant: string;
   warmUp: number;
-  /** generated/pglite-datadir.tar.gz when the build made one (workers check its fingerprint). */
+  /** generated/pglite-datadir.tar when the build made one (workers check its fingerprint). */
   dataDir: ArrayBuffer | null;
 }
 
@@ -56,7 +56,7 @@ export function defaultWorkers(runs: number): number {
 /** The prebuilt data directory's bytes, or null when `npm run build`/`dev` has not made one. */
 function prebuiltDataDir(): ArrayBuffer | null {
   try {
-    const bytes = readFileSync(new URL('../generated/pglite-datadir.tar.gz', import.meta.url));
+    const bytes = readFileSync(new URL('../generated/pglite-datadir.tar', import.meta.url));
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   } catch {
     return null;

@@ -19,7 +19,7 @@ import { constants, gzip } from 'node:zlib';
 const gzipAsync = promisify(gzip);
 
 /** Extensions worth compressing (already-compressed formats such as .gz, .png, .woff2 are not). */
-export const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.txt', '.svg', '.wasm', '.data', '.ttf', '.ico']);
+export const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.map', '.txt', '.svg', '.wasm', '.data', '.tar', '.ttf', '.ico']);
 export const MIN_BYTES = 1024;
 /** A twin is kept only when it is at most this fraction of the original. */
 export const MAX_RATIO = 0.9;

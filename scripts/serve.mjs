@@ -40,6 +40,7 @@ export const CONTENT_TYPES = {
   '.wasm': 'application/wasm',
   '.data': 'application/octet-stream',
   '.gz': 'application/gzip',
+  '.tar': 'application/x-tar',
   // Turbopack emits the source of `new URL('./x.worker.ts', import.meta.url)` next to the bundled worker.
   '.ts': 'text/plain; charset=utf-8',
 };

@@ -54,3 +54,25 @@ describe('the boot assets with a module from the page', () => {
     expect(fetched.sort()).toEqual(['/m/datadir.tar', '/m/pglite.data', '/m/pglite.wasm']);
   });
 });
+
+describe('the data directory and file bundle downloads', () => {
+  it('hands both over as Blobs of the bytes as they arrived: the worker inflates nothing itself', async () => {
+    const tar = new Uint8Array([0x62, 0x61, 0x73, 0x65, 0x2f, 0x35]); // "base/5"
+    vi.stubGlobal('fetch', async (url: URL) =>
+      url.pathname.endsWith('.wasm')
+        ? new Response(EMPTY_MODULE, { headers: { 'Content-Type': 'application/wasm' } })
+        : new Response(url.pathname.endsWith('.tar') ? tar : 'bundle', { headers: { 'Content-Type': 'application/x-tar' } }),
+    );
+    const assets = startBootAssets(urls);
+    const [dataDir, fsBundle] = await Promise.all([assets.dataDir, assets.fsBundle]);
+    expect(dataDir.value).toBeInstanceOf(Blob);
+    expect(new Uint8Array(await dataDir.value!.arrayBuffer())).toEqual(tar);
+    expect(await fsBundle.value!.text()).toBe('bundle');
+  });
+
+  it('a download that fails says why, and the boot goes on without it', async () => {
+    vi.stubGlobal('fetch', async (url: URL) => new Response('gone', { status: url.pathname.endsWith('.tar') ? 404 : 200, headers: { 'Content-Type': 'application/wasm' } }));
+    const dataDir = await startBootAssets(urls).dataDir;
+    expect(dataDir).toMatchObject({ value: undefined, reason: '/m/datadir.tar: HTTP 404' });
+  });
+});

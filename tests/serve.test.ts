@@ -40,8 +40,10 @@ describe('gzip twins', () => {
     await writeFile(path.join(dir, 'noise.wasm'), noise);
     await writeFile(path.join(dir, 'index.html'), `<!doctype html><title>t</title>${'<p>hello</p>'.repeat(200)}`);
     await writeFile(path.join(dir, '404.html'), 'missing');
+    // The prebuilt data directory is a plain tar, mostly zero padding: the twin is what travels.
+    await writeFile(path.join(dir, 'datadir.tar'), Buffer.concat([Buffer.from('base/5/1259'), Buffer.alloc(64 * 1024)]));
     const done = await precompress(dir);
-    expect(done.files).toBe(2); // app.js and index.html
+    expect(done.files).toBe(3); // app.js, index.html and datadir.tar
     server = await startServer({ dir, port: 0 });
   });
   afterAll(async () => {
@@ -69,6 +71,14 @@ describe('gzip twins', () => {
     const page = await get(server.url, { 'Accept-Encoding': 'gzip' });
     expect(page.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(page.body).toString()).toMatch(/<p>hello<\/p>/);
+  });
+
+  test('the data directory goes out as a tar, gzipped on the wire (the browser inflates it, not the worker)', async () => {
+    const r = await get(`${server.url}datadir.tar`, { 'Accept-Encoding': 'gzip' });
+    expect(r.headers['content-type']).toBe('application/x-tar');
+    expect(r.headers['content-encoding']).toBe('gzip');
+    expect(r.body.length).toBeLessThan(2048);
+    expect(gunzipSync(r.body).subarray(0, 11).toString()).toBe('base/5/1259');
   });
 
   test('no Accept-Encoding, gzip;q=0, a file without a twin, or HEAD: the plain file or no body', async () => {

@@ -13,7 +13,7 @@
 export interface BootAssets {
   wasmModule: Promise<Loaded<WebAssembly.Module>>;
   fsBundle: Promise<Loaded<Blob>>;
-  dataDir: Promise<Loaded<ArrayBuffer>>;
+  dataDir: Promise<Loaded<Blob>>;
 }
 
 /**
@@ -54,30 +54,13 @@ async function compileWasm(url: URL): Promise<WebAssembly.Module> {
 }
 
 /**
- * The data directory as a plain tar: a gzip body is inflated while it streams in (the worker
- * waits for the wasm compile meanwhile), so PGlite's boot does not inflate it afterwards. A host
- * that already decoded it (Content-Encoding: gzip) hands over the tar as it is.
+ * A download as a Blob. For a network response Chromium drains the body into the Blob without this
+ * thread: the data directory (a plain tar, sent gzipped by any host that serves the build's `.gz`
+ * twins, and inflated by the browser's network service) is ready the moment the worker gets to it,
+ * instead of being inflated here in JavaScript after PGlite's code has loaded.
  */
-async function tarball(url: URL): Promise<ArrayBuffer> {
-  const response = await ok(url);
-  if (!response.body || typeof DecompressionStream !== 'function') return response.arrayBuffer();
-  const reader = response.body.getReader();
-  const first = await reader.read();
-  if (first.done) throw new Error(`${url.pathname}: empty`);
-  const head = first.value;
-  const rest = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(head);
-    },
-    async pull(controller) {
-      const next = await reader.read();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const body = gzip ? rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>) : rest;
-  return new Response(body).arrayBuffer();
+async function blob(url: URL): Promise<Blob> {
+  return (await ok(url)).blob();
 }
 
 /** The page's answer about PGlite's module (see ./early-worker.ts), as the boot wants it. */
@@ -104,7 +87,7 @@ async function fromPage(page: Promise<PageWasm>, url: URL): Promise<Loaded<WebAs
 export function startBootAssets(urls: BootAssetUrls, pageWasm?: Promise<PageWasm>): BootAssets {
   return {
     wasmModule: pageWasm ? fromPage(pageWasm, urls.wasm) : settle(() => compileWasm(urls.wasm)),
-    fsBundle: settle(async () => (await ok(urls.fsBundle)).blob()),
-    dataDir: settle(() => tarball(urls.dataDir)),
+    fsBundle: settle(() => blob(urls.fsBundle)),
+    dataDir: settle(() => blob(urls.dataDir)),
   };
 }

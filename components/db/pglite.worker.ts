@@ -22,7 +22,7 @@ const pageWasm = scope.name.endsWith(WASM_FROM_PAGE_SUFFIX) ? new Promise<PageWa
 const assets = startBootAssets({
   wasm: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.wasm', import.meta.url),
   fsBundle: new URL('../../node_modules/@electric-sql/pglite/dist/pglite.data', import.meta.url),
-  dataDir: new URL('../../generated/pglite-datadir.tar.gz', import.meta.url),
+  dataDir: new URL('../../generated/pglite-datadir.tar', import.meta.url),
 }, pageWasm);
 
 const handler = import('./worker-main').then((main) => main.startWorker(assets, entryMs));

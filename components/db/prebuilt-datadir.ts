@@ -1,6 +1,6 @@
 /**
  * The prebuilt database: at build time (scripts/build-datadir.ts) a PGlite instance runs initdb,
- * the virtual clock and the lesson's schema, and is dumped to a gzip tarball that the worker hands
+ * the virtual clock and the lesson's schema, and is dumped to a tarball that the worker hands
  * to `new PGlite({ loadDataDir })`. Booting from it skips initdb (a second PGlite instance, the
  * initdb run, a dump and a reload) — most of a cold boot.
  *
@@ -68,7 +68,8 @@ export interface DumpableDatabase {
  * Install what the worker installs at boot (the virtual clock, the schema) on a fresh database
  * (best made by `createPrebuiltBuilder`), mark it with `fingerprint` (unnoted by the schema guard, so a
  * boot can `PgliteSimDatabase.attach` to it), drop the template databases,
- * checkpoint (so booting from it replays no WAL and old WAL is gone) and dump it gzipped.
+ * checkpoint (so booting from it replays no WAL and old WAL is gone) and dump it as a plain tar
+ * (gzipped on the wire by the host, see ./boot-assets.ts).
  */
 export async function dumpPrebuiltDataDir(pg: DumpableDatabase, fingerprint = schemaFingerprint()): Promise<Blob> {
   await prepareSimDatabase(pg);
@@ -79,14 +80,19 @@ export async function dumpPrebuiltDataDir(pg: DumpableDatabase, fingerprint = sc
     await pg.exec(`DROP DATABASE IF EXISTS ${template}`);
   }
   await pg.exec('CHECKPOINT');
-  return pg.dumpDataDir('gzip');
+  return pg.dumpDataDir('none');
 }
 
-/** A tarball's bytes as the Blob `loadDataDir` wants: typed as gzip when it is gzip (PGlite goes by the type). */
-export function dataDirBlob(bytes: ArrayBuffer): Blob {
-  const head = new Uint8Array(bytes, 0, Math.min(2, bytes.byteLength));
+/**
+ * A tarball (its bytes, or a Blob as a download gives it) as the Blob `loadDataDir` wants: typed as
+ * gzip exactly when its first bytes are gzip's. PGlite goes by the type, and a host's Content-Type
+ * can say either wrongly (`application/x-gtar` for a plain tar reads to PGlite as gzip). The bytes
+ * are not copied.
+ */
+export async function dataDirBlob(tarball: ArrayBuffer | Blob): Promise<Blob> {
+  const head = new Uint8Array(tarball instanceof Blob ? await tarball.slice(0, 2).arrayBuffer() : tarball.slice(0, 2));
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  return new Blob([bytes], { type: gzip ? 'application/x-gzip' : 'application/x-tar' });
+  return new Blob([tarball], { type: gzip ? 'application/x-gzip' : 'application/x-tar' });
 }
 
 /**
@@ -104,10 +110,10 @@ function noInitdb(): WebAssembly.Module {
  * PGlite booted from a prebuilt tarball whose fingerprint matches this build's schema, or why not
  * (the caller then runs initdb). A database that started but is stale is closed again.
  */
-export async function bootPrebuilt(bytes: ArrayBuffer, options: PGliteOptions = {}): Promise<{ pg: PGlite } | { pg: null; why: string }> {
+export async function bootPrebuilt(tarball: ArrayBuffer | Blob, options: PGliteOptions = {}): Promise<{ pg: PGlite } | { pg: null; why: string }> {
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create({ initdbWasmModule: noInitdb(), ...options, loadDataDir: dataDirBlob(bytes) });
+    pg = await PGlite.create({ initdbWasmModule: noInitdb(), ...options, loadDataDir: await dataDirBlob(tarball) });
     const found = await readFingerprint(pg);
     const expected = schemaFingerprint();
     if (found === expected) return { pg };
