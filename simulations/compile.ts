@@ -27,11 +27,37 @@ const FUNCTION_HEADER_LINES = 2;
 
 const MODULES: Record<string, unknown> = { 'effectively-once': learnerApi };
 
-const cache = new Map<string, Record<string, unknown>>();
+type ModuleBody = (exports: Record<string, unknown>, require: (name: string) => unknown, module: { exports: Record<string, unknown> }) => void;
 
-/** Compile and load `source`; the module's exports. Cached by source text. */
-export function loadLearnerModule(source: string): Record<string, unknown> {
-  const hit = cache.get(source);
+/** Compiled bodies by source text: sucrase and `new Function` run once per text. */
+const compiled = new Map<string, ModuleBody>();
+
+/**
+ * Each simulated process keeps its memory to itself. A module-level `new Set()` in learner code is
+ * a worker's memory: worker-1 and worker-2 are two machines and do not share it, a crash wipes it,
+ * and a rerun (the next run, or the next schedule of an exploration) starts without it. So every
+ * load evaluates the module afresh, and every process incarnation that calls into it gets its own
+ * evaluation (the engine says which one is running: `enterProcess`). Without this, an in-memory
+ * "already sent?" set held across workers, crashes and runs, and passed.
+ */
+interface Instances {
+  evaluate(): Record<string, unknown>;
+  /** The load's own evaluation, taken by the first process that calls in. */
+  spare: Record<string, unknown> | null;
+  byProcess: WeakMap<object, Record<string, unknown>>;
+}
+const instancesOf = new WeakMap<Record<string, unknown>, Instances>();
+
+/** The process incarnation running now (its env), set by the engine each time it hands one control. */
+let running: object | null = null;
+
+/** The engine hands control to the process incarnation `token` (null: to no process). */
+export function enterProcess(token: object | null): void {
+  running = token;
+}
+
+function compile(source: string): ModuleBody {
+  const hit = compiled.get(source);
   if (hit) return hit;
   let code: string;
   try {
@@ -43,25 +69,60 @@ export function loadLearnerModule(source: string): Record<string, unknown> {
     const column = e.loc?.column ?? (m ? Number(m[2]) : undefined);
     throw new LearnerCodeError(`Syntax error: ${e.message.replace(/^Error transforming [^:]*: /, '')}`, line, column, 'syntax');
   }
-  const exports: Record<string, unknown> = {};
-  const module = { exports };
-  const require = (name: string) => {
-    if (name in MODULES) return MODULES[name];
-    throw new LearnerCodeError(`Cannot import '${name}': only 'effectively-once' is available here`, undefined, undefined, 'load');
-  };
+  let body: ModuleBody;
   try {
-    const fn = new Function('exports', 'require', 'module', `${code}\n//# sourceURL=${LEARNER_FILE}`);
-    fn(exports, require, module);
+    body = new Function('exports', 'require', 'module', `${code}\n//# sourceURL=${LEARNER_FILE}`) as ModuleBody;
   } catch (err) {
-    if (err instanceof LearnerCodeError) throw err;
     const e = err as Error;
     const loc = learnerLocation(e);
     throw new LearnerCodeError(`${e.name}: ${e.message}`, loc?.line, loc?.column, 'load');
   }
-  const result = module.exports as Record<string, unknown>;
-  if (cache.size > 64) cache.clear();
-  cache.set(source, result);
-  return result;
+  if (compiled.size > 64) compiled.clear();
+  compiled.set(source, body);
+  return body;
+}
+
+const requireModule = (name: string) => {
+  if (name in MODULES) return MODULES[name];
+  throw new LearnerCodeError(`Cannot import '${name}': only 'effectively-once' is available here`, undefined, undefined, 'load');
+};
+
+/**
+ * Compile and load `source`: the exports of a fresh evaluation (compiling is cached by source
+ * text; evaluating is not). Functions taken from it with `exportedFunction` run each process's calls
+ * in that process's own evaluation of the module.
+ */
+export function loadLearnerModule(source: string): Record<string, unknown> {
+  const body = compile(source);
+  const evaluate = () => {
+    const module = { exports: {} as Record<string, unknown> };
+    body(module.exports, requireModule, module);
+    return module.exports;
+  };
+  let first: Record<string, unknown>;
+  try {
+    first = evaluate();
+  } catch (err) {
+    if (err instanceof LearnerCodeError) throw err;
+    const loc = learnerLocation(err);
+    const said = err instanceof Error ? `${err.name}: ${err.message}` : `Your module threw ${typeof err === 'string' ? JSON.stringify(err) : String(err)} while loading`;
+    throw new LearnerCodeError(said, loc?.line, loc?.column, 'load');
+  }
+  instancesOf.set(first, { evaluate, spare: first, byProcess: new WeakMap() });
+  return first;
+}
+
+/** The evaluation of a loaded module that the running process calls into. */
+function instanceFor(mod: Record<string, unknown>): Record<string, unknown> {
+  const instances = instancesOf.get(mod);
+  if (!instances || running === null) return mod;
+  let own = instances.byProcess.get(running);
+  if (!own) {
+    own = instances.spare ?? instances.evaluate();
+    instances.spare = null;
+    instances.byProcess.set(running, own);
+  }
+  return own;
 }
 
 /** The learner's line and column in an error's stack, if the error passed through learner code. */
@@ -79,5 +140,11 @@ export function exportedFunction<F>(mod: Record<string, unknown>, name: string):
   if (typeof f !== 'function') {
     throw new LearnerCodeError(`Your code must export a function named ${name} (export async function ${name}(…) { … })`, undefined, undefined, 'shape');
   }
-  return f as F;
+  if (!instancesOf.has(mod)) return f as F;
+  // Called by a process: that process's own evaluation of the module, so its own memory.
+  return function (this: unknown, ...args: unknown[]) {
+    const own = instanceFor(mod)[name];
+    if (typeof own !== 'function') throw new TypeError(`${name} is not a function in this evaluation of your module`);
+    return own.apply(this, args);
+  } as F;
 }

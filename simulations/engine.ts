@@ -23,6 +23,7 @@ import { isParked, type SimDatabase } from './sim-database';
 import { SIM_EPOCH_MS } from './sql-clock';
 import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
 import { afterHostTick, hostTick } from './host-tick';
+import { enterProcess } from './compile';
 import { memoByText } from './text-memo';
 
 /** A process of the world. */
@@ -137,6 +138,8 @@ class FollowUp {
 interface Proc {
   spec: ProcessSpec;
   incarnation: number;
+  /** The running incarnation's env: which process is calling, for the learner module's memory. */
+  env: Env | null;
   alive: boolean;
   /** Counts of executed steps by kind, for `crash after the nth X` faults. */
   counts: Map<string, number>;
@@ -231,6 +234,7 @@ export class Engine {
       const proc: Proc = {
         spec,
         incarnation: 0,
+        env: null,
         alive: false,
         counts: new Map(),
         beforeCounts: new Map(),
@@ -294,6 +298,9 @@ export class Engine {
       if (this.stepsRun % HOST_TURN_EVERY_STEPS === 0) await hostTick();
     }
 
+    // No process runs any more: a late call into the learner's module (a stray promise of a
+    // crashed incarnation) is no process's, and gets the load's own evaluation.
+    enterProcess(null);
     for (const p of this.procs.values()) {
       if (this.db.inTransaction(p.spec.id) && (await this.db.drop(p.spec.id))) {
         this.emit({ actor: p.spec.id, type: 'rollback', target: 'postgres', text: `${p.spec.id} left a transaction open; it was rolled back` });
@@ -361,7 +368,10 @@ export class Engine {
     proc.sqlCounts = new Map();
     const incarnation = proc.incarnation;
     const env = this.makeEnv(proc, incarnation);
+    proc.env = env;
     this.emit({ actor: proc.spec.id, type: proc.incarnation === 1 ? 'start' : 'restart', text: proc.incarnation === 1 ? `${proc.spec.id} starts` : `${proc.spec.id} restarts (incarnation ${incarnation})` });
+    // This incarnation runs now: its calls into the learner's module use its own evaluation of it.
+    enterProcess(env);
     const done = (async () => proc.spec.main(env))();
     done.then(
       () => {
@@ -529,6 +539,7 @@ export class Engine {
       }
     }
     if (value instanceof FollowUp) return;
+    enterProcess(proc.env);
     if (failed) step.reject(value);
     else step.resolve(value);
     await this.settle(proc, step.incarnation);
