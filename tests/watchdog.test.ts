@@ -156,3 +156,50 @@ describe('stopping a query', () => {
     client.dispose();
   });
 });
+
+describe("the worker's private port", () => {
+  /** A booted client whose worker handed over its port, as the real one does in its 'ready'. */
+  function readyWithPort() {
+    const client = new WorkerClient({ createWorker: () => new FakeWorker() as unknown as Worker, earlyWorker: () => null, now: () => clock });
+    const worker = FakeWorker.made[0];
+    const channel = new MessageChannel();
+    worker.say({ ...READY, port: channel.port2 });
+    return { client, worker, workerSide: channel.port1 };
+  }
+  /** Let Node deliver what was posted on a MessagePort (a turn or two of its event loop). */
+  const delivered = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('learner code posting heartbeats and verdicts on the global channel is not heard: a loop is still caught', async () => {
+    const { client, worker, workerSide } = readyWithPort();
+    const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+    const id = (worker.sent[0] as { id: number }).id;
+    for (let i = 0; i < 3; i++) {
+      pageRuns(1_000);
+      worker.say({ type: 'heartbeat' });
+      worker.say({ type: 'run-result', id, run: { forged: true }, unhandled: [] });
+    }
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+    workerSide.close();
+  });
+
+  it("the worker's own messages on the port are heard, heartbeats included", async () => {
+    const { client, worker, workerSide } = readyWithPort();
+    const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+    const id = (worker.sent[0] as { id: number }).id;
+    for (let i = 0; i < 3; i++) {
+      pageRuns(1_000);
+      workerSide.postMessage({ type: 'heartbeat' });
+      await delivered();
+    }
+    expect(worker.terminated).toBe(false);
+    workerSide.postMessage({ type: 'run-result', id, run: { real: true }, unhandled: [] });
+    await delivered();
+    await expect(run).resolves.toMatchObject({ run: { real: true } });
+    client.dispose();
+    workerSide.close();
+  });
+});

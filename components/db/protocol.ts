@@ -124,6 +124,11 @@ export interface ReadyMessage {
   timeOrigin: number;
   /** Where the boot time went, in milliseconds since the worker started. */
   timings: BootTimings;
+  /**
+   * Every later message from the worker comes on this port, and the page stops listening to the
+   * worker's global channel, which the learner's code can also post on.
+   */
+  port?: MessagePort;
 }
 
 /** Milestones of the boot, each in milliseconds since the worker started (its performance.now()). */

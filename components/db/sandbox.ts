@@ -40,6 +40,7 @@ const NETWORK_AND_STORAGE = [
   'fetch',
   'XMLHttpRequest',
   'WebSocket',
+  'WebSocketStream',
   'WebTransport',
   'EventSource',
   'importScripts',
@@ -48,6 +49,11 @@ const NETWORK_AND_STORAGE = [
   'BroadcastChannel',
   'Worker',
   'SharedWorker',
+  // Chromium's old sandboxed file system: what a worker writes there is still there after a reload.
+  'webkitRequestFileSystem',
+  'webkitRequestFileSystemSync',
+  'webkitResolveLocalFileSystemURL',
+  'webkitResolveLocalFileSystemSyncURL',
 ] as const;
 
 function refuse(what: string): () => never {

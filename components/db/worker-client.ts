@@ -118,6 +118,11 @@ export class WorkerClient {
   /** What was sent for each outstanding job, should it have to be sent again to a replacement worker. */
   private requests = new Map<number, WorkerRequest>();
   private adopted = false;
+  /**
+   * The port the worker speaks on once it is ready (see ReadyMessage.port). From then on the
+   * worker's global channel, where the learner's code can post too, is not listened to.
+   */
+  private port: MessagePort | null = null;
   private nextId = 1;
   private lastHeard = 0;
   /** When the watchdog last looked. */
@@ -155,11 +160,13 @@ export class WorkerClient {
   private start(early: EarlyWorker | null = null): void {
     this.createdAt = early ? early.createdMs : this.now();
     const worker = early ? early.worker : this.createWorker();
+    this.closePort();
     this.worker = worker;
     this.adopted = early !== null;
     this.setState({ status: 'booting' });
     const onMessage = (event: MessageEvent<WorkerResponse>) => {
-      if (worker !== this.worker) return;
+      // Once the worker has handed over its port, its global channel is the learner's code only.
+      if (worker !== this.worker || this.port) return;
       this.lastHeard = this.now();
       this.onMessage(event.data);
     };
@@ -192,6 +199,8 @@ export class WorkerClient {
   private onMessage(message: WorkerResponse): void {
     switch (message.type) {
       case 'ready':
+        if (this.port) return;
+        if (message.port) this.listenOn(message.port);
         this.setState({
           status: 'ready',
           version: message.version,
@@ -237,6 +246,23 @@ export class WorkerClient {
         return;
       }
     }
+  }
+
+  /** Hear the worker on `port` from now on, and only there. */
+  private listenOn(port: MessagePort): void {
+    this.port = port;
+    port.onmessage = (event: MessageEvent<WorkerResponse>) => {
+      if (this.port !== port) return;
+      this.lastHeard = this.now();
+      this.onMessage(event.data);
+    };
+  }
+
+  private closePort(): void {
+    if (!this.port) return;
+    this.port.onmessage = null;
+    this.port.close();
+    this.port = null;
   }
 
   private take(id: number): Job | undefined {
@@ -340,6 +366,7 @@ export class WorkerClient {
   restart(reason: Error | ((job: Job) => Error)): void {
     this.worker?.terminate();
     this.worker = null;
+    this.closePort();
     this.state = { ...this.state, restarts: this.state.restarts + 1 };
     this.failAll(reason);
     if (!this.disposed) this.start();
@@ -369,6 +396,7 @@ export class WorkerClient {
     this.disposed = true;
     this.worker?.terminate();
     this.worker = null;
+    this.closePort();
     this.failAll(new SqlError({ message: 'The database worker was stopped.' }));
   }
 }

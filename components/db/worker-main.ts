@@ -27,6 +27,7 @@ import type {
   BootTimings,
   ExploreRequest,
   QueryErrorMessage,
+  ReadyMessage,
   RunRequest,
   UnhandledRejection,
   WorkerRequest,
@@ -36,8 +37,30 @@ import { hostClock, lockDown } from './sandbox';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
+/*
+ * The page hears this worker on a port that only this module holds, from the 'ready' message on.
+ * The learner's code runs in this worker too and can call the global `postMessage`: had the
+ * answers gone out there, a loop posting `{ type: 'heartbeat' }` kept the page's watchdog quiet
+ * forever, and a wrapped `postMessage` rewrote a run's verdict to "held". The page ignores the
+ * global channel once it has the port. The functions are taken now, before any learner code can
+ * replace them (it runs only after the boot).
+ */
+const channel = new MessageChannel();
+const toPage = channel.port1;
+const sendOnPort = MessagePort.prototype.postMessage;
+const sendGlobal = scope.postMessage;
+const apply = Reflect.apply;
+let portHandedOver = false;
+
 function post(message: WorkerResponse): void {
-  scope.postMessage(message);
+  if (portHandedOver) apply(sendOnPort, toPage, [message]);
+  else apply(sendGlobal, scope, [message]);
+}
+
+/** The 'ready' message, with the port every later message comes on. */
+function postReady(message: ReadyMessage): void {
+  apply(sendGlobal, scope, [{ ...message, port: channel.port2 } satisfies ReadyMessage, [channel.port2]]);
+  portHandedOver = true;
 }
 
 function errorText(error: unknown): string {
@@ -96,7 +119,7 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
     schemaInstalled,
     firstQuery,
   };
-  post({
+  postReady({
     type: 'ready',
     version: first.version,
     bootMs: firstQuery,

@@ -173,6 +173,23 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await screenshot(page, 'lab-stuck-light');
     await waitRunnable(page);
 
+    // 1b. A loop that posts the worker's heartbeat itself: the page does not hear the learner's
+    // postMessage (the worker answers on a private port), so it is stopped all the same.
+    await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const post = (globalThis as any).postMessage.bind(globalThis);
+  for (let n = 0; ; n++) if (n % 1_000_000 === 0) post({ type: 'heartbeat' });
+}
+`);
+    const spoofed = Date.now();
+    await button(page, 'Run').click();
+    // The first loop's message goes with the new run, so the one awaited next is this loop's.
+    await page.getByText(/without yielding — an infinite loop\?/).waitFor({ state: 'detached', timeout: 5_000 });
+    await page.getByText(/without yielding — an infinite loop\?/).waitFor({ timeout: 8_000 });
+    t.diagnostic(`a loop posting heartbeats stopped after ${Date.now() - spoofed} ms`);
+    await waitRunnable(page);
+
     // 2. A throw: the message names the error and its line; a marker sits on the line.
     await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
 
@@ -235,7 +252,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   const probes = [() => Date.now(), () => Math.random(), () => setTimeout(() => {}, 1), () => fetch('/'), () => new Date(), () => indexedDB.open('x'),
     // Handed straight to a promise, a guarded function runs with no learner frame on the stack.
     () => Promise.resolve().then(Date.now), () => env.db.query('SELECT 1').then(Math.random), () => Promise.resolve().then(Date),
-    () => Promise.resolve().then(performance.now.bind(performance)), () => Promise.resolve().then(crypto.randomUUID.bind(crypto))];
+    () => Promise.resolve().then(performance.now.bind(performance)), () => Promise.resolve().then(crypto.randomUUID.bind(crypto)),
+    // Reached a server, and kept files across reloads, before the red-team review of 2026-12-04.
+    () => new WebSocketStream('ws://127.0.0.1:9/'), () => webkitRequestFileSystemSync(0, 1024)];
   const out = [];
   for (const p of probes) {
     try { await p(); out.push('reachable'); } catch (e) { out.push(String(e.message)); }
