@@ -23,17 +23,8 @@ const DROPPABLE = ['table', 'index', 'sequence', 'view', 'materialized view', 'f
 const note = (kind: 'create' | 'other') =>
   `INSERT INTO sim.schema_changes (seq, kind, object_type, identity, objid) SELECT coalesce(max(seq), 0) + 1, '${kind}', r.object_type, r.object_identity, r.objid FROM sim.schema_changes;`;
 
-/** Installs the guard; idempotent. Part of the script that prepares a simulation database. */
-export const SCHEMA_GUARD_SQL = `
-CREATE TABLE IF NOT EXISTS sim.schema_changes (
-  seq         integer NOT NULL,
-  kind        text NOT NULL,
-  object_type text,
-  identity    text,
-  objid       oid
-);
-CREATE TABLE IF NOT EXISTS sim.schema_baseline (max_oid oid NOT NULL);
-CREATE OR REPLACE FUNCTION sim.note_schema_change() RETURNS event_trigger LANGUAGE plpgsql AS $guard$
+/** The trigger function's source: PostgreSQL keeps it as `prosrc`, which a reset compares. */
+const GUARD_FUNCTION_BODY = `
 DECLARE
   r record;
   base oid;
@@ -60,7 +51,19 @@ BEGIN
     END IF;
   END LOOP;
 END
-$guard$;
+`;
+
+/** Installs the guard; idempotent. Part of the script that prepares a simulation database. */
+export const SCHEMA_GUARD_SQL = `
+CREATE TABLE IF NOT EXISTS sim.schema_changes (
+  seq         integer NOT NULL,
+  kind        text NOT NULL,
+  object_type text,
+  identity    text,
+  objid       oid
+);
+CREATE TABLE IF NOT EXISTS sim.schema_baseline (max_oid oid NOT NULL);
+CREATE OR REPLACE FUNCTION sim.note_schema_change() RETURNS event_trigger LANGUAGE plpgsql AS $guard$${GUARD_FUNCTION_BODY}$guard$;
 DO $guard$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'sim_note_ddl') THEN
@@ -85,6 +88,18 @@ DELETE FROM sim.schema_changes;
 
 /** The expression a reset selects to learn whether anything needs repair (one more column, no round trip). */
 export const SCHEMA_CHANGES_EXPR = '(SELECT count(*) FROM sim.schema_changes)';
+
+/**
+ * True while the guard itself is as installed: both event triggers there, enabled, calling the
+ * function, and the function's source unchanged. PostgreSQL fires no event trigger for changes to
+ * event triggers, so `DROP EVENT TRIGGER sim_note_ddl` (or a function replaced by one that notes
+ * nothing) would otherwise let every later change outlive its run: a red-team review dropped both
+ * and added a rule that swallowed inserts into `operations`, and every later run failed, the
+ * Solution's included. Where the guard was never installed (a real server without superuser
+ * rights) this is false at every reset; only the PGlite database, whose guard is always installed,
+ * asks. A dropped function makes the cast fail, and the reset rebuilds as for a dropped table.
+ */
+export const GUARD_INTACT_EXPR = `((SELECT count(*) FROM pg_event_trigger WHERE evtname IN ('sim_note_ddl', 'sim_note_drop') AND evtenabled = 'O' AND evtfoid = 'sim.note_schema_change()'::regprocedure) = 2 AND (SELECT prosrc FROM pg_proc WHERE oid = 'sim.note_schema_change()'::regprocedure) = '${GUARD_FUNCTION_BODY.replaceAll("'", "''")}')`;
 
 const ENGINE_DDL_OFF_SQL = `SELECT set_config('sim.engine_ddl', 'off', false)`;
 
@@ -122,12 +137,15 @@ export function dropCreatedSql(changes: readonly SchemaChange[]): string | null 
 }
 
 /**
- * Drop every schema but PostgreSQL's own (the lesson's tables, the virtual clock, this guard and
- * whatever the learner made) and the session's temporary tables, and leave an empty `public`: the
+ * Drop the guard's event triggers (whoever made the ones by those names) and every schema but
+ * PostgreSQL's own (the lesson's tables, the virtual clock, this guard and whatever the learner
+ * made) and the session's temporary tables, and leave an empty `public`: the
  * next `prepareSimDatabase` builds the lesson's schema afresh. Only for a database that belongs to
  * the simulation alone (the tab's PGlite). To run with `execAsEngine`.
  */
 export const DROP_ALL_SCHEMAS_SQL = `
+DROP EVENT TRIGGER IF EXISTS sim_note_ddl;
+DROP EVENT TRIGGER IF EXISTS sim_note_drop;
 DO $wipe$
 DECLARE s text;
 BEGIN

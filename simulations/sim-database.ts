@@ -11,7 +11,7 @@
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
 import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql, SIM_EPOCH_MS } from './sql-clock';
-import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
+import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from './text-memo';
 
 /** What a statement returned. */
@@ -187,13 +187,18 @@ export class PgliteSimDatabase implements SimDatabase {
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.
     // It also counts the schema changes the learner's code made (./schema-guard.ts).
     // And it puts back the search path (a SET in the query panel or a handler outlives a run).
-    const also = [SEARCH_PATH_EXPR, setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`];
+    const also = [SEARCH_PATH_EXPR, setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`, `${GUARD_INTACT_EXPR} AS guard_intact`];
     const sql = extraTables.length || extraSequences.length ? resetStatementSql(extraTables, extraSequences, also) : (this.resetText ??= resetStatementSql([], [], also));
     let rows: Record<string, unknown>[];
     try {
       ({ rows } = await this.statements.query(sql));
     } catch {
       // A table of the lesson (or the guard itself) is gone or changed beyond a DELETE: start over.
+      await this.rebuildSchema();
+      ({ rows } = await this.statements.query(sql));
+    }
+    if (rows[0]?.guard_intact !== true) {
+      // The guard's own triggers were dropped, disabled or replaced: what it missed is unknown.
       await this.rebuildSchema();
       ({ rows } = await this.statements.query(sql));
     }

@@ -85,6 +85,31 @@ describe('a run starts from the lesson schema', () => {
     expect(clock[0].y).not.toBe(1999);
   });
 
+  // A red-team review: PostgreSQL fires no event trigger for DROP EVENT TRIGGER, so the guard went
+  // blind, and a rule swallowing inserts into operations broke every later run, the Solution's too.
+  test.each([
+    ['dropped', 'DROP EVENT TRIGGER IF EXISTS sim_note_ddl; DROP EVENT TRIGGER IF EXISTS sim_note_drop;'],
+    ['disabled', 'ALTER EVENT TRIGGER sim_note_ddl DISABLE; ALTER EVENT TRIGGER sim_note_drop DISABLE;'],
+    [
+      'replaced by a function that notes nothing',
+      `CREATE OR REPLACE FUNCTION sim.note_schema_change() RETURNS event_trigger LANGUAGE plpgsql AS $f$ BEGIN RETURN; END $f$;`,
+    ],
+  ])('with the guard %s, a rule added behind its back does not outlive the run', async (_how, blind) => {
+    const reference = await run(concurrent.variants.solution.code, 5, 'solution');
+    await sim.pg.exec(blind);
+    await sim.pg.exec('CREATE RULE swallow AS ON INSERT TO operations DO INSTEAD NOTHING');
+    await sim.db.afterOutsideSql();
+    const after = await run(concurrent.variants.solution.code, 5, 'solution');
+    expect(summary(after), replayHint(after)).toEqual(summary(reference));
+    const { rows } = await sim.pg.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_rules WHERE rulename = 'swallow'");
+    expect(rows[0].n).toBe(0);
+    // The guard is back and sees the next change.
+    await sim.pg.exec('ALTER TABLE operations ADD COLUMN noticed int');
+    const { rows: noted } = await sim.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM sim.schema_changes');
+    expect(noted[0].n).toBeGreaterThan(0);
+    await run(concurrent.variants.solution.code, 5, 'solution');
+  });
+
   test('CREATE TABLE IF NOT EXISTS of a lesson table, and a scenario’s own setup tables, are no change at all', async () => {
     await run(concurrent.variants.solution.code, 3, 'solution');
     await sim.pg.exec('CREATE TABLE IF NOT EXISTS operations (op_key text PRIMARY KEY)');
