@@ -207,6 +207,9 @@ describe('DbInspector', () => {
     const html = renderToStaticMarkup(h(DbInspector, { run: starter, tables: ['operations'], selected: last(starter) }));
     expect(html).toContain('No rows in operations at this step.');
     expect(html).toMatch(/Its columns: <span[^>]*>op_key, state, lease_until, result<\/span>\./);
+    // The caption's text reads as words, not "operationsno rows" (QA, with a screen reader).
+    const caption = /<caption[^>]*>(.*?)<\/caption>/.exec(html)?.[1].replace(/<[^>]+>/g, '');
+    expect(caption).toBe('operations, no rows');
   });
 
   test('the claimed row is marked new, with a caption, header cells and the full key in a title', () => {
@@ -465,6 +468,21 @@ describe('ExplorerPanel', () => {
     const whole = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: heldSoFar, requested: 88 }, onReplay: noop, onCancel: noop }));
     expect(whole).not.toContain('Cancelled');
     expect(whole).toContain('✓');
+  });
+
+  test("its result is announced in a status region that is there before the result (QA: a screen reader heard only 'Ready')", () => {
+    const region = (state: ExplorerState, stale = false) => {
+      const html = renderToStaticMarkup(h(ExplorerPanel, { state, onReplay: noop, onCancel: noop, stale }));
+      return /<p role="status" class="sr-only" data-testid="explorer-announcement">([^<]*)<\/p>/.exec(html)?.[1];
+    };
+    expect(region({ status: 'idle' })).toBe('');
+    expect(region({ status: 'running', done: 3, total: 200, schedulesPerSecond: null })).toBe('');
+    expect(region({ status: 'done', result: explored })).toBe(
+      `Explored: ${explored.violations} of ${explored.runs} schedules violated an invariant. The smallest counterexample is below, ready to replay.`,
+    );
+    expect(region({ status: 'done', result: { ...explored, violations: 0, counterexample: null } })).toBe(`Explored: 0 of ${explored.runs} schedules violated an invariant.`);
+    expect(region({ status: 'done', result: explored, requested: 200 })).toBe(`Exploration cancelled after ${explored.runs} of 200 schedules: ${explored.violations} violated an invariant.`);
+    expect(region({ status: 'done', result: explored }, true)).toBe('');
   });
 
   test('a running exploration is a labelled progressbar with a Cancel button', () => {

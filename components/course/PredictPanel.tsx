@@ -5,7 +5,7 @@
  * what really happened, computed from the run's ledger and invariants (simulations/predictions.ts),
  * next to the prediction. A run of other code leaves it waiting, with a note saying why.
  */
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { Prediction } from '@/simulations/predictions';
 import { clearPrediction, recordPrediction, useProgress } from './progress';
 
@@ -14,6 +14,22 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
   const [choice, setChoice] = useState<string | null>(null);
   const name = `predict-${useId()}`;
   const label = (id: string | undefined) => prediction.options.find((o) => o.id === id)?.label ?? id;
+  // The button pressed is replaced by the next state's panel: the keyboard's place goes there too
+  // (to the prediction just locked in, or to the choices again), not to the page's <body>.
+  const state = saved?.actual !== undefined ? 'revealed' : saved ? 'waiting' : 'asking';
+  const moved = useRef(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const choices = useRef<HTMLFieldSetElement>(null);
+  useEffect(() => {
+    if (!moved.current) return;
+    moved.current = false;
+    if (state === 'asking') choices.current?.querySelector<HTMLInputElement>('input[type="radio"]')?.focus();
+    else heading.current?.focus();
+  }, [state]);
+  const act = (f: () => void) => () => {
+    moved.current = true;
+    f();
+  };
 
   const frame = 'rounded-xl border px-4 py-3 text-sm leading-6 shadow-sm';
 
@@ -26,7 +42,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         data-state="revealed"
         className={`${frame} ${right ? 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-50' : 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-400/40 dark:bg-amber-400/10 dark:text-amber-50'}`}
       >
-        <h2 id={`${name}-h`} className="font-semibold">
+        <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
           {right ? 'Your prediction was right' : 'The run did not match your prediction'}
         </h2>
         <p className="mt-1">{prediction.prompt}</p>
@@ -41,7 +57,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         </dl>
         <button
           type="button"
-          onClick={() => clearPrediction(prediction.scenario)}
+          onClick={act(() => clearPrediction(prediction.scenario))}
           className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
         >
           Predict again
@@ -58,7 +74,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         data-state="waiting"
         className={`${frame} border-teal-200 bg-teal-50 text-teal-950 dark:border-teal-400/30 dark:bg-teal-400/10 dark:text-teal-50`}
       >
-        <h2 id={`${name}-h`} className="font-semibold">
+        <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
           Your prediction: {label(saved.choice)}
         </h2>
         <p className="mt-1">
@@ -72,7 +88,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         )}
         <button
           type="button"
-          onClick={() => clearPrediction(prediction.scenario)}
+          onClick={act(() => clearPrediction(prediction.scenario))}
           className="mt-1 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
         >
           Change my prediction
@@ -91,10 +107,10 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (choice !== null) recordPrediction(prediction.scenario, choice);
+          if (choice !== null) act(() => recordPrediction(prediction.scenario, choice))();
         }}
       >
-        <fieldset>
+        <fieldset ref={choices}>
           <legend id={`${name}-h`} className="font-semibold text-slate-900 dark:text-slate-100">
             Predict, then run: {prediction.prompt}
           </legend>

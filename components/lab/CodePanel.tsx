@@ -46,17 +46,36 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
     if (timer.current) clearTimeout(timer.current);
   }, []);
 
+  // Each of the two buttons replaces the other: the keyboard's place follows (it fell to <body>).
+  const undoButton = useRef<HTMLButtonElement>(null);
+  const resetButton = useRef<HTMLButtonElement>(null);
+  const focusNext = useRef<'undo' | 'reset' | null>(null);
+  useEffect(() => {
+    const next = focusNext.current;
+    focusNext.current = null;
+    if (next === 'undo') undoButton.current?.focus();
+    else if (next === 'reset') resetButton.current?.focus();
+  }, [undo, edited]);
+
+  /** The offer to undo goes after a while, but not from under the keyboard: it waits until focus leaves it. */
+  function expireUndo() {
+    if (undoButton.current !== null && undoButton.current === document.activeElement) timer.current = setTimeout(expireUndo, UNDO_MS);
+    else setUndo(null);
+  }
+
   function reset() {
     const previous = onResetToStarter();
     setUndo(previous);
+    focusNext.current = 'undo';
     if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => setUndo(null), UNDO_MS);
+    timer.current = setTimeout(expireUndo, UNDO_MS);
   }
 
   function undoReset() {
     if (undo === null) return;
     onUndo(undo);
     setUndo(null);
+    focusNext.current = 'reset';
     if (timer.current) clearTimeout(timer.current);
   }
 
@@ -107,6 +126,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
               <span className="flex items-center gap-2" data-testid="undo-notice">
                 Restored the starter code.
                 <button
+                  ref={undoButton}
                   type="button"
                   onClick={undoReset}
                   className="rounded-md bg-slate-800 px-2 py-0.5 font-semibold text-white hover:bg-slate-700 focus-visible:outline-2 focus-visible:outline-teal-600 dark:bg-slate-200 dark:text-slate-900"
@@ -117,6 +137,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
             )}
             {edited && undo === null && (
               <button
+                ref={resetButton}
                 type="button"
                 onClick={reset}
                 className="rounded-md px-2 py-0.5 font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-white focus-visible:outline-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"

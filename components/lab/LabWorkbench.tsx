@@ -243,8 +243,18 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   const shared = useSharedLink(scenario.id, learner, chooseMode, send);
   const { pendingStep, stepApplied } = shared;
   const runAtLink = useRef<unknown>(undefined);
+  // The run on screen when a link was opened: until another run, the notice says what the link set
+  // up. A link followed inside the lab ("See it happen" under a question) arrives with a run on
+  // screen, ~3,000 px below the notice: the notice then takes the focus, so the learner sees (and
+  // hears) that the Starter and the seed are ready to run (QA: the link seemed to do nothing).
+  const [runWhenLinked, setRunWhenLinked] = useState<unknown>(null);
+  const restoredRef = useRef<HTMLParagraphElement>(null);
+  const runRef = useRef(context.run);
+  runRef.current = context.run;
   useEffect(() => {
     runAtLink.current = undefined;
+    setRunWhenLinked(runRef.current);
+    if (shared.link && runRef.current) requestAnimationFrame(() => restoredRef.current?.focus());
   }, [shared.link]);
   // The first new run after the link stops at the shared event.
   useEffect(() => {
@@ -313,7 +323,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
 
   return (
     <div ref={rootRef} className="space-y-6">
-      <ShareNotice shared={shared} hasRun={!!context.run} />
+      <ShareNotice shared={shared} hasRun={!!context.run && context.run !== runWhenLinked} restoredRef={restoredRef} />
       {/* From xl up the editor takes the whole width (long SQL lines fit); the situation and the
           database status sit side by side below it, in the same order as on a phone. */}
       <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)] xl:grid-cols-1">

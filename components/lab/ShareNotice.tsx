@@ -4,6 +4,7 @@
  * link for another lesson belongs, the offer of shared code (viewable, never loaded or run
  * without a click), and what a good link restored.
  */
+import type { Ref } from 'react';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 import type { SharedLink } from './use-share-link';
 
@@ -15,7 +16,7 @@ const btn =
 const primaryBtn = `${btn} bg-teal-700 text-white hover:bg-teal-800 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400`;
 const plainBtn = `${btn} bg-white text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800`;
 
-export function ShareNotice({ shared, hasRun }: { shared: SharedLink; hasRun: boolean }) {
+export function ShareNotice({ shared, hasRun, restoredRef }: { shared: SharedLink; hasRun: boolean; restoredRef?: Ref<HTMLParagraphElement> }) {
   const { error, elsewhere, offer, previous, pendingStep, link } = shared;
   const target = elsewhere ? SCENARIO_CATALOG.find((s) => s.id === elsewhere) : null;
 
@@ -86,8 +87,8 @@ export function ShareNotice({ shared, hasRun }: { shared: SharedLink; hasRun: bo
         </div>
       )}
       {link && !hasRun && (
-        <p role="status" className={info} data-testid="share-restored">
-          Opened a shared lab: {link.variant ? `the ${link.variant} code` : link.code !== undefined ? 'shared code' : 'your code'}, seed{' '}
+        <p role="status" ref={restoredRef} tabIndex={-1} className={`${info} focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600`} data-testid="share-restored">
+          Opened from a link: {link.variant ? `the ${link.variant} code` : link.code !== undefined ? 'shared code' : 'your code'}, seed{' '}
           {link.seed}, {link.faults.length === 0 ? 'no faults' : `${link.faults.length} fault${link.faults.length === 1 ? '' : 's'}`} in the plan.{' '}
           {pendingStep !== null ? `Press Run to replay the shared run up to event ${pendingStep + 1}.` : 'Press Run to play it.'}
         </p>

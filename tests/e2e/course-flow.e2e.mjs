@@ -59,6 +59,8 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await prediction.getByRole('radio', { name: '1', exact: true }).check();
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.locator('[data-testid="prediction"][data-state="waiting"]').waitFor();
+    // The button is gone: the focus moves to the prediction just locked in (QA: it fell to <body>).
+    await page.waitForFunction(() => /^Your prediction: 1$/.test(document.activeElement?.textContent ?? ''));
 
     // Run the starter (unchanged "Your code") on the demonstration plan: the duplicate.
     await page.getByLabel('Speed').selectOption('instant');
@@ -90,6 +92,14 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     const see = quiz.getByTestId('see-it-link');
     const href = await see.getAttribute('href');
     assert.match(href, new RegExp(`^/lab/${FIRST.id}/#v1\\.`));
+    // Followed inside the lab, with the run still on screen: the notice says what the link set up
+    // and takes the focus (QA: the link seemed to do nothing, the notice being 3,000 px up).
+    await see.click();
+    const restored = page.getByTestId('share-restored');
+    await restored.waitFor();
+    assert.match(await restored.innerText(), /^Opened from a link: the starter code, seed 1, 1 fault in the plan\. Press Run to replay/);
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'share-restored');
+    await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Starter'));
     await loadFresh(page, urlOf(href));
     await waitRunnable(page);
     await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Starter'));

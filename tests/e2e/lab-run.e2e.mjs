@@ -343,11 +343,18 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
     const shown = (await page.locator('[data-testid="code-editor"] .view-lines').innerText()).replace(/\s+/g, ' ');
     assert.match(shown, /my note/);
 
-    await button(page, 'Reset to starter').click();
+    // By keyboard: each button hands the focus to the one that replaces it (QA: it fell to <body>).
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    await button(page, 'Reset to starter').focus();
+    await page.keyboard.press('Enter');
     assert.equal(await getCode(page), starter);
     await page.getByTestId('undo-notice').waitFor();
-    await button(page, 'Undo').click();
+    await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Undo');
+    await page.keyboard.press('Enter');
     assert.equal(await getCode(page), mine);
+    await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Reset to starter', undefined, { timeout: 5_000 }).catch(async () => {
+      throw new Error(`focus after Undo is on "${await focused()}", not "Reset to starter"`);
+    });
     await page.reload();
     await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: 30_000 });
     assert.deepEqual(errors, []);

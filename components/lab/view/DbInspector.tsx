@@ -46,6 +46,8 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
               <table className="w-full border-collapse text-left text-sm">
                 <caption className="border-b border-slate-200 bg-slate-50 px-3 py-2 text-left dark:border-slate-800 dark:bg-slate-800/50">
                   <span className="font-mono text-sm font-semibold text-slate-900 dark:text-slate-100">{name}</span>
+                  {/* A space for the accessible name ("operations, 1 row", not "operations1 row"); the margin does the rest. */}
+                  <span className="sr-only">, </span>
                   <span className="ml-2 text-xs text-slate-500 dark:text-slate-400">
                     {rows.length === 0 ? 'no rows' : `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}`}
                     {changedCount > 0 && ` · ${changedCount} changed at this step`}

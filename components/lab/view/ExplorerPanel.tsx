@@ -38,9 +38,28 @@ export function outcomeName(key: string, titles: Readonly<Record<string, string>
   return `Broke: ${ids.map((id) => titles[id] ?? id).join('; ')}`;
 }
 
+/**
+ * What a screen reader hears when an exploration ends: the result replaces the progress bar in a
+ * region that is not live, and the lab's status only went from "Exploring…" to "Ready" (QA).
+ */
+export function exploredAnnouncement(state: ExplorerState): string {
+  if (state.status !== 'done') return '';
+  const { result } = state;
+  const requested = state.requested ?? result.runs;
+  if (result.runs < requested && result.errors === 0) {
+    if (result.runs === 0) return 'Exploration cancelled before any schedule ran.';
+    return `Exploration cancelled after ${result.runs} of ${requested} schedules: ${result.violations} violated an invariant.`;
+  }
+  const found = `Explored: ${result.violations} of ${plural(result.runs, 'schedule')} violated an invariant`;
+  return result.counterexample ? `${found}. The smallest counterexample is below, ready to replay.` : `${found}.`;
+}
+
 export function ExplorerPanel({ state, onReplay, onCancel, titles = {}, stale = false }: ExplorerPanelProps) {
   return (
     <section aria-label="Explorer" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+      <p role="status" className="sr-only" data-testid="explorer-announcement">
+        {stale ? '' : exploredAnnouncement(state)}
+      </p>
       {state.status === 'idle' && (
         <p className="text-sm text-slate-600 dark:text-slate-300">
           Explore runs many schedules, each with its own seed and a fault plan drawn from that seed, and reports every one that breaks an invariant.
