@@ -132,11 +132,13 @@ function HashPanel() {
         <Output label="SHA-256 by the browser (Web Crypto)" value={browser.status === 'ok' && browser.text === text ? browser.hex : '…'} testId="sha-direct" />
       )}
       <Output label="sha256Hex (what opKey hashes with)" value={viaLib} testId="sha-lib" />
-      {browser.status === 'ok' && browser.text === text && (
-        <p data-testid="sha-match" className={`mt-2 text-sm font-medium ${browser.hex === viaLib ? 'text-emerald-800 dark:text-emerald-300' : 'text-red-800 dark:text-red-300'}`}>
-          {browser.hex === viaLib ? '✓ The two digests are identical.' : '✗ The digests differ.'}
-        </p>
-      )}
+      <div role="status">
+        {browser.status === 'ok' && browser.text === text && (
+          <p data-testid="sha-match" className={`mt-2 text-sm font-medium ${browser.hex === viaLib ? 'text-emerald-800 dark:text-emerald-300' : 'text-red-800 dark:text-red-300'}`}>
+            {browser.hex === viaLib ? '✓ The two digests are identical.' : '✗ The digests differ.'}
+          </p>
+        )}
+      </div>
       <Output label="In a terminal (prints the same digest)" value={`printf '%s' ${shellQuote(text)} | sha256sum`} testId="sha-shell" />
 
       <h3 className="mt-6 text-sm font-semibold text-slate-900 dark:text-slate-100">Build an operation key</h3>
@@ -244,8 +246,11 @@ function Output({ label, value, testId }: { label: string; value: string; testId
           </button>
         </span>
       </div>
+      {/* <output> is a polite live region by default: 64 hex characters read out at every keystroke
+          (QA). It stays readable on demand; the "identical" line above is what is announced. */}
       <output
         id={id}
+        aria-live="off"
         aria-labelledby={`${id}-label`}
         data-testid={testId}
         className="mt-1 block rounded-lg bg-slate-100 px-3 py-2 font-mono text-xs break-all text-slate-900 dark:bg-slate-800 dark:text-slate-100"

@@ -222,6 +222,9 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
     // The browser's own SHA-256 (Web Crypto) answers asynchronously.
     await page.waitForFunction((h) => document.querySelector('[data-testid="sha-direct"]')?.textContent === h, shaNode);
     assert.equal(await page.getByTestId('sha-lib').innerText(), shaNode);
+    // Digests are not read out at every keystroke (QA): the outputs are not live; the match line is.
+    assert.deepEqual(await page.locator('output').evaluateAll((os) => [...new Set(os.map((o) => o.getAttribute('aria-live')))]), ['off']);
+    assert.equal(await page.getByTestId('sha-match').evaluate((p) => p.parentElement?.getAttribute('role')), 'status');
     assert.match(await page.getByTestId('sha-match').innerText(), /identical/);
     // The terminal line prints the same digest, for any text (quotes included).
     const shell = (command) => execFileSync('bash', ['-c', command], { encoding: 'utf8' }).split(/\s/)[0];

@@ -210,6 +210,27 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
   }
 });
 
+test('presenter mode at 200% zoom (640×400): the controls are not pinned over the narration', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 640, height: 400 });
+  try {
+    for (let i = 1; i <= 5; i++) {
+      await page.keyboard.press('PageDown');
+      await waitStatus(page, new RegExp(`^Event ${i} of`));
+    }
+    const controls = page.getByTestId('presenter-controls');
+    assert.equal(await controls.evaluate((el) => getComputedStyle(el).position), 'static', 'the controls flow with the page');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const sentence = await page.getByTestId('narration-sentence').boundingBox();
+    const bar = await controls.boundingBox();
+    assert.ok(sentence && sentence.y >= 0 && sentence.y < 400, `the narration is on screen (y ${Math.round(sentence?.y)})`);
+    assert.ok(bar.y >= sentence.y + sentence.height, `nothing covers it (controls from y ${Math.round(bar.y)}, narration ends at ${Math.round(sentence.y + sentence.height)})`);
+    await shot(page, 'demo-640x400');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('presenter mode on a 1280×720 projector: the longest title still leaves the header one row', { timeout: 120_000 }, async () => {
   const { context, page, errors } = await openPresenter('business-date-reminder', { width: 1280, height: 720 });
   try {
