@@ -478,10 +478,10 @@ describe('ExplorerPanel', () => {
     expect(region({ status: 'idle' })).toBe('');
     expect(region({ status: 'running', done: 3, total: 200, schedulesPerSecond: null })).toBe('');
     expect(region({ status: 'done', result: explored })).toBe(
-      `Explored: ${explored.violations} of ${explored.runs} schedules violated an invariant. The smallest counterexample is below, ready to replay.`,
+      `Exploration finished: of ${explored.runs} schedules, ${explored.violations} violated an invariant. The smallest counterexample is below, ready to replay.`,
     );
-    expect(region({ status: 'done', result: { ...explored, violations: 0, counterexample: null } })).toBe(`Explored: 0 of ${explored.runs} schedules violated an invariant.`);
-    expect(region({ status: 'done', result: explored, requested: 200 })).toBe(`Exploration cancelled after ${explored.runs} of 200 schedules: ${explored.violations} violated an invariant.`);
+    expect(region({ status: 'done', result: { ...explored, violations: 0, counterexample: null } })).toBe(`Exploration finished: of ${explored.runs} schedules, 0 violated an invariant.`);
+    expect(region({ status: 'done', result: explored, requested: 200 })).toBe(`Exploration cancelled: of the ${explored.runs} schedules that ran (of 200), ${explored.violations} violated an invariant.`);
     expect(region({ status: 'done', result: explored }, true)).toBe('');
   });
 

@@ -104,9 +104,11 @@ export interface LabControlsProps {
   playback: readonly LabAction[];
   faults: readonly LabAction[];
   status: string;
+  /** The status as a screen reader should hear it, when that differs (see spokenStatus). */
+  spoken?: string;
 }
 
-export function LabControls({ ctx, playback, faults, status }: LabControlsProps) {
+export function LabControls({ ctx, playback, faults, status, spoken = status }: LabControlsProps) {
   const speedId = useId();
   const seedId = useId();
   const scrubId = useId();
@@ -160,7 +162,14 @@ export function LabControls({ ctx, playback, faults, status }: LabControlsProps)
         </div>
         <p role="status" aria-live="polite" data-testid="lab-status" className="ml-auto text-sm text-slate-600 dark:text-slate-300">
           {busy && <span aria-hidden="true" className="mr-2 inline-block size-2 animate-pulse rounded-full bg-amber-400" />}
-          {status}
+          {spoken === status ? (
+            status
+          ) : (
+            <>
+              <span aria-hidden="true">{status}</span>
+              <span className="sr-only">{spoken}</span>
+            </>
+          )}
         </p>
       </div>
 

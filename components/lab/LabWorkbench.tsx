@@ -320,6 +320,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });
   const status = statusText(state.value, db, context, loading);
+  const spoken = spokenStatus(status, state.value, context);
 
   return (
     <div ref={rootRef} className="space-y-6">
@@ -365,7 +366,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       </div>
 
       {beforeControls}
-      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} />
+      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} spoken={spoken} />
       <SharePanel ctx={ctx} outcome={shareButton.outcome} />
       <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
 
@@ -431,6 +432,21 @@ export function injectedCount(result: Pick<RunResult, 'faults' | 'faultEvents'> 
 
 function variantName(mode: CodeMode): string {
   return mode === 'yours' ? 'your code' : mode;
+}
+
+/**
+ * What the status says to a screen reader, where that differs from what it shows (QA): while
+ * playing, "Playing" once rather than a new count every half second; when paused (a step with →),
+ * the event's own sentence after its number, which sighted learners read off the timeline.
+ */
+export function spokenStatus(shown: string, value: unknown, context: { run: { result: { trace: { text: string }[] } } | null; visibleUpTo: number }): string {
+  const s = JSON.stringify(value);
+  if (shown.startsWith('Playing event')) return 'Playing';
+  if (shown.startsWith('Paused at event') && s.includes('paused')) {
+    const event = context.run?.result.trace[context.visibleUpTo];
+    return event ? `${shown}: ${event.text}` : shown;
+  }
+  return shown;
 }
 
 function statusText(

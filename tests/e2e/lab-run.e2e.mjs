@@ -409,6 +409,12 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     assert.equal(await button(page, 'Step').isEnabled(), true, 'Step is offered before a run');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    // A screen reader hears what the event was, not only its number (QA); the count is not read twice.
+    const heard = await page.getByTestId('lab-status').evaluate((p) => p.querySelector('.sr-only')?.textContent ?? '');
+    const first = await page.getByRole('list', { name: 'Event log' }).getByRole('listitem').first().innerText();
+    assert.match(heard, /^Paused at event 1 of \d+: \S/);
+    assert.ok(first.includes(heard.replace(/^Paused at event 1 of \d+: /, '').slice(0, 20)), `the status names the event: "${heard}" / log: "${first}"`);
+    assert.equal(await page.getByTestId('lab-status').locator('[aria-hidden="true"]').last().innerText(), heard.split(':')[0]);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

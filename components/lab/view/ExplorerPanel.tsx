@@ -48,9 +48,9 @@ export function exploredAnnouncement(state: ExplorerState): string {
   const requested = state.requested ?? result.runs;
   if (result.runs < requested && result.errors === 0) {
     if (result.runs === 0) return 'Exploration cancelled before any schedule ran.';
-    return `Exploration cancelled after ${result.runs} of ${requested} schedules: ${result.violations} violated an invariant.`;
+    return `Exploration cancelled: of the ${result.runs} schedules that ran (of ${requested}), ${result.violations} violated an invariant.`;
   }
-  const found = `Explored: ${result.violations} of ${plural(result.runs, 'schedule')} violated an invariant`;
+  const found = `Exploration finished: of ${plural(result.runs, 'schedule')}, ${result.violations} violated an invariant`;
   return result.counterexample ? `${found}. The smallest counterexample is below, ready to replay.` : `${found}.`;
 }
 
