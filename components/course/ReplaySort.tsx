@@ -15,6 +15,15 @@ export function ReplaySort() {
   const [checked, setChecked] = useState(false);
   const restored = useRef(false);
   const uid = useId();
+  // The notes that open under each row push the score below the screen (QA): bring it back into
+  // view after a Check, with the button beside it, where the keyboard still is.
+  const result = useRef<HTMLParagraphElement>(null);
+  const justChecked = useRef(false);
+  useEffect(() => {
+    if (!checked || !justChecked.current) return;
+    justChecked.current = false;
+    result.current?.scrollIntoView({ block: 'nearest' });
+  }, [checked]);
 
   useEffect(() => {
     if (restored.current || !saved) return;
@@ -38,6 +47,7 @@ export function ReplaySort() {
 
   function check() {
     restored.current = true;
+    justChecked.current = true;
     setChecked(true);
     recordSorting(choices, right, REPLAY_OPERATIONS.length);
   }
@@ -127,7 +137,7 @@ export function ReplaySort() {
           >
             Check my sorting
           </button>
-          <p role="status" aria-live="polite" data-testid="sort-result" className="text-sm text-slate-700 dark:text-slate-300">
+          <p ref={result} role="status" aria-live="polite" data-testid="sort-result" className="text-sm text-slate-700 dark:text-slate-300">
             {checked
               ? `${right} of ${REPLAY_OPERATIONS.length} in the right bin.${right === REPLAY_OPERATIONS.length ? ' Every operation sorted.' : ' The notes under each row say why.'}`
               : `${answered} of ${REPLAY_OPERATIONS.length} sorted.`}

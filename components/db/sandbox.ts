@@ -140,9 +140,17 @@ export function lockDown(): void {
     }
   }
   guard(Date, 'now', 'Date.now()');
+  // The guards below tell the learner's calls by their stack trace; a learner's own
+  // Error.prepareStackTrace could write one without their frame and so get the clock and
+  // randomness back (red-team review). Nothing in this worker sets it.
+  try {
+    Object.defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, configurable: false });
+  } catch {
+    /* already locked */
+  }
   // `new Date()` and `Date()` read the clock too; `new Date(ms)` and `instanceof Date` keep working.
   const HostDate = Date;
-  scope.Date = new Proxy(HostDate, {
+  const GuardedDate = new Proxy(HostDate, {
     construct(target, args: unknown[], newTarget) {
       if (args.length === 0 && calledFromLearnerCode()) throw new SandboxError('new Date()');
       return Reflect.construct(target, args, newTarget) as object;
@@ -152,6 +160,9 @@ export function lockDown(): void {
       return Reflect.apply(target, thisArg, args) as unknown;
     },
   });
+  scope.Date = GuardedDate;
+  // And the way round the global name: `new (new Date(0).constructor)()` reached the host's Date.
+  Object.defineProperty(HostDate.prototype, 'constructor', { value: GuardedDate, writable: false, configurable: false });
   guard(performance, 'now', 'performance.now()');
   guard(Math, 'random', 'Math.random()');
   guard(scope as Record<string, unknown>, 'setTimeout', 'setTimeout');

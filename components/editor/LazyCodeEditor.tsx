@@ -58,7 +58,8 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       aria-busy={!ready}
       data-testid="code-editor"
       data-editor-ready={ready ? 'true' : 'false'}
-      className="relative w-full overflow-hidden bg-white dark:bg-[#0b1120]"
+      // Focus inside the editor shows as a ring round it, not only as the caret (QA, keyboard only).
+      className="relative w-full overflow-hidden bg-white outline-offset-[-2px] focus-within:outline-2 focus-within:outline-teal-600 dark:bg-[#0b1120] dark:focus-within:outline-teal-400"
       style={{ height }}
       onPointerDown={loadNow}
       onFocusCapture={loadNow}

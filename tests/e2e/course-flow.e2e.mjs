@@ -304,6 +304,11 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     await sort.getByRole('button', { name: 'Check my sorting' }).focus();
     await page.keyboard.press('Enter');
     assert.match(await page.getByTestId('sort-result').innerText(), /Every operation sorted/);
+    // The notes pushed the score down; it is scrolled back into sight (QA: it was below the screen).
+    await page.waitForFunction(() => {
+      const r = document.querySelector('[data-testid="sort-result"]')?.getBoundingClientRect();
+      return !!r && r.top >= 0 && r.bottom <= window.innerHeight;
+    }, undefined, { timeout: 5_000 });
     // On a phone every choice is a whole touch target (44 px), not a 26 px line of small print.
     await page.setViewportSize({ width: 375, height: 740 });
     const heights = await sort.locator('fieldset label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().height));

@@ -181,6 +181,8 @@ for (const colorScheme of ['light', 'dark']) {
           return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
         });
         assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);
+        // Moderate, but a screen reader's first landmark: the embed names itself in an h1 (QA).
+        assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, `${where} has one h1`);
       }
     } finally {
       await context.close();

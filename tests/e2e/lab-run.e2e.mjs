@@ -254,7 +254,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     () => Promise.resolve().then(Date.now), () => env.db.query('SELECT 1').then(Math.random), () => Promise.resolve().then(Date),
     () => Promise.resolve().then(performance.now.bind(performance)), () => Promise.resolve().then(crypto.randomUUID.bind(crypto)),
     // Reached a server, and kept files across reloads, before the red-team review of 2026-12-04.
-    () => new WebSocketStream('ws://127.0.0.1:9/'), () => webkitRequestFileSystemSync(0, 1024)];
+    () => new WebSocketStream('ws://127.0.0.1:9/'), () => webkitRequestFileSystemSync(0, 1024),
+    // Round the guards: the host's Date by its prototype, and a stack trace without the learner's frame.
+    () => new (new Date(0).constructor)(), () => { Error.prepareStackTrace = () => 'Error\\n    at host (http://x/a.js:1:1)'; return Date.now(); }];
   const out = [];
   for (const p of probes) {
     try { await p(); out.push('reachable'); } catch (e) { out.push(String(e.message)); }
