@@ -133,6 +133,12 @@ export function lockDown(): void {
   if (locked) return;
   locked = true;
   for (const name of NETWORK_AND_STORAGE) removeProperty(scope, name);
+  // The worker speaks to the page on a private port from here on (worker-main keeps its own
+  // reference to postMessage for the one message that hands the port over): learner code can
+  // neither post on the worker's channel nor close the worker, which the page could only have
+  // taken for a loop that never yields (red-team review).
+  removeProperty(scope, 'postMessage');
+  removeProperty(scope, 'close');
   const nav = scope.navigator as Record<string, unknown> | undefined;
   if (nav) {
     for (const name of ['storage', 'locks', 'serviceWorker', 'sendBeacon']) {

@@ -178,7 +178,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
-  const post = (globalThis as any).postMessage.bind(globalThis);
+  // (postMessage is gone from the sandbox too; were it there, the page would not listen.)
+  const post = (globalThis as any).postMessage?.bind(globalThis) ?? ((m: unknown) => m);
   for (let n = 0; ; n++) if (n % 1_000_000 === 0) post({ type: 'heartbeat' });
 }
 `);
@@ -255,6 +256,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     () => Promise.resolve().then(performance.now.bind(performance)), () => Promise.resolve().then(crypto.randomUUID.bind(crypto)),
     // Reached a server, and kept files across reloads, before the red-team review of 2026-12-04.
     () => new WebSocketStream('ws://127.0.0.1:9/'), () => webkitRequestFileSystemSync(0, 1024),
+    // The worker's own channel, and closing the worker (the page took that for a stuck loop).
+    () => postMessage({ type: 'heartbeat' }), () => close(),
     // Round the guards: the host's Date by its prototype, and a stack trace without the learner's frame.
     () => new (new Date(0).constructor)(), () => { Error.prepareStackTrace = () => 'Error\\n    at host (http://x/a.js:1:1)'; return Date.now(); }];
   const out = [];
