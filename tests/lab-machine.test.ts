@@ -183,3 +183,31 @@ test('a paused run continues only while the code is the same: after an edit or a
   expect(inputs[3]).toMatchObject({ code: 'solution, edited', faults: [{ kind: 'crash', process: 'worker-1', atStep: 3 }] });
   expect(s.context.runCode).toBe('solution, edited');
 });
+
+test('steps pressed while a stepped run is still being computed are kept: → → → from Ready lands on the third event', async () => {
+  const { actor } = start();
+  actor.send({ type: 'STEP', code: 'mine' });
+  // The worker is still computing the run: the next two presses wait for it (QA: they were lost).
+  actor.send({ type: 'STEP' });
+  actor.send({ type: 'STEP' });
+  const s = await settle(actor, (s) => s.matches('paused'));
+  expect(s.context.visibleUpTo).toBe(2);
+  expect(s.context.selected).toBe(2);
+  expect(s.context.stepsAhead).toBe(0);
+
+  // More presses than events: the run ends, and the verdict shows.
+  const long = start();
+  long.actor.send({ type: 'STEP', code: 'mine' });
+  for (let i = 0; i < EVENTS + 3; i++) long.actor.send({ type: 'STEP' });
+  const end = await settle(long.actor, (s) => s.matches('finished'));
+  expect(end.value).toBe('finished');
+  expect(end.context.revealed).toBe(true);
+
+  // A run started with Run plays; a Step meanwhile is not saved up for later.
+  const played = start();
+  played.actor.send({ type: 'RUN', code: 'mine' });
+  played.actor.send({ type: 'STEP' });
+  const p = await settle(played.actor, (s) => s.matches({ running: 'playing' }));
+  expect(p.context.stepsAhead).toBe(0);
+  expect(p.context.visibleUpTo).toBe(0);
+});

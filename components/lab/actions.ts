@@ -151,6 +151,8 @@ export const stepAction: LabAction = {
     const { run, selected } = ctx.state.context;
     // From Ready, Step starts a run paused at its first event.
     if (is(ctx, 'ready')) return true;
+    // While a stepped run is being computed, a Step is saved up for when it is on screen.
+    if (is(ctx, 'running.loading') && ctx.state.context.pauseAfterLoad) return true;
     if (!run || run.result.trace.length === 0) return false;
     return is(ctx, 'running.playing', 'paused') || (is(ctx, 'finished') && selected < run.result.trace.length - 1);
   },

@@ -70,6 +70,11 @@ export interface LabContext {
   resumeAt: number | null;
   /** Whether the run being loaded stops at its first event (Step from Ready) instead of playing. */
   pauseAfterLoad: boolean;
+  /**
+   * Steps asked for while a stepped run was still being computed: → → → from Ready used to land on
+   * the first event, the two later presses lost (QA, keyboard). Taken once the run is on screen.
+   */
+  stepsAhead: number;
   pending: RunInput | null;
   explorer: ExplorerState;
   notice: Notice | null;
@@ -116,7 +121,7 @@ function errorMessage(error: unknown): string {
 /** A loaded run on screen at the event playback resumes from (the first, unless an injection reran it). */
 function showLoaded(context: LabContext, output: RunAnswer): Partial<LabContext> {
   const last = output.run.result.trace.length - 1;
-  const at = Math.min(context.resumeAt ?? 0, last);
+  const at = Math.min((context.resumeAt ?? 0) + (context.pauseAfterLoad ? context.stepsAhead : 0), last);
   return {
     run: output.run,
     runCode: context.pending?.code ?? null,
@@ -126,6 +131,7 @@ function showLoaded(context: LabContext, output: RunAnswer): Partial<LabContext>
     selected: at,
     resumeAt: null,
     pauseAfterLoad: false,
+    stepsAhead: 0,
     pending: null,
   };
 }
@@ -186,7 +192,7 @@ export const labMachine = setup({
       const cx = event.counterexample;
       return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
     }),
-    clearRun: assign({ run: null, runCode: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, pending: null }),
+    clearRun: assign({ run: null, runCode: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, stepsAhead: 0, pending: null }),
   },
 }).createMachine({
   id: 'lab',
@@ -205,6 +211,7 @@ export const labMachine = setup({
     revealed: false,
     resumeAt: null,
     pauseAfterLoad: false,
+    stepsAhead: 0,
     pending: null,
     explorer: { status: 'idle' },
     notice: null,
@@ -251,6 +258,9 @@ export const labMachine = setup({
       },
       states: {
         loading: {
+          on: {
+            STEP: { guard: ({ context }) => context.pauseAfterLoad, actions: assign(({ context }) => ({ stepsAhead: context.stepsAhead + 1 })) },
+          },
           invoke: {
             src: 'runLab',
             input: ({ context }) => context.pending!,
@@ -289,6 +299,7 @@ export const labMachine = setup({
                   pending: null,
                   resumeAt: null,
                   pauseAfterLoad: false,
+                  stepsAhead: 0,
                   notice: { kind: error?.name === 'StuckError' ? 'stuck' : 'failed', text: errorMessage(error) } satisfies Notice,
                 };
               }),
