@@ -3,7 +3,7 @@
  * scripts/build-datadir.ts): booting from it must give exactly the database a fresh initdb plus
  * the schema gives, and a tarball built from other SQL must be recognised as stale.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
@@ -14,11 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bootPrebuilt,
   createPrebuiltBuilder,
-  dataDirBlob,
   dumpPrebuiltDataDir,
+  PGLITE_PGDATA,
+  PrebuiltDataDirFS,
   readFingerprint,
   schemaFingerprint,
   schemaFingerprintOf,
+  tarballBytes,
+  unpackDataDir,
 } from '../components/db/prebuilt-datadir';
 import { SCHEMA_SQL } from '../lib/schema';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/pglite-start';
@@ -54,9 +57,30 @@ async function catalog(pg: PGlite) {
   return shape;
 }
 
-/** As the tab's worker boots it: from the tarball, with the product's start parameters. */
+/** As the tab's worker boots it: the tarball written into PGlite's file system, with the product's start parameters. */
 async function boot(tarball: ArrayBuffer): Promise<PGlite> {
-  return PGlite.create({ loadDataDir: await dataDirBlob(tarball), startParams: [...PGLITE_START_PARAMS] });
+  return PGlite.create({ fs: new PrebuiltDataDirFS(tarball), startParams: [...PGLITE_START_PARAMS] });
+}
+
+/** A tarball made by the system's tar from `files` (name → text; a value `{ symlink }` makes a link), gzipped with `gzip`. */
+function systemTar(files: Record<string, string | { symlink: string }>, gzip = false): ArrayBuffer {
+  const dir = mkdtempSync(path.join(tmpdir(), 'eo-tar-'));
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      if (typeof content === 'string') writeFileSync(path.join(dir, name), content);
+      else symlinkSync(content.symlink, path.join(dir, name));
+    }
+    const tar = spawnSync('tar', ['-C', dir, gzip ? '-czf' : '-cf', '-', ...Object.keys(files)]);
+    expect(tar.status).toBe(0);
+    const bytes = new Uint8Array(tar.stdout);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
 let tarball: ArrayBuffer;
@@ -81,17 +105,67 @@ afterAll(async () => {
 });
 
 describe('the prebuilt data directory', () => {
-  it('is a plain tar (the host gzips it on the wire), typed by its bytes so PGlite unpacks it', async () => {
+  it('is a plain tar (the host gzips it on the wire); one a host sent gzipped is inflated, by its bytes not its type', async () => {
     // A tar's first header holds the first entry's name; gzip would start 1f 8b.
     expect(new Uint8Array(tarball, 0, 2)).not.toEqual(new Uint8Array([0x1f, 0x8b]));
-    expect((await dataDirBlob(tarball)).type).toBe('application/x-tar');
-    // A download's Content-Type does not decide: `application/x-gtar` would read to PGlite as gzip.
-    expect((await dataDirBlob(new Blob([tarball], { type: 'application/x-gtar' }))).type).toBe('application/x-tar');
-    const gzipped = gzipSync(new Uint8Array(tarball));
-    expect((await dataDirBlob(new Blob([gzipped], { type: 'application/x-tar' }))).type).toBe('application/x-gzip');
-    expect((await dataDirBlob(gzipped.buffer.slice(gzipped.byteOffset, gzipped.byteOffset + gzipped.byteLength))).type).toBe('application/x-gzip');
-    // Either way PGlite gets every byte.
-    expect((await dataDirBlob(new Blob([tarball]))).size).toBe(tarball.byteLength);
+    const plain = new Uint8Array(tarball);
+    // (Buffer.equals: a deep equality over ~10 MB element by element takes minutes.)
+    const same = async (bytes: Promise<ArrayBuffer>) => Buffer.from(await bytes).equals(plain);
+    expect(await same(tarballBytes(tarball))).toBe(true);
+    // A download's Content-Type does not decide: `application/x-gtar` says gzip of a plain tar.
+    expect(await same(tarballBytes(new Blob([tarball], { type: 'application/x-gtar' })))).toBe(true);
+    const gzipped = gzipSync(plain);
+    expect(await same(tarballBytes(new Blob([gzipped], { type: 'application/x-tar' })))).toBe(true);
+    expect(await same(tarballBytes(toArrayBuffer(gzipped)))).toBe(true);
+    expect(await same(tarballBytes(toArrayBuffer(gzipSync(Buffer.from('not the tarball')))))).toBe(false);
+  });
+
+  it("is written into PGlite's file system file for file, as views of the downloaded bytes (no copies)", () => {
+    const written = new Map<string, Uint8Array>();
+    const dirs = new Set<string>();
+    const fs = {
+      mkdirTree: (dir: string) => void dirs.add(dir),
+      writeFile: (file: string, data: Uint8Array, opts: { canOwn: boolean }) => {
+        expect(opts.canOwn).toBe(true);
+        written.set(file, data);
+      },
+    };
+    const count = unpackDataDir(fs, tarball);
+    // The system's tar lists the same regular files with the same sizes.
+    const listing = spawnSync('tar', ['-tvf', '-'], { input: new Uint8Array(tarball) });
+    expect(listing.status).toBe(0);
+    const expected = new Map<string, number>();
+    for (const line of listing.stdout.toString().split('\n')) {
+      const m = /^-\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+\/?(.+)$/.exec(line);
+      if (m) expected.set(`${PGLITE_PGDATA}/${m[2]}`, Number(m[1]));
+    }
+    expect(expected.size).toBeGreaterThan(100);
+    expect(count).toBe(expected.size);
+    expect(new Map([...written].map(([file, data]) => [file, data.byteLength]))).toEqual(expected);
+    expect(written.has(`${PGLITE_PGDATA}/PG_VERSION`)).toBe(true);
+    expect(dirs.has(PGLITE_PGDATA) && dirs.has(`${PGLITE_PGDATA}/base/5`)).toBe(true);
+    // Views of the tarball's own buffer, at the right bytes.
+    const version = written.get(`${PGLITE_PGDATA}/PG_VERSION`)!;
+    expect(version.buffer).toBe(tarball);
+    expect(new TextDecoder().decode(version).trim()).toMatch(/^\d+$/);
+  });
+
+  it('boots from bytes, a Blob, a download still in flight or a gzipped tarball; a failed download is a reason', async () => {
+    const inputs: Array<[string, () => ArrayBuffer | Blob | Promise<ArrayBuffer | Blob>]> = [
+      ['bytes', () => tarball],
+      ['blob', () => new Blob([tarball])],
+      ['in flight', () => new Promise<Blob>((resolve) => setTimeout(() => resolve(new Blob([tarball])), 50))],
+      ['gzipped', () => toArrayBuffer(gzipSync(new Uint8Array(tarball)))],
+    ];
+    for (const [name, input] of inputs) {
+      const booted = await bootPrebuilt(input(), { startParams: [...PGLITE_START_PARAMS] });
+      expect(booted.pg, name).not.toBeNull();
+      expect(await readFingerprint(booted.pg!), name).toBe(schemaFingerprint());
+      await booted.pg!.close();
+    }
+    const failed = await bootPrebuilt(Promise.reject(new Error('HTTP 404')), { startParams: [...PGLITE_START_PARAMS] });
+    expect(failed.pg).toBeNull();
+    expect('why' in failed && failed.why).toBe('could not be loaded (HTTP 404)');
   });
 
   it('is small: one 1 MB WAL segment and no template databases, ~10 MB unpacked instead of ~40 MB', async () => {
@@ -177,22 +251,19 @@ describe('the prebuilt data directory', () => {
     expect(schemaFingerprintOf({ ...parts, searchPath: 'SET search_path = public' })).not.toBe(schemaFingerprint());
   });
 
-  it('a well-formed tarball without a database in it gives a reason, not a database or a throw', async () => {
+  it('a well-formed tarball without a database in it, plain or gzipped, gives a reason, not a database or a throw', async () => {
     // (tests/e2e/boot.e2e.mjs checks the browser does not download initdb on the prebuilt path.)
-    const dir = mkdtempSync(path.join(tmpdir(), 'eo-not-a-datadir-'));
-    try {
-      writeFileSync(path.join(dir, 'hello.txt'), 'not a database\n');
-      const tar = spawnSync('tar', ['-C', dir, '-czf', '-', 'hello.txt']);
-      expect(tar.status).toBe(0);
-      const bytes = new Uint8Array(tar.stdout);
-      const booted = await bootPrebuilt(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), {
-        startParams: [...PGLITE_START_PARAMS],
-      });
+    for (const gzip of [false, true]) {
+      const booted = await bootPrebuilt(systemTar({ 'hello.txt': 'not a database\n' }, gzip), { startParams: [...PGLITE_START_PARAMS] });
       expect(booted.pg).toBeNull();
       expect('why' in booted && booted.why).toMatch(/^failed to start/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a tarball holding anything but files and directories is refused with what it held', async () => {
+    const booted = await bootPrebuilt(systemTar({ PG_VERSION: '18\n', link: { symlink: 'PG_VERSION' } }), { startParams: [...PGLITE_START_PARAMS] });
+    expect(booted.pg).toBeNull();
+    expect('why' in booted && booted.why).toMatch(/symbolicLink entry \(link\)/);
   });
 
   it('one built from other SQL is recognised as stale', async () => {

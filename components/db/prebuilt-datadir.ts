@@ -1,8 +1,9 @@
 /**
  * The prebuilt database: at build time (scripts/build-datadir.ts) a PGlite instance runs initdb,
- * the virtual clock and the lesson's schema, and is dumped to a tarball that the worker hands
- * to `new PGlite({ loadDataDir })`. Booting from it skips initdb (a second PGlite instance, the
- * initdb run, a dump and a reload) — most of a cold boot.
+ * the virtual clock and the lesson's schema, and is dumped to a tarball that the worker writes
+ * into PGlite's file system before PGlite looks for a database (`PrebuiltDataDirFS`). Booting
+ * from it skips initdb (a second PGlite instance, the initdb run, a dump and a reload) — most of
+ * a cold boot.
  *
  * The tarball carries its own fingerprint: a comment on schema `sim` holding a hash of the exact
  * SQL that built it. The worker compares it with the hash of the SQL in its own bundle and, when
@@ -16,7 +17,8 @@
  *   which a single-session PGlite has no use for (it cannot connect to a second database). The
  *   lesson's database, `postgres`, is untouched; CREATE DATABASE answers with Postgres' own error.
  */
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { MemoryFS, PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { parseTar } from 'nanotar';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { SCHEMA_SQL } from '@/lib/schema';
@@ -84,18 +86,6 @@ export async function dumpPrebuiltDataDir(pg: DumpableDatabase, fingerprint = sc
 }
 
 /**
- * A tarball (its bytes, or a Blob as a download gives it) as the Blob `loadDataDir` wants: typed as
- * gzip exactly when its first bytes are gzip's. PGlite goes by the type, and a host's Content-Type
- * can say either wrongly (`application/x-gtar` for a plain tar reads to PGlite as gzip). The bytes
- * are not copied.
- */
-export async function dataDirBlob(tarball: ArrayBuffer | Blob): Promise<Blob> {
-  const head = new Uint8Array(tarball instanceof Blob ? await tarball.slice(0, 2).arrayBuffer() : tarball.slice(0, 2));
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  return new Blob([tarball], { type: gzip ? 'application/x-gzip' : 'application/x-tar' });
-}
-
-/**
  * An empty WebAssembly module (just the header) standing in for initdb's. PGlite starts
  * downloading `initdb.wasm` (300 KB) at every boot unless it is handed a module, though a boot
  * from a data directory never runs initdb. Were it ever asked to, instantiating this would fail,
@@ -106,14 +96,110 @@ function noInitdb(): WebAssembly.Module {
   return new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
 }
 
+/** Where PGlite keeps its data directory in its in-memory file system (PGlite's `PGDATA`). */
+export const PGLITE_PGDATA = '/pglite/data';
+
+/** The part of Emscripten's file system the unpacking uses. */
+interface UnpackFS {
+  mkdirTree(path: string): void;
+  writeFile(path: string, data: Uint8Array, opts: { canOwn: boolean }): void;
+}
+
+function isGzip(bytes: ArrayBuffer): boolean {
+  const head = new Uint8Array(bytes, 0, Math.min(2, bytes.byteLength));
+  return head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/**
+ * A tarball's bytes, from its bytes or a Blob (as a download gives it), inflated when they are
+ * gzip's: the build ships a plain tar that hosts gzip on the wire, but a host may send the
+ * tarball itself gzipped. Its first bytes decide, not a Content-Type.
+ */
+export async function tarballBytes(tarball: ArrayBuffer | Blob): Promise<ArrayBuffer> {
+  const bytes = tarball instanceof Blob ? await tarball.arrayBuffer() : tarball;
+  if (!isGzip(bytes)) return bytes;
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+}
+
+/**
+ * Writes a data directory's tarball into Emscripten's in-memory file system under `root`, each
+ * file's bytes handed over as a view of the tarball (`canOwn`: no copy; Postgres' later writes
+ * to a file land in its own slice of the buffer, or in a new one when the file grows). Returns the
+ * number of files written. Throws on anything but files and directories.
+ */
+export function unpackDataDir(fs: UnpackFS, tarball: ArrayBuffer, root = PGLITE_PGDATA): number {
+  fs.mkdirTree(root);
+  let files = 0;
+  for (const entry of parseTar(tarball)) {
+    const name = entry.name.replace(/\/+$/, '');
+    if (name === '' || name === '.') continue;
+    const target = `${root}/${name}`;
+    if (entry.type === 'directory') {
+      fs.mkdirTree(target);
+    } else if (entry.type === 'file' || entry.type === 'contiguousFile') {
+      const slash = target.lastIndexOf('/');
+      if (slash > root.length) fs.mkdirTree(target.slice(0, slash));
+      fs.writeFile(target, entry.data ?? new Uint8Array(0), { canOwn: true });
+      files++;
+    } else {
+      throw new Error(`the data directory's tarball holds a ${entry.type ?? 'nameless'} entry (${name}): only files and directories are expected`);
+    }
+  }
+  return files;
+}
+
+/**
+ * PGlite's in-memory file system, with the prebuilt data directory already in it when PGlite
+ * looks for one: PGlite then boots from it as from a directory it had before ("found DB,
+ * resuming"). PGlite's `loadDataDir` gets there too, but on the worker's thread it copies every
+ * file twice (a tar reader that slices each one out, then the write into the file system) and
+ * walks every parent directory of every file; here the files are views of the one downloaded
+ * buffer.
+ *
+ * The tarball may still be downloading: PGlite instantiates its WebAssembly and links its
+ * libraries first (a few hundred ms in a tab), and only then, when it syncs the file system,
+ * is the tarball awaited.
+ */
+export class PrebuiltDataDirFS extends MemoryFS {
+  #tarball: Promise<ArrayBuffer> | null;
+  /** Files written when PGlite started, or null before. */
+  unpacked: number | null = null;
+
+  constructor(tarball: ArrayBuffer | Blob | Promise<ArrayBuffer | Blob>) {
+    super();
+    this.#tarball = Promise.resolve(tarball).then(tarballBytes);
+    // A boot that fails before PGlite asks for the files must not leave a rejection unheard.
+    this.#tarball.catch(() => {});
+  }
+
+  override async initialSyncFs(): Promise<void> {
+    await super.initialSyncFs();
+    const pending = this.#tarball;
+    if (!pending || !this.pg) return;
+    this.#tarball = null;
+    this.unpacked = unpackDataDir(this.pg.Module.FS as UnpackFS, await pending);
+  }
+}
+
 /**
  * PGlite booted from a prebuilt tarball whose fingerprint matches this build's schema, or why not
- * (the caller then runs initdb). A database that started but is stale is closed again.
+ * (the caller then runs initdb). A database that started but is stale is closed again. The
+ * tarball may be a promise still downloading (see `PrebuiltDataDirFS`); if it fails, the reason
+ * is that it "could not be loaded".
  */
-export async function bootPrebuilt(tarball: ArrayBuffer | Blob, options: PGliteOptions = {}): Promise<{ pg: PGlite } | { pg: null; why: string }> {
+export async function bootPrebuilt(
+  tarball: ArrayBuffer | Blob | Promise<ArrayBuffer | Blob>,
+  options: PGliteOptions = {},
+): Promise<{ pg: PGlite } | { pg: null; why: string }> {
+  const text = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
+  let unavailable: string | undefined;
+  const download = Promise.resolve(tarball).catch((error: unknown) => {
+    unavailable = text(error);
+    throw error;
+  });
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create({ initdbWasmModule: noInitdb(), ...options, loadDataDir: await dataDirBlob(tarball) });
+    pg = await PGlite.create({ initdbWasmModule: noInitdb(), ...options, fs: new PrebuiltDataDirFS(download) });
     const found = await readFingerprint(pg);
     const expected = schemaFingerprint();
     if (found === expected) return { pg };
@@ -121,6 +207,6 @@ export async function bootPrebuilt(tarball: ArrayBuffer | Blob, options: PGliteO
     return { pg: null, why: `was built for another schema (${found ?? 'no fingerprint'}, this build has ${expected})` };
   } catch (error) {
     await pg?.close().catch(() => {});
-    return { pg: null, why: `failed to start (${error instanceof Error ? error.message || error.name : String(error)})` };
+    return { pg: null, why: unavailable !== undefined ? `could not be loaded (${unavailable})` : `failed to start (${text(error)})` };
   }
 }

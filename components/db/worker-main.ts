@@ -73,9 +73,16 @@ interface Booted {
   sim: PgliteSimDatabase;
 }
 
-/** PGlite from the prebuilt data directory, or null (with a console warning saying why). */
-async function fromPrebuilt(options: PGliteOptions, dataDir: Awaited<BootAssets['dataDir']>): Promise<PGlite | null> {
-  const booted = dataDir.value ? await bootPrebuilt(dataDir.value, options) : { pg: null, why: `could not be loaded (${dataDir.reason})` };
+/**
+ * PGlite from the prebuilt data directory, or null (with a console warning saying why). The data
+ * directory may still be downloading: PGlite instantiates and links its WebAssembly meanwhile.
+ */
+async function fromPrebuilt(options: PGliteOptions, dataDir: BootAssets['dataDir']): Promise<PGlite | null> {
+  const tarball = dataDir.then((loaded) => {
+    if (loaded.value) return loaded.value;
+    throw new Error(loaded.reason);
+  });
+  const booted = await bootPrebuilt(tarball, options);
   if (booted.pg === null) {
     console.warn(`The prebuilt database ${booted.why}; creating it from scratch instead (initdb, a few seconds slower). Run \`npm run build\` to rebuild it.`);
   }
@@ -85,16 +92,17 @@ async function fromPrebuilt(options: PGliteOptions, dataDir: Awaited<BootAssets[
 async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
   const ms = () => Math.round(hostClock.now());
   const scriptLoaded = ms();
-  const [wasm, fsBundle, dataDir] = await Promise.all([assets.wasmModule, assets.fsBundle, assets.dataDir]);
+  const [wasm, fsBundle] = await Promise.all([assets.wasmModule, assets.fsBundle]);
   // A part that failed to download is left to PGlite, which fetches it the usual way.
   const options: PGliteOptions = {
     startParams: [...PGLITE_START_PARAMS],
     ...(wasm.value ? { pgliteWasmModule: wasm.value } : {}),
     ...(fsBundle.value ? { fsBundle: fsBundle.value } : {}),
   };
-  const prebuilt = await fromPrebuilt(options, dataDir);
+  const prebuilt = await fromPrebuilt(options, assets.dataDir);
   const pg = prebuilt ?? (await PGlite.create(options));
   const pgliteCreated = ms();
+  const dataDir = await assets.dataDir;
   // The prebuilt database holds the schema already (its fingerprint matched): only this session's
   // search path and clock are set. After initdb the schema script runs.
   const sim = prebuilt ? await PgliteSimDatabase.attach(pg) : await PgliteSimDatabase.open(pg);
