@@ -63,7 +63,7 @@ export interface RunResult {
   /** "held": every invariant held; "violated": one broke; "error": the code could not run. */
   verdict: 'held' | 'violated' | 'error';
   invariants: InvariantResult[];
-  /** Side effects by kind: receipts per order, charges per order, replays answered. */
+  /** Side effects by kind (`effectsOf`): receipts per order, other e-mails per template and order, charges per order, replays answered. */
   effects: Record<string, number>;
   durationMs: number;
   ending: RunOutcome['ending'];
@@ -147,11 +147,14 @@ function stampEvents(errors: CodeError[], position: () => number): void {
   });
 }
 
-/** Counts of side effects by kind. */
+/**
+ * Counts of side effects by kind: receipts per order (an e-mail without a template), other e-mails
+ * per template and order ("reminder-emails:order-1042"), charges per order, and so on.
+ */
 export function effectsOf(outcome: RunOutcome): Record<string, number> {
   const effects: Record<string, number> = {};
   const bump = (k: string) => (effects[k] = (effects[k] ?? 0) + 1);
-  for (const e of outcome.ledger.emails) bump(`receipts:order-${e.orderId}`);
+  for (const e of outcome.ledger.emails) bump(`${e.template ? `${e.template}-emails` : 'receipts'}:order-${e.orderId}`);
   for (const c of outcome.ledger.charges) bump(`charges:order-${c.orderId}`);
   for (const r of outcome.ledger.replays) bump(`replays:${r.kind}`);
   for (const r of outcome.ledger.refusals) bump(`refusals:${r.kind}`);
@@ -211,7 +214,7 @@ export interface ExploreResult {
   errors: number;
   /** Violations by invariant id. */
   byInvariant: Record<string, number>;
-  /** Distribution of side-effect outcomes, e.g. "receipts:order-1042=2" → runs. */
+  /** Runs by outcome: "held", or "violated: " and the ids of the invariants broken. */
   histogram: Record<string, number>;
   schedulesPerSecond: number | null;
   counterexample: Counterexample | null;

@@ -37,6 +37,16 @@ test('run --json: the starter violates, the solution holds, the same seed gives 
   expect(typeof a.steps).toBe('number');
 });
 
+test('run --json: effects name e-mails by what they are, receipts apart from other templates', () => {
+  const webhook = JSON.parse(sim('run', 'webhook-dedupe', '--variant', 'starter', '--seed', '1', '--json').out);
+  expect(webhook.verdict).toBe('violated');
+  expect(webhook.effects['payment-received-emails:order-1042']).toBe(2);
+  expect(Object.keys(webhook.effects).filter((k) => k.startsWith('receipts:'))).toEqual([]);
+  const reminder = JSON.parse(sim('run', 'business-date-reminder', '--variant', 'starter', '--seed', '1', '--json').out);
+  expect(reminder.effects['reminder-emails:order-1042']).toBe(3);
+  expect(Object.keys(reminder.effects).filter((k) => k.startsWith('receipts:'))).toEqual([]);
+});
+
 test("run says which faults never took effect: null in faultEvents, a line in the human output", () => {
   const plan = JSON.stringify([
     { kind: 'crash', process: 'worker-1', before: 'queue.ack' },
