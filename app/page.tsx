@@ -7,7 +7,7 @@ import { SCENARIO_CATALOG } from '@/simulations/catalog';
 export default function CourseMap() {
   return (
     <div className="space-y-12">
-      <section className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <section className="grid grid-cols-1 items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div>
           <p className="text-sm font-semibold tracking-wide text-teal-700 uppercase dark:text-teal-400">
             Idempotent consumers and the transactional outbox

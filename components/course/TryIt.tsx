@@ -22,7 +22,7 @@ const card = 'rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 d
 
 export function TryIt() {
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <HmacPanel />
       <HashPanel />
     </div>

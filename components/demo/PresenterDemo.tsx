@@ -300,7 +300,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       )}
 
       {run && trace.length > 0 && (
-        <section aria-labelledby="presenter-what-happened" className="grid flex-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <section aria-labelledby="presenter-what-happened" className="grid flex-1 grid-cols-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
           {/* The ledger's headings are h3s: this h2 puts them under the page's h1 in order. */}
           <h2 id="presenter-what-happened" className="sr-only">
             Timeline and ledger
@@ -319,7 +319,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           500 px (200% zoom): there they took half of it and covered the narration (QA). */}
       <footer
         data-testid="presenter-controls"
-        className="sticky bottom-0 cramped:static z-10 -mx-2 mt-auto grid gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"
+        className="sticky bottom-0 cramped:static z-10 -mx-2 mt-auto grid grid-cols-1 gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"
       >
         <div role="toolbar" aria-label="Presenter controls" className="flex flex-wrap items-center gap-3">
           <button type="button" data-action="back" disabled={!backAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('previous'))} className={plainBtn}>

@@ -1,7 +1,9 @@
 'use client';
 /**
  * The code editor as the page first shows it: the code as a plain <pre> (in the static HTML, so it
- * is readable before any script runs), replaced by Monaco once Monaco has loaded and mounted.
+ * is readable before any script runs), replaced by Monaco once Monaco has loaded and mounted — or,
+ * where the learner's device or choice says so (./editor-kind.ts), by the plain text area of
+ * ./PlainCodeEditor.tsx, and Monaco is never loaded.
  *
  * Monaco (megabytes of script, plus its TypeScript worker) starts loading once the tab's database
  * has booted and the page is idle, so on a cold load the two do not fight over the CPU and "ready
@@ -12,6 +14,8 @@ import dynamic from 'next/dynamic';
 import { useEffect, useState } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { CodeEditorProps } from './CodeEditor';
+import { useEditorKind } from './editor-kind';
+import { PlainCodeEditor } from './PlainCodeEditor';
 
 const CodeEditor = dynamic(() => import('./CodeEditor'), { ssr: false, loading: () => null });
 
@@ -47,7 +51,15 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
     const timer = setTimeout(() => setLoad(true), MONACO_AT_LATEST_MS);
     return () => clearTimeout(timer);
   }, []);
+  const kind = useEditorKind();
   const loadNow = () => setLoad(true);
+  if (kind === 'plain') {
+    return (
+      <div role="group" aria-label={label} data-testid="code-editor" data-editor-ready="true" data-editor-kind="plain" className="w-full">
+        <PlainCodeEditor value={editor.value} onChange={editor.onChange} ariaLabel={editor.ariaLabel} readOnly={editor.readOnly} markers={editor.markers} />
+      </div>
+    );
+  }
   const lines = Math.max(minLines, editor.value.split('\n').length + 1);
   const height = lines * LINE_HEIGHT + PADDING;
 
@@ -58,6 +70,7 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       aria-busy={!ready}
       data-testid="code-editor"
       data-editor-ready={ready ? 'true' : 'false'}
+      data-editor-kind={kind ?? undefined}
       // Focus inside the editor shows as a ring round it, not only as the caret (QA, keyboard only).
       className="relative w-full overflow-hidden bg-white outline-offset-[-2px] focus-within:outline-2 focus-within:outline-teal-600 dark:bg-[#0b1120] dark:focus-within:outline-teal-400"
       style={{ height }}
@@ -65,7 +78,7 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       onFocusCapture={loadNow}
     >
       <div className={ready ? 'h-full' : 'h-full opacity-0'} aria-hidden={!ready}>
-        {load && <CodeEditor {...editor} onReady={() => setReady(true)} />}
+        {load && kind === 'full' && <CodeEditor {...editor} onReady={() => setReady(true)} />}
       </div>
       {!ready && (
         <pre

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
+import { setEditorKind, useEditorKind } from '@/components/editor/editor-kind';
 import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
 import type { LabScenario } from './lab-scenario';
 import { LEARNER_TYPINGS } from './learner-typings';
@@ -80,6 +81,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
   }
 
   const variant = mode === 'yours' ? null : scenario.variants[mode];
+  const editorKind = useEditorKind();
 
   return (
     <section
@@ -149,10 +151,28 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
         </div>
       )}
       {/* Before the editor, so a keyboard user reads it before Tab reaches the editor (inside, Tab indents). */}
-      <p className="border-b border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
-        Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
-        (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
-      </p>
+      <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1 border-b border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        {editorKind === 'plain' ? (
+          <p data-testid="editor-hint">
+            Plain text editor: no type checking or completion here. Problems a run finds are listed under the code, by line.
+          </p>
+        ) : (
+          <p data-testid="editor-hint">
+            Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
+            (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
+          </p>
+        )}
+        {editorKind !== null && (
+          <button
+            type="button"
+            data-testid="editor-switch"
+            onClick={() => setEditorKind(editorKind === 'plain' ? 'full' : 'plain')}
+            className="shrink-0 rounded font-semibold text-teal-800 underline underline-offset-4 hover:text-teal-950 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-teal-300 dark:hover:text-teal-100"
+          >
+            {editorKind === 'plain' ? 'Use the full editor' : 'Use the plain editor'}
+          </button>
+        )}
+      </div>
       <LazyCodeEditor
         label="Handler code editor"
         ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}

@@ -195,7 +195,7 @@ export function LabControls({ ctx, playback, faults, status, spoken = status }: 
         </span>
       </div>
 
-      <div className="grid gap-4 border-t border-slate-200 pt-4 md:grid-cols-2 dark:border-slate-800">
+      <div className="grid grid-cols-1 gap-4 border-t border-slate-200 pt-4 md:grid-cols-2 dark:border-slate-800">
         <div>
           <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Inject a fault at the event shown</h3>
           <div role="toolbar" aria-label="Faults" className="mt-2 flex flex-wrap gap-2">

@@ -373,7 +373,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       {run && run.result.trace.length > 0 ? (
         <>
           <Timeline run={run} actors={scenario.actors} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
-          <div className="grid items-start gap-6 lg:grid-cols-2">
+          <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-2">
             <DbInspector run={run} tables={scenario.tables} selected={context.selected} />
             <Ledger run={run} selected={context.selected} actors={scenario.actors} />
           </div>
