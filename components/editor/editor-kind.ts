@@ -27,6 +27,10 @@ export function editorKindFrom(saved: string | null, touchFirst: boolean): Edito
 const listeners = new Set<() => void>();
 let current: EditorKind | null = null;
 
+function deviceMedia(): ((query: string) => { matches: boolean }) | undefined {
+  return typeof window.matchMedia === 'function' ? (q: string) => window.matchMedia(q) : undefined;
+}
+
 function read(): EditorKind {
   let saved: string | null = null;
   try {
@@ -34,8 +38,7 @@ function read(): EditorKind {
   } catch {
     // Storage refused (a private window, a sandboxed frame): the device decides.
   }
-  const media = typeof window.matchMedia === 'function' ? (q: string) => window.matchMedia(q) : undefined;
-  return editorKindFrom(saved, isTouchFirst(media));
+  return editorKindFrom(saved, isTouchFirst(deviceMedia()));
 }
 
 function snapshot(): EditorKind {
@@ -72,4 +75,11 @@ export function setEditorKind(kind: EditorKind): void {
 /** The editor to show; null while the page is rendered on the server or hydrating (the code shows as static text meanwhile). */
 export function useEditorKind(): EditorKind | null {
   return useSyncExternalStore<EditorKind | null>(subscribe, snapshot, () => null);
+}
+
+const noSubscription = () => () => {};
+
+/** Whether this is a touch-first device; null on the server and while hydrating. */
+export function useTouchFirst(): boolean | null {
+  return useSyncExternalStore<boolean | null>(noSubscription, () => isTouchFirst(deviceMedia()), () => null);
 }

@@ -154,7 +154,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
       <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1 border-b border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
         {editorKind === 'plain' ? (
           <p data-testid="editor-hint">
-            Plain text editor: no type checking or completion here. Problems a run finds are listed under the code, by line.
+            Plain text editor: no type checking or completion here, and Tab moves on to the next control. Problems a run finds are listed under the code, by line.
           </p>
         ) : (
           <p data-testid="editor-hint">

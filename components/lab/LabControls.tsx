@@ -4,6 +4,7 @@
  * buttons and the fault plan, and the keyboard help. Every button performs a registered action.
  */
 import { useId, useState } from 'react';
+import { useTouchFirst } from '@/components/editor/editor-kind';
 import { describeFaultAt } from '@/simulations/faults';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
@@ -112,6 +113,7 @@ export function LabControls({ ctx, playback, faults, status, spoken = status }: 
   const speedId = useId();
   const seedId = useId();
   const scrubId = useId();
+  const touchFirst = useTouchFirst();
   const { context } = ctx.state;
   const run = context.run;
   const last = run ? run.result.trace.length - 1 : -1;
@@ -236,7 +238,8 @@ export function LabControls({ ctx, playback, faults, status, spoken = status }: 
         </div>
       </div>
 
-      <details className="border-t border-slate-200 pt-3 text-sm dark:border-slate-800" open>
+      {/* Folded on touch-only devices (a tablet's keyboard still works: it is one tap away). */}
+      <details className="border-t border-slate-200 pt-3 text-sm dark:border-slate-800" open={touchFirst !== true}>
         <summary className="cursor-pointer text-xs font-semibold text-slate-600 dark:text-slate-300">Keyboard</summary>
         <ul data-testid="keyboard-help" className="mt-2 flex flex-wrap gap-x-5 gap-y-1 text-xs text-slate-600 dark:text-slate-300">
           <li><kbd className={KBD}>Space</kbd> run / pause</li>

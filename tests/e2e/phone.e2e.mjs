@@ -36,6 +36,8 @@ async function openPhone() {
 /** The page's scrolling width against the viewport's: a wider page scrolls sideways on a phone. */
 const pageWidth = (page) => page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
 
+const keyboardHelpOpen = (page) => page.locator('details', { has: page.locator('summary', { hasText: /^Keyboard$/ }) }).evaluate((d) => d.open);
+
 const button = (page, name) => page.getByRole('button', { name, exact: true });
 const monacoRequests = (requests) => requests.filter((url) => /(?:ts|editor)\.worker\./.test(url));
 
@@ -48,6 +50,8 @@ test('lab on a phone: a plain text editor; the fix typed there holds; problems l
     await area.waitFor({ timeout: 10_000 });
     assert.equal(await page.getByTestId('code-editor').getAttribute('data-editor-kind'), 'plain');
     assert.match(await page.getByTestId('editor-hint').innerText(), /Plain text editor/);
+    // The keyboard shortcuts are folded away (a tablet's keyboard still has them a tap away).
+    assert.equal(await keyboardHelpOpen(page), false);
 
     // The starter, as it is: the duplicate receipt.
     await page.getByLabel('Speed').selectOption('instant');
@@ -132,6 +136,7 @@ test('lab on a desktop: Monaco by default, and the plain editor on request, kept
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitRunnable(page);
     await page.locator('[data-testid="code-editor"][data-editor-kind="full"][data-editor-ready="true"]').waitFor({ timeout: 60_000 });
+    assert.equal(await keyboardHelpOpen(page), true);
     await page.getByTestId('editor-switch').click();
     await page.getByRole('textbox', { name: /^Your code/ }).waitFor({ timeout: 10_000 });
     // The button keeps the focus (its words change): the keyboard's place is not lost.
