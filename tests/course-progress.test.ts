@@ -10,7 +10,9 @@ import {
   clearPrediction,
   lessonState,
   markPassed,
+  markSawOutcome,
   markVisited,
+  predictedBlind,
   nextLesson,
   recordPrediction,
   recordQuiz,
@@ -85,6 +87,28 @@ test('a prediction is revealed only once made, and can be made again', () => {
   expect(current().scenarios[first!.id]?.predicted).toEqual({ choice: '1', actual: '2', actualText: 'order 1042 got 2 receipts' });
   clearPrediction(first!.id);
   expect(current().scenarios[first!.id]?.predicted).toBeUndefined();
+});
+
+test("a prediction made after the learner watched the starter's demonstration end is marked so, and does not count", () => {
+  // Predicted first, then the run: it counts.
+  recordPrediction(first!.id, '1');
+  revealPrediction(first!.id, '2', 'order 1042 got 2 receipts');
+  markSawOutcome(first!.id);
+  expect(predictedBlind(current().scenarios[first!.id])).toBe(true);
+  // Predicting again, now that the outcome is known: marked, and not counted once revealed either.
+  clearPrediction(first!.id);
+  recordPrediction(first!.id, '2');
+  expect(current().scenarios[first!.id]?.predicted).toEqual({ choice: '2', afterSeeing: true });
+  revealPrediction(first!.id, '2', 'order 1042 got 2 receipts');
+  expect(predictedBlind(current().scenarios[first!.id])).toBe(false);
+  // Ran first, predicted after: the same.
+  markSawOutcome(second!.id);
+  recordPrediction(second!.id, '1');
+  revealPrediction(second!.id, '2', 'order 1042 got 2 receipts');
+  expect(current().scenarios[second!.id]?.predicted?.afterSeeing).toBe(true);
+  expect(predictedBlind(current().scenarios[second!.id])).toBe(false);
+  // Not yet revealed: not counted.
+  expect(predictedBlind({ predicted: { choice: '1' } })).toBe(false);
 });
 
 test('corrupt or foreign data in storage reads as no progress', () => {

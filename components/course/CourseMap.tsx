@@ -9,7 +9,7 @@ import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import type { ScenarioEntry } from '@/simulations/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/quizzes';
-import { answeredOnOwn, hasProgress, lessonState, nextLesson, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
+import { answeredOnOwn, hasProgress, lessonState, nextLesson, predictedBlind, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
 
@@ -121,7 +121,7 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
         const isNext = next?.id === scenario.id;
         const questions = questionsFor(scenario.id);
         const asked = questionsProgress(progress, questions.map((q) => q.id));
-        const predicted = progress.scenarios[scenario.id]?.predicted?.actual !== undefined;
+        const predicted = predictedBlind(progress.scenarios[scenario.id]);
         return (
           <li key={scenario.id}>
             <Link

@@ -12,7 +12,7 @@ import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
 import { isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { markPassed, markVisited, questionsProgress, revealPrediction, useProgress } from './progress';
+import { markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -56,6 +56,8 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         const label = (id: string) => prediction.options.find((o) => o.id === id)?.label ?? id;
         setAnnouncement(`You predicted ${label(predicted.choice)}. The run: ${text}.`);
       }
+      // From now on the learner knows how the demonstration ends: a later prediction is not blind.
+      if (ranStarter(r, scenario.variants.starter.code)) markSawOutcome(scenario.id);
     },
     [scenario.id, scenario.demo, scenario.variants.starter.code, prediction],
   );
@@ -77,8 +79,12 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
       >
         <Chip on={!!mine?.visited}>Visited</Chip>
         {prediction && (
-          <Chip on={mine?.predicted?.actual !== undefined}>
-            {mine?.predicted && mine.predicted.actual === undefined ? 'Predicted: run the starter to check' : 'Predicted'}
+          <Chip on={predictedBlind(mine)}>
+            {mine?.predicted && mine.predicted.actual === undefined
+              ? 'Predicted: run the starter to check'
+              : mine?.predicted?.afterSeeing
+                ? 'Predicted after seeing the run'
+                : 'Predicted'}
           </Chip>
         )}
         <Chip on={!!mine?.passed} testId="passed-chip">

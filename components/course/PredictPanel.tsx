@@ -10,7 +10,8 @@ import type { Prediction } from '@/simulations/predictions';
 import { clearPrediction, recordPrediction, useProgress } from './progress';
 
 export function PredictPanel({ prediction, note = null }: { prediction: Prediction; note?: string | null }) {
-  const saved = useProgress().scenarios[prediction.scenario]?.predicted;
+  const lesson = useProgress().scenarios[prediction.scenario];
+  const saved = lesson?.predicted;
   const [choice, setChoice] = useState<string | null>(null);
   const name = `predict-${useId()}`;
   const label = (id: string | undefined) => prediction.options.find((o) => o.id === id)?.label ?? id;
@@ -55,6 +56,11 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
             {saved.actualText && <span> — {saved.actualText}</span>}
           </dd>
         </dl>
+        {saved.afterSeeing && (
+          <p className="mt-1 text-xs" data-testid="prediction-after-seeing">
+            Made after you had seen the starter&rsquo;s demonstration end, so it does not count towards the lesson.
+          </p>
+        )}
         <button
           type="button"
           onClick={act(() => clearPrediction(prediction.scenario))}
@@ -114,6 +120,11 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
           <legend id={`${name}-h`} className="font-semibold text-slate-900 dark:text-slate-100">
             Predict, then run: {prediction.prompt}
           </legend>
+          {lesson?.sawOutcome && (
+            <p className="mt-1 text-xs text-slate-600 dark:text-slate-300" data-testid="prediction-after-seeing">
+              You have already watched the starter&rsquo;s demonstration end, so this prediction will be marked as made after seeing it.
+            </p>
+          )}
           <div className="mt-2 flex flex-wrap gap-2">
             {prediction.options.map((o) => (
               <label

@@ -12,8 +12,13 @@ export const PROGRESS_KEY = 'eo:progress';
 
 export interface ScenarioProgress {
   visited?: boolean;
-  /** The learner's prediction (an option id), and once a demonstration run revealed it, the outcome. */
-  predicted?: { choice: string; actual?: string; actualText?: string };
+  /**
+   * The learner's prediction (an option id), and once a demonstration run revealed it, the outcome.
+   * `afterSeeing`: made after the learner had already watched the starter's demonstration end.
+   */
+  predicted?: { choice: string; actual?: string; actualText?: string; afterSeeing?: boolean };
+  /** A run of the starter on the demonstration plan has finished in front of the learner. */
+  sawOutcome?: boolean;
   /** "Your code" held on the demonstration plan. */
   passed?: boolean;
 }
@@ -156,8 +161,23 @@ export function markVisited(id: string): void {
   patchScenario(id, (s) => ({ ...s, visited: true }));
 }
 
+/** A prediction; one made after the learner saw the starter's demonstration end is marked so. */
 export function recordPrediction(id: string, choice: string): void {
-  patchScenario(id, (s) => ({ ...s, predicted: { choice } }));
+  patchScenario(id, (s) => ({ ...s, predicted: s.sawOutcome ? { choice, afterSeeing: true } : { choice } }));
+}
+
+/** The learner has watched the starter's demonstration end: a prediction from now on is not blind. */
+export function markSawOutcome(id: string): void {
+  if (snapshot().scenarios[id]?.sawOutcome) return;
+  patchScenario(id, (s) => ({ ...s, sawOutcome: true }));
+}
+
+/**
+ * Whether a lesson's prediction counts: revealed, and made before the learner had seen the
+ * outcome (as a quiz answer counts only when it was not picked after the right one was shown).
+ */
+export function predictedBlind(s: ScenarioProgress | undefined): boolean {
+  return s?.predicted?.actual !== undefined && s.predicted.afterSeeing !== true;
 }
 
 export function revealPrediction(id: string, actual: string, actualText: string): void {

@@ -349,6 +349,19 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await waitVerdict(page, /Violated/);
     await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
     assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 was charged 2 times$/);
+    assert.equal(await page.getByTestId('prediction-after-seeing').count(), 0, 'predicted before running: it counts');
+    assert.match(await page.getByTestId('lesson-progress').innerText(), /Done:\s+Predicted(?! after)/);
+    // Predicting again, now that the learner has seen how the demonstration ends: said before the
+    // choice, marked on the answer, and not counted.
+    await page.getByRole('button', { name: 'Predict again' }).click();
+    await page.locator('[data-testid="prediction"][data-state="asking"]').waitFor();
+    assert.match(await page.getByTestId('prediction-after-seeing').innerText(), /already watched the starter’s demonstration end/);
+    await prediction.getByRole('radio', { name: '2', exact: true }).check();
+    await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
+    await button(page, 'Run').click();
+    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('prediction-after-seeing').innerText(), /does not count/);
+    assert.match(await page.getByTestId('lesson-progress').innerText(), /Not yet:\s+Predicted after seeing the run/);
     const sort = page.getByTestId('replay-sort');
     await sort.scrollIntoViewIfNeeded();
     assert.equal(await sort.getByTestId('sort-item').count(), REPLAY_OPERATIONS.length);
