@@ -128,17 +128,23 @@ export async function tarballBytes(tarball: ArrayBuffer | Blob): Promise<ArrayBu
  * number of files written. Throws on anything but files and directories.
  */
 export function unpackDataDir(fs: UnpackFS, tarball: ArrayBuffer, root = PGLITE_PGDATA): number {
-  fs.mkdirTree(root);
+  // Each directory is made once: the tarball lists it before its files, which then need no walk up.
+  const made = new Set<string>();
+  const dir = (path: string) => {
+    if (made.has(path)) return;
+    fs.mkdirTree(path);
+    made.add(path);
+  };
+  dir(root);
   let files = 0;
   for (const entry of parseTar(tarball)) {
     const name = entry.name.replace(/\/+$/, '');
     if (name === '' || name === '.') continue;
     const target = `${root}/${name}`;
     if (entry.type === 'directory') {
-      fs.mkdirTree(target);
+      dir(target);
     } else if (entry.type === 'file' || entry.type === 'contiguousFile') {
-      const slash = target.lastIndexOf('/');
-      if (slash > root.length) fs.mkdirTree(target.slice(0, slash));
+      dir(target.slice(0, target.lastIndexOf('/')));
       fs.writeFile(target, entry.data ?? new Uint8Array(0), { canOwn: true });
       files++;
     } else {
