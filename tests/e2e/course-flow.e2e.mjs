@@ -8,15 +8,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/replay-safety.ts';
-import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
 const FIRST = SCENARIO_CATALOG[0];
 
 let browser;
@@ -28,15 +24,6 @@ after(async () => {
 });
 
 const button = (page, name) => page.getByRole('button', { name, exact: true });
-
-async function axeSerious(page) {
-  await page.addScriptTag({ path: AXE });
-  const results = await page.evaluate(async () => {
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
-  });
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 test('a learner: start here, predict, run, answer, see it happen, pass, and the map remembers', { timeout: 300_000 }, async () => {
   const { context, page, errors, requests } = await openPage(browser);

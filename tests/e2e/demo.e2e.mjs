@@ -6,22 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, urlOf, ARTIFACTS } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, urlOf, ARTIFACTS } from './helpers.mjs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/axe-core/axe.min.js');
-
-/** Serious or critical axe-core violations on the page. */
-async function axeProblems(page) {
-  await page.addScriptTag({ path: AXE });
-  const results = await page.evaluate(async () => {
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
-  });
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 let browser;
 before(async () => {
@@ -103,7 +90,7 @@ for (const colorScheme of ['light', 'dark']) {
       await page.getByTestId('presenter-verdict').waitFor();
       assert.match(await page.getByTestId('presenter-verdict').innerText(), /Violated/);
       if (colorScheme === 'light') await shot(page, 'demo-1920-verdict');
-      const problems = await axeProblems(page);
+      const problems = await axeSerious(page);
       assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
       await page.keyboard.press('Home');
       await waitStatus(page, /^Event 1 of/);

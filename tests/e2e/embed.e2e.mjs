@@ -6,11 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
 
-const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/axe-core/axe.min.js');
 
 
 let browser;
@@ -175,11 +172,7 @@ for (const colorScheme of ['light', 'dark']) {
           await waitRunnable(page.mainFrame());
           await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
         }
-        await page.addScriptTag({ path: AXE });
-        const bad = await page.evaluate(async () => {
-          const r = await axe.run(document, { resultTypes: ['violations'] });
-          return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-        });
+        const bad = await axeSerious(page);
         assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);
         // Moderate, but a screen reader's first landmark: the embed names itself in an h1 (QA).
         assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, `${where} has one h1`);

@@ -8,6 +8,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(root, 'tests/artifacts/e2e');
+const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
+
+/** A phone for `openPage`'s `device`: touch only, no fine pointer. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+
+/** The page's serious or critical axe-core violations (id, impact, help, up to three nodes each). */
+export async function axeSerious(page) {
+  await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate(async () => {
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
+  });
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
 
 /** The served site, e.g. http://127.0.0.1:41234/ (set by tests/e2e/run.mjs). */
 export function baseUrl() {
@@ -37,14 +51,16 @@ export async function launchBrowser() {
 
 /**
  * A fresh context and page in `colorScheme`, recording every request URL (the page's and its
- * workers') and every console error and page error.
+ * workers') and every console error and page error. `device` overrides the 1280 × 900 desktop
+ * (e.g. `PHONE`).
  */
-export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true } = {}) {
+export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true, device = {} } = {}) {
   const context = await browser.newContext({
     colorScheme,
     javaScriptEnabled,
     viewport: { width: 1280, height: 900 },
     deviceScaleFactor: 1,
+    ...device,
   });
   const requests = [];
   const errors = [];

@@ -6,13 +6,9 @@
  * inject a fault by hand; check accessibility with axe-core in light and dark.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const AXE = path.join(root, 'node_modules/axe-core/axe.min.js');
 
 // PGlite boots slowly in headless Chromium on this machine (5–11 s): wait generously for readiness.
 
@@ -547,12 +543,7 @@ for (const colorScheme of ['light', 'dark']) {
       await runInstantly(page);
       await waitVerdict(page, /Violated/);
       await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
-      await page.addScriptTag({ path: AXE });
-      const results = await page.evaluate(async () => {
-        const r = await axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
-      });
-      const bad = results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      const bad = await axeSerious(page);
       assert.deepEqual(bad, [], JSON.stringify(bad, null, 2));
       await screenshot(page, `lab-run-${colorScheme}`);
     } finally {

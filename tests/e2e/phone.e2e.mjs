@@ -4,12 +4,8 @@
  * the problems a run finds are listed by line; the choice of editor can be switched and is kept.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { launchBrowser, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
-
-const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/axe-core/axe.min.js');
+import { axeSerious, launchBrowser, openPage, PHONE, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -18,20 +14,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** A phone: touch only, no fine pointer. */
-async function openPhone() {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
-  const requests = [];
-  const errors = [];
-  context.on('request', (request) => requests.push(request.url()));
-  const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-  });
-  return { context, page, requests, errors };
-}
 
 /** The page's scrolling width against the viewport's: a wider page scrolls sideways on a phone. */
 const pageWidth = (page) => page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
@@ -42,7 +24,7 @@ const button = (page, name) => page.getByRole('button', { name, exact: true });
 const monacoRequests = (requests) => requests.filter((url) => /(?:ts|editor)\.worker\./.test(url));
 
 test('lab on a phone: a plain text editor; the fix typed there holds; problems listed by line; the choice is kept', { timeout: 240_000 }, async () => {
-  const { context, page, requests, errors } = await openPhone();
+  const { context, page, requests, errors } = await openPage(browser, { device: PHONE });
   try {
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitRunnable(page);
@@ -88,11 +70,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     assert.equal(caret.line, 4, 'the caret is on line 4');
     assert.equal(caret.rest, "new Error('boom');", 'at the column the error points at');
     await screenshot(page, 'phone-lab-problem');
-    await page.addScriptTag({ path: AXE });
-    const violations = await page.evaluate(async () => {
-      const r = await axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
+    const violations = await axeSerious(page);
     assert.deepEqual(violations, [], 'axe: no serious or critical violations with the plain editor and its problems');
 
     // Monaco was never loaded (nor its workers), though its latest start time (4 s) has passed.
@@ -116,7 +94,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 });
 
 test('on a phone no page scrolls sideways: home, check, demo, try, embed', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPhone();
+  const { context, page, errors } = await openPage(browser, { device: PHONE });
   try {
     for (const path of ['/', '/check/', '/demo/receipt-redelivery/', '/try/', '/embed/receipt-redelivery/']) {
       await page.goto(urlOf(path));
