@@ -24,7 +24,7 @@
  * bundled: under tsx every function gets a `__name` wrapper (its keepNames), ~5 % of a schedule.
  */
 import { availableParallelism } from 'node:os';
-import { PGlite, type ExecProtocolOptions } from '@electric-sql/pglite';
+import { PGlite, type ExecProtocolOptions, type ExecProtocolOptionsStream } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
 import { exploreParallel } from './explore-parallel';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
@@ -32,11 +32,14 @@ import { drawFaults, explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { PgliteStatements, type Lead, type PgliteConnection } from '../simulations/pglite-statements';
 import { PgliteSimDatabase } from '../simulations/sim-database';
+import { ResponseReader } from '../simulations/pg-wire-reader';
 
 type Recorded =
   | { kind: 'query'; text: string; params?: unknown[] }
   | { kind: 'exec'; text: string }
-  | { kind: 'protocol'; message: Uint8Array; options?: ExecProtocolOptions };
+  | { kind: 'protocol'; message: Uint8Array; options?: ExecProtocolOptions }
+  /** A protocol call read raw (what the engine's statements send; ../simulations/pg-wire-reader.ts decodes it). */
+  | { kind: 'raw'; message: Uint8Array };
 
 /** Time spent inside PGlite while the engine ran (recorded rounds). */
 let insideSqlMs = 0;
@@ -73,6 +76,15 @@ function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
         const got = await pg.execProtocol(message, options);
         engineErrors += errorsIn(got.messages);
         return got;
+      });
+    },
+    execProtocolRawStream: (message: Uint8Array, options: ExecProtocolOptionsStream) => {
+      if (!recording) return pg.execProtocolRawStream(message, options);
+      log.push({ kind: 'raw', message });
+      return timed(async () => {
+        const reader = new ResponseReader();
+        await pg.execProtocolRawStream(message, { ...options, onRawData: (chunk) => (options.onRawData(chunk), reader.push(chunk)) });
+        engineErrors += errorsIn(reader.messages);
       });
     },
     runExclusive: <T>(fn: () => Promise<T>) => pg.runExclusive(fn),
@@ -126,6 +138,12 @@ async function replay(pg: PGlite, calls: Recorded[]): Promise<number> {
     if (s.kind === 'exec') await pg.exec(s.text);
     else if (s.kind === 'query') await pg.query(s.text, s.params);
     // The options the engine passed (errors as messages, no file-system sync): the very same call.
+    else if (s.kind === 'raw') {
+      // As the statements make it: raw output, decoded by the same reader.
+      const reader = new ResponseReader();
+      await pg.runExclusive(() => pg.execProtocolRawStream(s.message, { syncToFs: false, onRawData: (chunk) => reader.push(chunk) }));
+      errors += errorsIn(reader.messages);
+    }
     else errors += errorsIn((await pg.runExclusive(() => pg.execProtocol(s.message, { ...s.options, throwOnError: false }))).messages);
   }
   return errors;

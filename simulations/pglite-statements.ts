@@ -15,9 +15,12 @@
  * when no transaction is open; `verify()` notices statements dropped behind its back.
  */
 import { parse as pgliteParse, protocol, types as pgliteTypes, type PGliteInterface } from '@electric-sql/pglite';
+import { ResponseReader } from './pg-wire-reader';
 
 /** What PGlite offers that this module uses; a recording wrapper may stand in for it. */
 export type PgliteConnection = Pick<PGliteInterface, 'query' | 'exec' | 'execProtocol' | 'runExclusive'> & {
+  /** When offered, the statements read the protocol output themselves (./pg-wire-reader.ts). */
+  execProtocolRawStream?: PGliteInterface['execProtocolRawStream'];
   /** PGlite's per-instance parsers and serializers (array types included); defaults otherwise. */
   parsers?: Record<number | string, (x: string, typeId?: number) => unknown>;
   serializers?: Record<number | string, (x: unknown) => string>;
@@ -200,7 +203,7 @@ export class PgliteStatements {
    * before that is the lead's (the server then skipped the statement).
    */
   private async sendLed(message: Uint8Array) {
-    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, EXEC_OPTIONS));
+    const messages = await this.exchange(message);
     const done = messages.findIndex((m) => m.name === 'commandComplete' || m.name === 'error');
     const scriptFailed = done >= 0 && messages[done].name === 'error';
     const error = (messages.find((m) => m.name === 'error') ?? null) as (Message & Error & { code?: string }) | null;
@@ -218,10 +221,27 @@ export class PgliteStatements {
     });
   }
 
+  /**
+   * One protocol call under PGlite's query lock; its messages as PGlite's parser makes them. Read
+   * from the raw output when PGlite offers it (no copies, no generic parse; notifications then
+   * reach no `listen` callback, and nothing here listens), else through `execProtocol`.
+   */
+  private async exchange(message: Uint8Array): Promise<Message[]> {
+    const pg = this.pg;
+    const raw = pg.execProtocolRawStream;
+    if (!raw) return (await pg.runExclusive(() => pg.execProtocol(message, EXEC_OPTIONS))).messages as Message[];
+    return pg.runExclusive(async () => {
+      const reader = new ResponseReader();
+      await raw.call(pg, message, { syncToFs: false, onRawData: (chunk: Uint8Array) => reader.push(chunk) });
+      if (reader.incomplete) throw new Error('PGlite returned a truncated protocol response');
+      return reader.messages as Message[];
+    });
+  }
+
   /** Send `script` (simple protocol) and `extended` in one call, under PGlite's query lock. */
   private async send([script, extended]: [string | undefined, Uint8Array]) {
     const message = script === undefined ? extended : concat([serialize.query(script), extended]);
-    const { messages } = await this.pg.runExclusive(() => this.pg.execProtocol(message, EXEC_OPTIONS));
+    const messages = await this.exchange(message);
     let start = 0;
     let scriptFailed = false;
     if (script !== undefined) {
