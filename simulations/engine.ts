@@ -74,6 +74,11 @@ export interface RunOptions {
   /** Called after every executed step, before the next is chosen (the lab snapshots tables here). */
   afterStep?: (stepIndex: number) => Promise<void> | void;
   /**
+   * Called when a crash is about to drop a connection with a transaction open, before the rollback:
+   * the last moment its uncommitted changes can be seen (the lab snapshots tables here too).
+   */
+  beforeRollback?: (pid: string) => Promise<void> | void;
+  /**
    * The run is kept only for its verdict (an exploration, a shrink): it leaves out what only a
    * person reads of it. `traceHash` is '' (the trace is not hashed), and a failed statement is
    * rethrown with the engine's stack instead of the learner's calling line (no call site is
@@ -593,6 +598,7 @@ export class Engine {
     proc.pending = 0;
     const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
     this.tookEffect.set(fault, e.i);
+    if (this.options.beforeRollback && this.db.inTransaction(proc.spec.id)) await this.options.beforeRollback(proc.spec.id);
     if (await this.db.drop(proc.spec.id)) {
       this.emit({ actor: proc.spec.id, type: 'rollback', target: 'postgres', text: `${proc.spec.id}'s connection dropped; its open transaction rolled back` });
     }

@@ -52,20 +52,38 @@ export async function runForLab(db: SimDatabase, req: RunRequest): Promise<LabRu
   // Every run starts from a reset: the scenario's tables are empty before the first step.
   const snapshots: LabRun['snapshots'] = [{ atEvent: -1, tables: Object.fromEntries(tables.map((t) => [t, []])) }];
   let lastEvent = -1;
+  let lastDbEvent = -1;
   let dirty = false;
+  /** Every process that has sent a statement: the ones that may hold a transaction open. */
+  const talkers = new Set<string>();
+  const take = async (at: number) => {
+    const open = db.inspectSeesUncommitted ? [...talkers].filter((pid) => db.inTransaction(pid)) : [];
+    // Never before the last snapshot (a rollback alone made the tables dirty): they stay in order.
+    const atEvent = Math.max(at, snapshots[snapshots.length - 1].atEvent);
+    snapshots.push({ atEvent, tables: await snapshot(db, tables), ...(open.length ? { open } : {}) });
+    dirty = false;
+  };
   const result = await runScenario(db, {
     ...req,
     onEvent: (e) => {
       lastEvent = e.i;
       if (e.type === 'db' || e.type === 'rollback') dirty = true;
+      if (e.type === 'db') {
+        lastDbEvent = e.i;
+        talkers.add(e.actor);
+      }
       req.onEvent?.(e);
     },
     afterStep: async (stepIndex) => {
-      if (dirty) {
-        snapshots.push({ atEvent: lastEvent, tables: await snapshot(db, tables) });
-        dirty = false;
-      }
+      if (dirty) await take(lastEvent);
       await req.afterStep?.(stepIndex);
+    },
+    // A crash right after a statement inside a transaction: that statement and the crash are one
+    // step, so without this the inspector never showed what the transaction had written before
+    // the rollback took it away. Shown at the statement's own event.
+    beforeRollback: async (pid) => {
+      if (dirty) await take(lastDbEvent);
+      await req.beforeRollback?.(pid);
     },
   });
   // Code that did not load ran nothing, and the database was not reset for it: a lesson's own

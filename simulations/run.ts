@@ -41,6 +41,7 @@ export interface RunRequest {
   choices?: readonly number[];
   onEvent?: RunOptions['onEvent'];
   afterStep?: RunOptions['afterStep'];
+  beforeRollback?: RunOptions['beforeRollback'];
   /** Only the verdict matters (exploring, shrinking): see RunOptions.verdictOnly. */
   verdictOnly?: boolean;
 }
@@ -110,7 +111,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     };
   }
   await db.reset();
-  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, verdictOnly: req.verdictOnly });
+  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, beforeRollback: req.beforeRollback, verdictOnly: req.verdictOnly });
   stampEvents(world.codeErrors, () => engine.eventCount);
   const outcome = await engine.run();
   const invariants: InvariantResult[] = [];

@@ -62,6 +62,11 @@ export interface SimDatabase {
   reset(extraTables?: readonly string[], extraSequences?: readonly string[]): Promise<void>;
   /** A read for checkers and inspectors, outside every process. */
   inspect(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Whether `inspect` sees what an open transaction has written but not committed: true where
+   * every process shares one connection (PGlite), false where each has its own.
+   */
+  readonly inspectSeesUncommitted?: boolean;
   /** Run a script (schema additions). */
   exec(sql: string): Promise<void>;
 }
@@ -99,6 +104,8 @@ const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|I
 
 /** The engine's PGlite back-end: one instance, kept for the whole session, reset between runs. */
 export class PgliteSimDatabase implements SimDatabase {
+  /** One connection for every process and for `inspect`: an open transaction's writes show. */
+  readonly inspectSeesUncommitted = true;
   readonly name = 'pglite';
   private owner: string | null = null;
   private clockMs: number | null = null;

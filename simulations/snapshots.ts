@@ -14,7 +14,15 @@ export type TableSnapshot = Record<string, Record<string, unknown>[]>;
 export interface LabRun {
   result: RunResult;
   /** `snapshots[k]` is the tables after trace event `atEvent[k]`; the first is the empty start. */
-  snapshots: { atEvent: number; tables: TableSnapshot }[];
+  snapshots: {
+    atEvent: number;
+    tables: TableSnapshot;
+    /**
+     * Processes with a transaction open at that moment: the tables include their uncommitted
+     * changes (the lab's PostgreSQL is one connection, and the inspector reads on it).
+     */
+    open?: string[];
+  }[];
   /** Each shown table's columns in order, so an empty table can still say what it holds. */
   columns?: Record<string, string[]>;
 }
@@ -24,6 +32,16 @@ export function tablesAt(run: LabRun, i: number): TableSnapshot {
   let found = run.snapshots[0]?.tables ?? {};
   for (const s of run.snapshots) {
     if (s.atEvent <= i) found = s.tables;
+    else break;
+  }
+  return found;
+}
+
+/** The processes whose open transaction's uncommitted changes the tables at event `i` include. */
+export function openTransactionsAt(run: LabRun, i: number): string[] {
+  let found: string[] = [];
+  for (const s of run.snapshots) {
+    if (s.atEvent <= i) found = s.open ?? [];
     else break;
   }
   return found;

@@ -1,6 +1,7 @@
 /** Lab runs: snapshots for the inspector never change the run itself. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { changedRows, runForLab, tablesAt } from '../simulations/lab-run';
+import { openTransactionsAt } from '../simulations/snapshots';
 import { runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { openSimDb } from './helpers/sim-db';
@@ -51,4 +52,27 @@ test("code that does not load says so in a fresh tab, even where the lesson's ow
   } finally {
     await fresh.close();
   }
+});
+
+test('a crash right after a write inside a transaction: the inspector shows the uncommitted row at the write, as uncommitted, and gone at the rollback', async () => {
+  const scenario = scenarioById('dual-write');
+  const req = { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed };
+  const plain = await runScenario(sim.db, req);
+  const lab = await runForLab(sim.db, req);
+  expect(lab.result.traceHash).toBe(plain.traceHash);
+  const insert = lab.result.trace.find((e) => e.type === 'db' && /INSERT INTO orders/.test(e.text))!;
+  const crash = lab.result.trace[insert.i + 1];
+  const rollback = lab.result.trace[insert.i + 2];
+  expect([crash.type, rollback.type]).toEqual(['crash', 'rollback']);
+  expect(tablesAt(lab, insert.i).orders).toMatchObject([{ customer_id: 'cus_ada', total_cents: 4999 }]);
+  expect(openTransactionsAt(lab, insert.i)).toEqual(['shop']);
+  expect(tablesAt(lab, rollback.i).orders).toEqual([]);
+  expect(openTransactionsAt(lab, rollback.i)).toEqual([]);
+  // Snapshots stay in event order.
+  const at = lab.snapshots.map((s) => s.atEvent);
+  expect(at).toEqual([...at].sort((a, b) => a - b));
+  // The retried checkout commits order and message together: once committed, nothing is open.
+  const end = lab.result.trace.length - 1;
+  expect(tablesAt(lab, end).orders).toHaveLength(1);
+  expect(openTransactionsAt(lab, end)).toEqual([]);
 });

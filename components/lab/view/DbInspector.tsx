@@ -5,7 +5,7 @@
  * timestamps read as simulated time since the run started.
  */
 import type { LabRun } from '@/simulations/lab-run';
-import { formatCell, tableChange, tablesAt } from './snapshots';
+import { formatCell, openTransactionsAt, tableChange, tablesAt } from './snapshots';
 
 export interface DbInspectorProps {
   run: LabRun;
@@ -26,6 +26,7 @@ const CELL_TONE = {
 
 export function DbInspector({ run, tables, selected }: DbInspectorProps) {
   const snapshot = tablesAt(run, selected);
+  const open = openTransactionsAt(run, selected);
   if (tables.length === 0) {
     // A scenario that keeps no state of its own (a batch of transformations): say so, rather than an empty column.
     return <p className="text-sm text-slate-500 dark:text-slate-400">This scenario keeps no tables of its own: everything it did is in the ledger.</p>;
@@ -35,6 +36,13 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
       <p className="text-xs text-slate-500 dark:text-slate-400">
         {selected >= 0 ? `As the tables stood after event ${selected + 1} of ${run.result.trace.length}.` : 'Before the first event: every table starts empty.'} Times are simulated, from the run’s start.
       </p>
+      {open.length > 0 && (
+        <p data-testid="open-transaction" className="rounded-lg bg-amber-50 px-3 py-2 text-xs leading-5 text-amber-900 dark:bg-amber-400/10 dark:text-amber-200">
+          <strong className="font-semibold">{open.join(' and ')} {open.length === 1 ? 'has a transaction' : 'have transactions'} open:</strong> what{' '}
+          {open.length === 1 ? 'it has' : 'they have'} written here is not committed. You see it because the inspector reads on the
+          same connection; any other connection still sees the tables without it, and a crash or a ROLLBACK takes it away.
+        </p>
+      )}
       {tables.map((name) => {
         const rows = snapshot[name] ?? [];
         const change = tableChange(run, name, selected);

@@ -4,9 +4,9 @@
  * views never pull the engine or PGlite into the page bundle (lab-run.ts imports the engine;
  * simulations/snapshots.ts, used here, does not).
  */
-import { changedRows, SIM_EPOCH_MS, tablesAt, type LabRun } from '@/simulations/snapshots';
+import { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt, type LabRun } from '@/simulations/snapshots';
 
-export { changedRows, SIM_EPOCH_MS, tablesAt };
+export { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt };
 import type { Ledger } from '@/simulations/providers';
 import type { RunResult } from '@/simulations/run';
 import type { TraceEvent } from '@/simulations/types';
