@@ -211,3 +211,55 @@ test('steps pressed while a stepped run is still being computed are kept: â†’ â†
   expect(p.context.stepsAhead).toBe(0);
   expect(p.context.visibleUpTo).toBe(0);
 });
+
+/** Run `code` (from Ready or Finished) and skip to its end. */
+async function runToEnd(actor: ReturnType<typeof start>['actor'], code: string) {
+  actor.send({ type: 'RUN', code });
+  await settle(actor, (s) => s.matches({ running: 'playing' }));
+  actor.send({ type: 'SKIP' });
+  expect(actor.getSnapshot().value).toBe('finished');
+}
+
+test('a replayed counterexample becomes the plan: Reset, then Run or Step, shows it again; edited code runs by the seed', async () => {
+  const { actor, inputs } = start();
+  const crash = { kind: 'crash', process: 'worker-1', at: { call: 'email.send', nth: 1, when: 'after' } } as never;
+  actor.send({ type: 'REPLAY', code: 'mine', counterexample: { seed: 3, faults: [crash], choices: [1, 0, 2], steps: 15 } as never });
+  await settle(actor, (s) => s.matches({ running: 'playing' }));
+  actor.send({ type: 'RESET' });
+  expect(actor.getSnapshot().value).toBe('ready');
+  expect(actor.getSnapshot().context).toMatchObject({ seed: 3, demoFaults: [crash], injected: [] });
+  actor.send({ type: 'STEP', code: 'mine' });
+  await settle(actor, (s) => s.matches('paused'));
+  expect(actor.getSnapshot().value).toBe('paused');
+  actor.send({ type: 'RESET' });
+  await runToEnd(actor, 'mine');
+  // Replay, Step after Reset, Run after Reset: the same schedule each time.
+  expect(inputs.map((i) => [i.seed, i.faults, i.choices])).toEqual([
+    [3, [crash], [1, 0, 2]],
+    [3, [crash], [1, 0, 2]],
+    [3, [crash], [1, 0, 2]],
+  ]);
+  // Other code: the counterexample's seed and faults, but the scheduler by the seed (the choices were made for the replayed code).
+  await runToEnd(actor, 'fixed');
+  expect(inputs.at(-1)).toMatchObject({ code: 'fixed', seed: 3, faults: [crash], choices: undefined });
+  // The same seed typed again keeps the choices; another seed drops them.
+  actor.send({ type: 'SET_SEED', seed: 3 });
+  await runToEnd(actor, 'mine');
+  expect(inputs.at(-1)!.choices).toEqual([1, 0, 2]);
+  actor.send({ type: 'SET_SEED', seed: 4 });
+  await runToEnd(actor, 'mine');
+  expect(inputs.at(-1)).toMatchObject({ seed: 4, faults: [crash], choices: undefined });
+  expect(inputs).toHaveLength(6);
+});
+
+test("a share link's choices steer the runs of the code its first run used", async () => {
+  const { actor, inputs } = start();
+  actor.send({ type: 'SET_PLAN', seed: 9, faults: [], choices: [2, 2] });
+  for (const code of ['shared', 'shared', 'edited', 'shared']) await runToEnd(actor, code);
+  expect(inputs.map((i) => [i.code, i.choices])).toEqual([
+    ['shared', [2, 2]],
+    ['shared', [2, 2]],
+    ['edited', undefined],
+    ['shared', [2, 2]],
+  ]);
+});

@@ -6,6 +6,7 @@
 import { useId, useState } from 'react';
 import { useTouchFirst } from '@/components/editor/editor-kind';
 import { describeFaultAt } from '@/simulations/faults';
+import type { Fault } from '@/simulations/types';
 import { MAX_SEED } from '@/simulations/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
@@ -107,9 +108,16 @@ export interface LabControlsProps {
   status: string;
   /** The status as a screen reader should hear it, when that differs (see spokenStatus). */
   spoken?: string;
+  /** The lesson's own seed and faults: offered back when a replay or a share link replaced them. */
+  lessonPlan?: { seed: number; faults: readonly Fault[] };
 }
 
-export function LabControls({ ctx, playback, faults, status, spoken = status }: LabControlsProps) {
+/** Whether the plan Runs start from is still the lesson's (seed and faults). */
+export function isLessonPlan(context: { seed: number; demoFaults: readonly Fault[] }, lesson: { seed: number; faults: readonly Fault[] }): boolean {
+  return context.seed === lesson.seed && JSON.stringify(context.demoFaults) === JSON.stringify(lesson.faults);
+}
+
+export function LabControls({ ctx, playback, faults, status, spoken = status, lessonPlan }: LabControlsProps) {
   const speedId = useId();
   const seedId = useId();
   const scrubId = useId();
@@ -231,8 +239,22 @@ export function LabControls({ ctx, playback, faults, status, spoken = status }: 
             })}
           </ul>
           {context.injected.length > 0 && (
-            <button type="button" onClick={() => ctx.send({ type: 'CLEAR_FAULTS' })} className={`${secondary} mt-2 py-1 text-xs`}>
+            <button type="button" onClick={() => ctx.send({ type: 'CLEAR_FAULTS' })} className={`${secondary} mt-2 mr-2 py-1 text-xs`}>
               Clear injected faults
+            </button>
+          )}
+          {lessonPlan && !isLessonPlan(context, lessonPlan) && !busy && (
+            <button
+              type="button"
+              data-testid="lesson-plan"
+              onClick={() => {
+                // Back to Ready, with the lesson's seed and faults as the plan on screen.
+                if (run) ctx.send({ type: 'RESET' });
+                ctx.send({ type: 'SET_PLAN', seed: lessonPlan.seed, faults: [...lessonPlan.faults] });
+              }}
+              className={`${secondary} mt-2 py-1 text-xs`}
+            >
+              Back to the lesson&apos;s seed and faults
             </button>
           )}
         </div>

@@ -366,7 +366,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       </div>
 
       {beforeControls}
-      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} spoken={spoken} />
+      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} spoken={spoken} lessonPlan={scenario.demo} />
       <SharePanel ctx={ctx} outcome={shareButton.outcome} />
       <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
 
@@ -452,7 +452,7 @@ export function spokenStatus(shown: string, value: unknown, context: { run: { re
 function statusText(
   value: unknown,
   db: { status: string; restarts: number; waitingForQuery?: boolean },
-  context: { run: { result: { trace: unknown[]; verdict: string } } | null; visibleUpTo: number; explorer: { status: string } },
+  context: { run: { result: { trace: unknown[]; verdict: string } } | null; visibleUpTo: number; selected: number; explorer: { status: string } },
   loading: boolean,
 ): string {
   if (db.status === 'booting') return db.restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
@@ -464,7 +464,11 @@ function statusText(
   const total = context.run ? context.run.result.trace.length : 0;
   if (s.includes('playing')) return `Playing event ${context.visibleUpTo + 1} of ${total}`;
   if (s.includes('paused')) return `Paused at event ${context.visibleUpTo + 1} of ${total}`;
-  if (s.includes('finished')) return context.run?.result.verdict === 'error' ? 'Finished: the code did not load' : 'Finished';
+  if (s.includes('finished')) {
+    if (context.run?.result.verdict === 'error') return 'Finished: the code did not load';
+    // Scrubbed back (timeline, slider, arrows): say which moment the tables and the log show.
+    return context.selected >= 0 && context.selected < total - 1 ? `Finished; showing event ${context.selected + 1} of ${total}` : 'Finished';
+  }
   if (s.includes('exploring')) return 'Exploring…';
   return 'Ready';
 }

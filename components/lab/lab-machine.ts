@@ -46,12 +46,20 @@ export interface ExploreInput {
 }
 
 export interface LabContext {
-  /** The scenario's demonstration faults: every Run starts from them. */
+  /**
+   * The faults every Run starts from: the scenario's demonstration plan, or the plan a share link
+   * or a replayed counterexample put in its place.
+   */
   demoFaults: Fault[];
   seed: number;
   speed: Speed;
-  /** Scheduler choices for the next Run only (from a share link of a replayed schedule). */
-  nextChoices: number[] | null;
+  /**
+   * Scheduler choices that steer Runs of the plan (a replayed counterexample's, or a share link's
+   * of a replayed schedule), for the code they were made with: other code runs by its seed.
+   * `code` null: the code of the next Run (a share link's choices arrive before its code is chosen).
+   * Dropped when the seed or the plan changes.
+   */
+  planChoices: { choices: number[]; code: string | null } | null;
   /** The choices that steered the run on screen; null when the seed alone made it. */
   runChoices: number[] | null;
   /** Faults injected by hand, added to the demonstration plan. */
@@ -183,14 +191,28 @@ export const labMachine = setup({
     planRun: assign(({ context, event }) => {
       if (event.type !== 'RUN' && event.type !== 'STEP') return {};
       if (event.code === undefined) return {};
-      // A shared run's scheduler choices steer the first run after the link only, as a replay's do.
-      const choices = context.nextChoices ?? undefined;
-      return { notice: null, nextChoices: null, pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected], choices } };
+      // The plan's choices steer runs of the code they were made with (Reset, then Run or Step,
+      // shows the same counterexample again); edited code runs by the seed alone.
+      const plan = context.planChoices;
+      const steer = plan !== null && (plan.code === null || plan.code === event.code);
+      return {
+        notice: null,
+        planChoices: steer && plan.code === null ? { choices: plan.choices, code: event.code } : plan,
+        pending: { code: event.code, seed: context.seed, faults: [...context.demoFaults, ...context.injected], choices: steer ? plan.choices : undefined },
+      };
     }),
     planReplay: assign(({ event }) => {
       if (event.type !== 'REPLAY') return {};
       const cx = event.counterexample;
-      return { notice: null, seed: cx.seed, injected: [], pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices } };
+      // The counterexample becomes the plan: Reset and Run (or Step through it) show it again.
+      return {
+        notice: null,
+        seed: cx.seed,
+        demoFaults: [...cx.faults],
+        injected: [],
+        planChoices: { choices: [...cx.choices], code: event.code },
+        pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices },
+      };
     }),
     clearRun: assign({ run: null, runCode: null, runChoices: null, unhandled: [], visibleUpTo: -1, selected: -1, revealed: false, resumeAt: null, pauseAfterLoad: false, stepsAhead: 0, pending: null }),
   },
@@ -198,7 +220,7 @@ export const labMachine = setup({
   id: 'lab',
   context: ({ input }) => ({
     demoFaults: input.demoFaults,
-    nextChoices: null,
+    planChoices: null,
     runChoices: null,
     seed: input.seed,
     speed: '1x',
@@ -219,10 +241,10 @@ export const labMachine = setup({
   initial: 'booting',
   on: {
     DB_DOWN: { target: '.booting' },
-    SET_SEED: { actions: assign({ seed: ({ event }) => event.seed, nextChoices: null }) },
+    SET_SEED: { actions: assign(({ context, event }) => ({ seed: event.seed, planChoices: event.seed === context.seed ? context.planChoices : null })) },
     SET_SPEED: { actions: assign({ speed: ({ event }) => event.speed }) },
     CLEAR_FAULTS: { actions: assign({ injected: [] }) },
-    SET_PLAN: { actions: assign(({ event }) => ({ seed: event.seed, demoFaults: event.faults, injected: [], nextChoices: event.choices ?? null })) },
+    SET_PLAN: { actions: assign(({ event }) => ({ seed: event.seed, demoFaults: event.faults, injected: [], planChoices: event.choices ? { choices: event.choices, code: null } : null })) },
     DISMISS_NOTICE: { actions: assign({ notice: null }) },
   },
   states: {

@@ -103,10 +103,19 @@ for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
         // dropped the connection and the open transaction, order row included, rolled back.
         await page.getByLabel('Event', { exact: true }).fill('5');
         await page.getByText('As the tables stood after event 6 of', { exact: false }).waitFor({ timeout: 10_000 });
+        assert.match(await page.getByTestId('lab-status').innerText(), /^Finished; showing event 6 of \d+$/, 'the status names the moment shown');
         const log = page.getByRole('list', { name: 'Event log' });
         await page.waitForFunction(() => /open transaction rolled back/.test(document.querySelector('[aria-label="Event log"]')?.textContent ?? ''), null, { timeout: 10_000 });
         assert.match(await log.innerText(), /shop → postgres: INSERT INTO orders[^\n]*\n[^]*shop crashes right after its 1st db step matching INSERT INTO orders[^]*shop's connection dropped; its open transaction rolled back/);
         assert.match(await page.locator('body').innerText(), /No rows in orders at this step/, 'the rolled-back order row is gone');
+        assert.equal(await page.getByTestId('open-transaction').count(), 0, 'nothing open after the rollback');
+        // Two events earlier, at the INSERT: the row is there, said to be uncommitted in shop's open transaction.
+        await page.getByLabel('Event', { exact: true }).fill('3');
+        await page.getByText('As the tables stood after event 4 of', { exact: false }).waitFor({ timeout: 10_000 });
+        assert.match(await page.getByTestId('open-transaction').innerText(), /^shop has a transaction open: what it has written here is not committed/);
+        const orders = page.locator('table').filter({ has: page.locator('caption', { hasText: /^orders/ }) });
+        assert.match(await orders.innerText(), /^orders\W*1 row[^]*cus_ada/);
+        await screenshot(page, 'lab-dual-write-solution-uncommitted-light');
         await screenshot(page, 'lab-dual-write-solution-rollback-light');
       }
       assert.deepEqual(errors, [], 'no page or console errors');
@@ -133,6 +142,26 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     await replay.click();
     const text = await waitVerdict(page, /Violated/);
     assert.match(text, /receipts/);
+    // The counterexample is now the plan: Reset, then Run, shows the very same schedule again.
+    const plan = await page.getByTestId('fault-plan').innerText();
+    const seed = await page.getByLabel('Seed').inputValue();
+    const trace = await page.getByRole('list', { name: 'Event log' }).innerText();
+    await button(page, 'Reset').click();
+    await page.waitForFunction(() => !/Violated/.test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''));
+    // (Before a run the plan names no events: they are where the run put each fault.)
+    assert.equal(await page.getByTestId('fault-plan').innerText(), plan.replace(/ \(event \d+\)/g, ''), 'Ready shows the counterexample as the plan');
+    await button(page, 'Run').click();
+    assert.equal(await waitVerdict(page, /Violated/), text);
+    assert.equal(await page.getByRole('list', { name: 'Event log' }).innerText(), trace, 'the same schedule');
+    assert.equal(await page.getByLabel('Seed').inputValue(), seed);
+    // One click puts the lesson's own seed and faults back.
+    await page.getByTestId('lesson-plan').click();
+    await page.getByTestId('lesson-plan').waitFor({ state: 'detached' });
+    assert.notEqual(await page.getByTestId('fault-plan').innerText(), plan);
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Violated/);
+    await replay.click();
+    await waitVerdict(page, /Violated/);
     // The results are about the starter: shown with other code in the editor, they say so.
     assert.equal(await page.getByTestId('explorer-stale').count(), 0);
     await button(page, 'Solution').click();
