@@ -73,7 +73,8 @@ export const receiptRedelivery: Scenario = {
   brief: [
     'A queue can only forget a message once the consumer acknowledges it, and the consumer can only acknowledge after the work is done. Between the two there is a gap.',
     'Here worker-1 sends the receipt and crashes before its ack reaches the queue. Thirty seconds later the message is visible again and a worker handles it a second time.',
-    'The starter sends on every delivery. Make the second delivery harmless: derive a key from the order, claim it atomically, mark it done.',
+    'The starter sends on every delivery. Make the second delivery harmless: derive a key from the order, claim it atomically, mark it done, and give the e-mail provider the same key.',
+    'The demonstration needs only the claim. Explore also crashes a worker after its send and before complete: the key is never marked done, so once its lease runs out another worker takes it over and sends again, and only a provider that honours the key turns that second send into a replay of the first. The lesson "Sent, but not marked done" looks at that gap on its own.',
   ],
   variants: {
     starter: {
