@@ -96,10 +96,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 
   // "Next" (or Home) before any run starts the demonstration and holds it at its first event; End
   // starts it and jumps to its outcome.
-  const onArrival = useRef<'hold' | 'end' | null>(null);
+  const onArrival = useRef<'end' | null>(null);
   useEffect(() => {
     if (onArrival.current && context.run && state.matches({ running: 'playing' })) {
-      send({ type: onArrival.current === 'hold' ? 'PAUSE' : 'SKIP' });
+      send({ type: 'SKIP' });
       onArrival.current = null;
     }
   }, [context.run, state, send]);
@@ -109,7 +109,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       const x = ctxRef.current;
       const tryAction = (a: LabAction) => (a.enabled(x) ? (a.perform(x), true) : false);
       const run = x.state.context.run;
-      const start = (then: 'hold' | 'end') => {
+      const start = (then: 'end') => {
         if (run || !runAction.enabled(x)) return false;
         onArrival.current = then;
         runAction.perform(x);
@@ -117,7 +117,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       };
       switch (c) {
         case 'next':
-          if (!start('hold')) tryAction(stepAction);
+          // From Ready this is the lab's Step: the run starts held at its first event, and the
+          // presses that come while it is computed are saved up (a clicker pressed three times
+          // lands on the third event, not the first).
+          tryAction(stepAction);
           return;
         case 'previous':
           tryAction(backAction);
@@ -132,7 +135,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           return;
         case 'first':
           if (run && run.result.trace.length > 0) x.send({ type: 'SEEK', index: 0 });
-          else start('hold');
+          else if (!run && x.state.matches('ready')) tryAction(stepAction);
           return;
         case 'last':
           if (start('end')) return;

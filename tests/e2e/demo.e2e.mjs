@@ -265,3 +265,19 @@ test('presenter mode: End from Ready jumps to the outcome; several broken invari
     await context.close();
   }
 });
+
+test('presenter mode: clicker presses made while the demonstration is still being computed are kept', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await openPresenter('dual-write', { width: 1280, height: 720 });
+  try {
+    // Four quick presses from Ready: the first starts the run, the other three arrive while it is
+    // computed (dual-write's first run takes the longest) and must not be lost.
+    for (let i = 0; i < 4; i++) await page.keyboard.press('PageDown');
+    const text = await waitStatus(page, /^Event \d+ of \d+$/);
+    assert.match(text, /^Event 4 of \d+$/, `four presses, fourth event (got "${text}")`);
+    await page.keyboard.press('PageUp');
+    assert.match(await waitStatus(page, /^Event 3 of/), /^Event 3 of \d+$/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
