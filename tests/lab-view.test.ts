@@ -163,10 +163,15 @@ describe('Timeline', () => {
         const events: TraceEvent[] = steps.map(({ gap, dt }) => ({ i: (i += gap), t: (t += dt), step: i, actor: 'queue', type: 'receive', text: '' }));
         const x = (k: number) => 28 + k * 26;
         const charW = TYPE_METRICS[size].labelCharW;
-        const labels = timeLabels(events, x, charW);
+        // The drawing ends a little after the last column: labels there end at its edge.
+        const maxX = x(i) + 30;
+        const labels = timeLabels(events, x, charW, maxX);
         const last: [(typeof labels)[number] | null, (typeof labels)[number] | null] = [null, null];
-        const overlaps = (a: (typeof labels)[number] | null, b: (typeof labels)[number]) => a !== null && x(a.i) + labelWidth(a.text, charW) > x(b.i);
+        const left = (l: (typeof labels)[number]) => x(l.i) - l.shift;
+        const overlaps = (a: (typeof labels)[number] | null, b: (typeof labels)[number]) => a !== null && left(a) + labelWidth(a.text, charW) > left(b);
         for (const l of labels) {
+          expect(left(l) + labelWidth(l.text, charW)).toBeLessThanOrEqual(Math.max(maxX, labelWidth(l.text, charW)));
+          expect(l.shift).toBeGreaterThanOrEqual(0);
           if (overlaps(last[l.row], l)) expect(overlaps(last[1 - l.row], l)).toBe(true);
           last[l.row] = l;
         }

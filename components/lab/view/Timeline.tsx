@@ -186,18 +186,23 @@ export function timeLabels(
   events: TraceEvent[],
   colX: (i: number) => number,
   charW = TYPE_METRICS.normal.labelCharW,
-): { i: number; text: string; row: 0 | 1 }[] {
-  const out: { i: number; text: string; row: 0 | 1 }[] = [];
+  maxX = Infinity,
+): { i: number; text: string; row: 0 | 1; shift: number }[] {
+  const out: { i: number; text: string; row: 0 | 1; shift: number }[] = [];
   let lastT = Number.NaN;
   const freeFrom: [number, number] = [-Infinity, -Infinity];
   for (const e of events) {
     if (e.t === lastT) continue;
     lastT = e.t;
     const text = formatSimTime(e.t);
-    const x = colX(e.i);
+    const width = labelWidth(text, charW);
+    // A label that would run past the drawing's right edge ends at it instead ("26 h 0 min 1.5"
+    // lost its "s" on the last column): it moves left by `shift`.
+    const shift = Math.max(0, Math.min(colX(e.i), colX(e.i) + width - maxX));
+    const x = colX(e.i) - shift;
     const row: 0 | 1 = x >= freeFrom[0] ? 0 : x >= freeFrom[1] ? 1 : freeFrom[0] <= freeFrom[1] ? 0 : 1;
-    freeFrom[row] = x + labelWidth(text, charW) + LABEL_MARGIN;
-    out.push({ i: e.i, text, row });
+    freeFrom[row] = x + width + LABEL_MARGIN;
+    out.push({ i: e.i, text, row, shift });
   }
   return out;
 }
@@ -239,7 +244,8 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   // Before anything is visible the lanes fit the box, so there is nothing to scroll to.
   const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
   const height = axisH + actors.length * LANE_H + PAD_BOTTOM;
-  const labels = timeLabels(visible, colX, type.labelCharW);
+  // A label is drawn from its column's left edge (colX − colW/2): it must end inside the drawing.
+  const labels = timeLabels(visible, colX, type.labelCharW, width + colW / 2 - 2);
   const labelsRef = useRef(labels);
   labelsRef.current = labels;
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
@@ -328,7 +334,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                     className="stroke-slate-300 dark:stroke-slate-700"
                   />
                   <text
-                    x={colX(l.i) - colW / 2 + LABEL_INSET}
+                    x={colX(l.i) - colW / 2 + LABEL_INSET - l.shift}
                     y={type.labelY[l.row]}
                     style={{ fontSize: type.labelPx }}
                     className="fill-slate-500 font-mono dark:fill-slate-400"
