@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
-import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -61,6 +61,33 @@ test('an unknown address gets the 404 page', { timeout: 30_000 }, async () => {
     await page.getByRole('heading', { level: 1, name: 'Nothing to embed here' }).waitFor();
     assert.equal(await page.locator('body > header').isVisible(), false, 'no site header');
     assert.equal(await page.getByRole('link', { name: /Open the course map/ }).getAttribute('target'), '_blank');
+  } finally {
+    await context.close();
+  }
+});
+
+test('the sections have index pages: /lab/, /demo/ and /embed/ list every lesson, linked to its page there', { timeout: 60_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  try {
+    const sections = [
+      ['/lab/', 'Labs', 'lesson-list', (id) => `/lab/${id}/`],
+      ['/demo/', 'Presenter mode', 'demo-index', (id) => `/demo/${id}/`],
+      ['/embed/', 'Embedding the labs', 'embed-index', (id) => `/embed/${id}/`],
+    ];
+    for (const [address, heading, testId, href] of sections) {
+      const response = await page.goto(urlOf(address));
+      assert.equal(response?.status(), 200, address);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      const hrefs = await page.getByTestId(testId).locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      assert.deepEqual(hrefs, SCENARIO_CATALOG.map((s) => href(s.id)), `${address} links every lesson, in order`);
+      assert.deepEqual(await axeSerious(page), [], `${address}: no serious axe violations`);
+    }
+    // The presenter index leads into presenter mode.
+    await page.goto(urlOf('/demo/'));
+    await page.getByRole('link', { name: new RegExp(SCENARIO_CATALOG[0].title) }).click();
+    await page.waitForURL(urlOf(`/demo/${SCENARIO_CATALOG[0].id}/`));
+    await screenshot(page, 'demo-from-index');
+    assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
     await context.close();
   }

@@ -1,0 +1,25 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { LessonIndex } from '@/components/course/LessonIndex';
+import { SCENARIO_CATALOG } from '@/simulations/catalog';
+
+export const metadata: Metadata = { title: 'Presenter mode' };
+
+/** `/demo/`: the lessons' presenter pages, for an instructor who typed the section's address. */
+export default function DemoIndex() {
+  return (
+    <div className="mx-auto max-w-5xl space-y-3 py-4">
+      <h1 className="text-3xl font-bold tracking-tight text-slate-900 dark:text-white">Presenter mode</h1>
+      <p className="max-w-3xl text-lg text-slate-700 dark:text-slate-300">
+        Each lesson’s demonstration, full width and in large type for a projector. A clicker’s next and previous (or → and ←)
+        step through it one event at a time; Space plays and pauses, R starts again.
+      </p>
+      <LessonIndex lessons={SCENARIO_CATALOG} href={(id) => `/demo/${id}/`} testId="demo-index" />
+      <p className="pt-2 text-sm">
+        <Link href="/" className="font-medium text-teal-800 underline dark:text-teal-300">
+          The course map
+        </Link>
+      </p>
+    </div>
+  );
+}
