@@ -96,8 +96,14 @@ test('a shared replay of a counterexample (steered by scheduler choices) replays
     assert.equal(received.seed, sent.seed);
     assert.equal(received.traceHash, sent.traceHash, 'the receiver sees exactly the shared run');
 
-    // The choices mattered: the same seed and faults without them make another schedule, which is
-    // what the receiver's next Run (seed only, as after any replay) shows.
+    // Run again, same code: the link's choices steer it too, so it is the same schedule again.
+    await b.page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitFinished(b.page);
+    assert.equal((await exportedRun(b.page)).traceHash, sent.traceHash, 'a second Run of the shared code replays it again');
+
+    // The choices mattered: another seed drops them, and the seed typed back alone makes another schedule.
+    await b.page.getByLabel('Seed').fill(String(sent.seed + 1));
+    await b.page.getByLabel('Seed').fill(String(sent.seed));
     await b.page.getByRole('button', { name: 'Run', exact: true }).click();
     await waitFinished(b.page);
     const seeded = await exportedRun(b.page);
