@@ -20,6 +20,7 @@ import { runForLab, type LabRun } from '@/simulations/lab-run';
 import { PGLITE_START_PARAMS } from '@/simulations/pglite-start';
 import { explore } from '@/simulations/run';
 import { scenarioById } from '@/simulations/scenarios';
+import type { PgliteConnection } from '@/simulations/pglite-statements';
 import { PgliteSimDatabase } from '@/simulations/sim-database';
 import type { BootAssets } from './boot-assets';
 import { bootPrebuilt } from './prebuilt-datadir';
@@ -33,7 +34,7 @@ import type {
   WorkerRequest,
   WorkerResponse,
 } from './protocol';
-import { hostClock, lockDown } from './sandbox';
+import { asHost, hostClock, lockDown } from './sandbox';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
@@ -105,7 +106,7 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
   const dataDir = await assets.dataDir;
   // The prebuilt database holds the schema already (its fingerprint matched): only this session's
   // search path and clock are set. After initdb the schema script runs.
-  const sim = prebuilt ? await PgliteSimDatabase.attach(pg) : await PgliteSimDatabase.open(pg);
+  const sim = prebuilt ? await PgliteSimDatabase.attach(engineConnection(pg)) : await PgliteSimDatabase.open(engineConnection(pg));
   const schemaInstalled = ms();
   // The first real query: only once it answers is the database ready.
   const { rows } = await pg.query<{ version: string; operations: number }>(
@@ -253,6 +254,23 @@ async function runOnce(request: RunRequest): Promise<void> {
     unhandled = null;
     endBusy();
   }
+}
+
+/**
+ * PGlite as the engine uses it. Its raw protocol calls, the statements' every round trip, run
+ * synchronously inside `asHost`: the sandbox's clock guards then skip their stack walk for the
+ * hundreds of clock reads a schedule makes inside PGlite.
+ */
+function engineConnection(pg: PGlite): PgliteConnection {
+  return {
+    query: pg.query.bind(pg),
+    exec: pg.exec.bind(pg),
+    execProtocol: pg.execProtocol.bind(pg),
+    runExclusive: pg.runExclusive.bind(pg),
+    execProtocolRawStream: (message, options) => asHost(() => pg.execProtocolRawStream(message, options!)),
+    parsers: pg.parsers,
+    serializers: pg.serializers,
+  };
 }
 
 const cancelled = new Set<number>();
