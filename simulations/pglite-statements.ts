@@ -78,6 +78,8 @@ interface Prepared {
 /** Runs statements on one PGlite connection, one round trip each. */
 export class PgliteStatements {
   private readonly prepared = new Map<string, Prepared>();
+  /** The whole unnamed Parse…Sync message of a parameterless statement not worth preparing, by text. */
+  private readonly unnamed = new Map<string, Uint8Array>();
   private serial = 0;
   /** Every statement this object prepares is named `${prefix}${n}`. */
   private readonly prefix = `eo${++instances}_`;
@@ -142,7 +144,13 @@ export class PgliteStatements {
       script = undefined;
     }
     if (params.length === 0) {
-      const run = concat([serialize.parse({ text }), serialize.bind({ values: [] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+      // BEGIN, COMMIT and the like: the same bytes every time, built once (PGlite's writer
+      // allocates a buffer per message; dual-write sends a few dozen of these a schedule).
+      let run = this.unnamed.get(text);
+      if (!run) {
+        run = concat([serialize.parse({ text }), serialize.bind({ values: [] }), serialize.describe({ type: 'P' }), EXECUTE, SYNC]);
+        if (this.unnamed.size < MAX_PREPARED) this.unnamed.set(text, run);
+      }
       return this.result(await this.send([script, run]), text, params);
     }
     // Parameters of a statement not worth preparing: learn their types first, as PGlite does.

@@ -131,6 +131,31 @@ describe('same answers as PGlite.query', () => {
     await statements.query('ROLLBACK');
     expect(statements.preparedCount).toBe(before);
   });
+
+  test('a parameterless unnamed statement sends the same bytes every time: Parse, Bind, Describe, Execute, Sync as PGlite writes them', async () => {
+    const sent: Uint8Array[] = [];
+    const spying = new PgliteStatements({
+      query: pg.query.bind(pg),
+      exec: pg.exec.bind(pg),
+      execProtocol: pg.execProtocol.bind(pg),
+      runExclusive: pg.runExclusive.bind(pg),
+      execProtocolRawStream: (message, options) => {
+        sent.push(message);
+        return pg.execProtocolRawStream(message, options!);
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      await spying.query('BEGIN');
+      expect((await spying.query('SELECT txid_current_if_assigned() IS NULL AS fresh')).rows).toEqual([{ fresh: true }]);
+      await spying.query('ROLLBACK');
+    }
+    const { serialize } = protocol;
+    const expected = (text: string) =>
+      new Uint8Array([...serialize.parse({ text }), ...serialize.bind({ values: [] }), ...serialize.describe({ type: 'P' }), ...serialize.execute({}), ...serialize.sync()]);
+    const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+    expect(sent.filter((m) => same(m, expected('BEGIN')))).toHaveLength(3);
+    expect(sent.filter((m) => same(m, expected('ROLLBACK')))).toHaveLength(3);
+  });
 });
 
 describe('two runners on one PGlite', () => {
