@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { LessonIndex } from '@/components/course/LessonIndex';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 
@@ -15,11 +14,6 @@ export default function DemoIndex() {
         step through it one event at a time; Space plays and pauses, R starts again.
       </p>
       <LessonIndex lessons={SCENARIO_CATALOG} href={(id) => `/demo/${id}/`} testId="demo-index" />
-      <p className="pt-2 text-sm">
-        <Link href="/" className="font-medium text-teal-800 underline dark:text-teal-300">
-          The course map
-        </Link>
-      </p>
     </div>
   );
 }

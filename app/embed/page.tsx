@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { LessonIndex } from '@/components/course/LessonIndex';
 import { SCENARIO_CATALOG } from '@/simulations/catalog';
 
@@ -21,11 +20,6 @@ export default function EmbedIndex() {
         frames one of each and logs what they send.
       </p>
       <LessonIndex lessons={SCENARIO_CATALOG} href={(id) => `/embed/${id}/`} testId="embed-index" />
-      <p className="pt-2 text-sm">
-        <Link href="/" className="font-medium text-teal-800 underline dark:text-teal-300">
-          The course map
-        </Link>
-      </p>
     </div>
   );
 }
