@@ -137,13 +137,13 @@ async function replay(pg: PGlite, calls: Recorded[]): Promise<number> {
   for (const s of calls) {
     if (s.kind === 'exec') await pg.exec(s.text);
     else if (s.kind === 'query') await pg.query(s.text, s.params);
-    // The options the engine passed (errors as messages, no file-system sync): the very same call.
     else if (s.kind === 'raw') {
       // As the statements make it: raw output, decoded by the same reader.
       const reader = new ResponseReader();
       await pg.runExclusive(() => pg.execProtocolRawStream(s.message, { syncToFs: false, onRawData: (chunk) => reader.push(chunk) }));
       errors += errorsIn(reader.messages);
     }
+    // The options the engine passed (errors as messages, no file-system sync): the very same call.
     else errors += errorsIn((await pg.runExclusive(() => pg.execProtocol(s.message, { ...s.options, throwOnError: false }))).messages);
   }
   return errors;

@@ -94,13 +94,13 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const faults = useMemo(() => faultActions(scenario), [scenario]);
   const seek = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
 
-  // "Next" (or Home) before any run starts the demonstration and holds it at its first event; End
-  // starts it and jumps to its outcome.
-  const onArrival = useRef<'end' | null>(null);
+  // End before any run starts the demonstration and jumps to its outcome once it plays. ("Next"
+  // and Home from Ready are the lab's Step: the run starts held at its first event.)
+  const skipOnArrival = useRef(false);
   useEffect(() => {
-    if (onArrival.current && context.run && state.matches({ running: 'playing' })) {
+    if (skipOnArrival.current && context.run && state.matches({ running: 'playing' })) {
       send({ type: 'SKIP' });
-      onArrival.current = null;
+      skipOnArrival.current = false;
     }
   }, [context.run, state, send]);
 
@@ -109,9 +109,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
       const x = ctxRef.current;
       const tryAction = (a: LabAction) => (a.enabled(x) ? (a.perform(x), true) : false);
       const run = x.state.context.run;
-      const start = (then: 'end') => {
+      const startAtEnd = () => {
         if (run || !runAction.enabled(x)) return false;
-        onArrival.current = then;
+        skipOnArrival.current = true;
         runAction.perform(x);
         return true;
       };
@@ -138,7 +138,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           else if (!run && x.state.matches('ready')) tryAction(stepAction);
           return;
         case 'last':
-          if (start('end')) return;
+          if (startAtEnd()) return;
           if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
           return;
       }

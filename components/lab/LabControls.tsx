@@ -113,7 +113,7 @@ export interface LabControlsProps {
 }
 
 /** Whether the plan Runs start from is still the lesson's (seed and faults). */
-export function isLessonPlan(context: { seed: number; demoFaults: readonly Fault[] }, lesson: { seed: number; faults: readonly Fault[] }): boolean {
+function isLessonPlan(context: { seed: number; demoFaults: readonly Fault[] }, lesson: { seed: number; faults: readonly Fault[] }): boolean {
   return context.seed === lesson.seed && JSON.stringify(context.demoFaults) === JSON.stringify(lesson.faults);
 }
 
