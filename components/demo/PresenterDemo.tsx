@@ -191,7 +191,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     db.status === 'booting' ? 'Starting the in-browser database…' : db.status === 'error' ? 'The database failed to start.' : loading ? 'Running…' : run ? `Event ${selected + 1} of ${trace.length}` : 'Ready';
 
   return (
-    <div data-chrome="presenter" className="flex min-h-[calc(100vh-2rem)] flex-col gap-5 text-slate-950 dark:text-white">
+    <div data-chrome="presenter" className="flex min-h-[calc(100vh-2rem)] flex-col gap-5 short:gap-3 text-slate-950 dark:text-white">
       {/* On a 1280×720 projector (short:) one row: title, code, status and exit, so every row below keeps its height. */}
       <header className="flex flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5">
         <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl">{scenario.title}</h1>
@@ -239,8 +239,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
               </span>
               {event.fault && <span className="ml-3 rounded-md bg-red-700 px-2 py-0.5 text-white">⚡ fault: {event.fault}</span>}
             </p>
+            {/* The step before, for context; on a short screen it gives way to the verdict, which says more. */}
             {previous && (
-              <p aria-hidden="true" className="mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400">
+              <p aria-hidden="true" className={`mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400 ${verdictShown ? 'short:hidden' : ''}`}>
                 {previous.text}
               </p>
             )}

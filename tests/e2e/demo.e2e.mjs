@@ -197,6 +197,23 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
   }
 });
 
+test('presenter mode at 1280×800: with the verdict shown, the whole timeline and its legend sit above the controls', { timeout: 120_000 }, async () => {
+  // dual-write's verdict runs to three lines: the longest a one-invariant verdict gets.
+  const { context, page, errors } = await openPresenter('dual-write', { width: 1280, height: 800 });
+  try {
+    await page.keyboard.press('End');
+    await waitStatus(page, /^Event (\d+) of \1$/);
+    await page.getByTestId('presenter-verdict').waitFor();
+    const controls = await page.getByTestId('presenter-controls').boundingBox();
+    const legend = await page.getByTestId('timeline-legend').boundingBox();
+    assert.ok(legend && legend.y + legend.height <= controls.y + 1, `the legend ends above the controls without scrolling (${Math.round(legend?.y + legend?.height)} vs ${Math.round(controls.y)})`);
+    await shot(page, 'demo-dual-write-1280x800-end');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('presenter mode at 200% zoom (640×400): the controls are not pinned over the narration', { timeout: 120_000 }, async () => {
   const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 640, height: 400 });
   try {

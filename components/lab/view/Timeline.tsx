@@ -413,7 +413,7 @@ function Legend({ kinds, downHatch, large }: { kinds: Set<MarkKind>; downHatch: 
   const items = MARK_LEGEND.filter((m) => kinds.has(m.kind));
   if (items.length === 0) return null;
   return (
-    <div className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
+    <div data-testid="timeline-legend" className="border-t border-slate-200 px-4 py-2.5 dark:border-slate-800">
       <h3 className="sr-only">Legend</h3>
       <ul className={`flex flex-wrap gap-x-4 gap-y-1.5 ${large ? 'text-sm' : 'text-xs'} text-slate-600 dark:text-slate-400`}>
         {items.map((m) => (
