@@ -73,6 +73,8 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
   }
 
   if (saved) {
+    // Laid out as the reveal will be (the same rows, "The run" still open), so the answer fills in
+    // its row in place instead of pushing the lab's controls down when the verdict lands.
     return (
       <section
         aria-labelledby={`${name}-h`}
@@ -81,12 +83,17 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         className={`${frame} border-teal-200 bg-teal-50 text-teal-950 dark:border-teal-400/30 dark:bg-teal-400/10 dark:text-teal-50`}
       >
         <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
-          Your prediction: {label(saved.choice)}
+          Prediction locked in
         </h2>
-        <p className="mt-1">
-          {prediction.prompt} Run the <strong>Starter</strong> on the demonstration plan (seed and faults as the page opened with); the
-          answer appears here when the verdict does.
-        </p>
+        <p className="mt-1">{prediction.prompt}</p>
+        <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">
+          <dt className="font-medium">You predicted</dt>
+          <dd data-testid="prediction-choice">{label(saved.choice)}</dd>
+          <dt className="font-medium">The run</dt>
+          <dd>
+            Not yet: run the <strong>Starter</strong> on the demonstration plan, and the answer appears here with the verdict.
+          </dd>
+        </dl>
         {note && (
           <p role="status" data-testid="prediction-note" className="mt-1 font-medium">
             {note}
@@ -95,7 +102,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
         <button
           type="button"
           onClick={act(() => clearPrediction(prediction.scenario))}
-          className="mt-1 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
+          className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
         >
           Change my prediction
         </button>

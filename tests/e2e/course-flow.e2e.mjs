@@ -47,7 +47,9 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.locator('[data-testid="prediction"][data-state="waiting"]').waitFor();
     // The button is gone: the focus moves to the prediction just locked in (QA: it fell to <body>).
-    await page.waitForFunction(() => /^Your prediction: 1$/.test(document.activeElement?.textContent ?? ''));
+    await page.waitForFunction(() => /^Prediction locked in$/.test(document.activeElement?.textContent ?? ''));
+    assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
+    const waitingHeight = (await prediction.boundingBox()).height;
 
     // Run the starter (unchanged "Your code") on the demonstration plan: the duplicate.
     await page.getByLabel('Speed').selectOption('instant');
@@ -57,6 +59,9 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
     assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
     assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 got 2 receipts$/);
+    // The answer fills in its row: the lab's controls below the card do not move (QA: a 39 px jump).
+    const revealedHeight = (await prediction.boundingBox()).height;
+    assert.ok(Math.abs(revealedHeight - waitingHeight) <= 2, `the card keeps its height when the answer lands (${waitingHeight} → ${revealedHeight} px)`);
     await screenshot(page, 'course-predict-revealed');
 
     // Answer the lab's question.
