@@ -66,7 +66,7 @@ export interface ExploreProgress {
 export class StuckError extends Error {
   constructor(readonly silentMs: number) {
     super(
-      `Your code ran for ${Math.round(silentMs / 1000)} s without yielding — an infinite loop? The run was stopped. Your code is kept.`,
+      `Your code ran for ${Math.round(silentMs / 1000)} s without yielding: a loop that never ends, or synchronous work too long between two awaits. The run was stopped. Your code is kept.`,
     );
     this.name = 'StuckError';
   }

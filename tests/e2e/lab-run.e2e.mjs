@@ -187,7 +187,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await setCode(page, loop);
     const started = Date.now();
     await button(page, 'Run').click();
-    await page.getByText(/ran for 2 s without yielding — an infinite loop\? The run was stopped\. Your code is kept\./).waitFor({ timeout: 5_000 });
+    await page.getByText(/ran for 2 s without yielding: a loop that never ends, or synchronous work too long between two awaits\. The run was stopped\. Your code is kept\./).waitFor({ timeout: 5_000 });
     t.diagnostic(`stuck message after ${Date.now() - started} ms`);
     // Responsive: a control still works while the database restarts.
     await button(page, 'Solution').click();
@@ -211,8 +211,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     const spoofed = Date.now();
     await button(page, 'Run').click();
     // The first loop's message goes with the new run, so the one awaited next is this loop's.
-    await page.getByText(/without yielding — an infinite loop\?/).waitFor({ state: 'detached', timeout: 5_000 });
-    await page.getByText(/without yielding — an infinite loop\?/).waitFor({ timeout: 8_000 });
+    await page.getByText(/without yielding: a loop that never ends/).waitFor({ state: 'detached', timeout: 5_000 });
+    await page.getByText(/without yielding: a loop that never ends/).waitFor({ timeout: 8_000 });
     t.diagnostic(`a loop posting heartbeats stopped after ${Date.now() - spoofed} ms`);
     await waitRunnable(page);
 
