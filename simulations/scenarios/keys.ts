@@ -357,7 +357,7 @@ export const humanRerun: Scenario = {
   brief: [
     'Queues are not the only source of repeats. Someone looks at yesterday\'s dashboard, thinks the billing job failed, and runs it again by hand.',
     'Here the billing job charges three orders and sends each a receipt. At 11:00 the next day an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
-    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — and claim it in the operations table before doing it. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them only 24 hours); your table has not.',
+    'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — claim it in the operations table before doing it, pass the same key to the provider, and mark it done after. A provider\'s answer can be lost on the way back (a timeout): retry the call a few times with the same key, rather than letting the error end the job with the key still claimed. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them for at least 24 hours, not for ever); your table has not.',
   ],
   variants: {
     starter: {

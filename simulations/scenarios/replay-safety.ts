@@ -111,7 +111,7 @@ export const replaySafety: Scenario = {
   brief: [
     'An operation is idempotent when doing it twice leaves the world as doing it once did. Some operations are so by nature; for others a replay costs money, a customer\'s patience, or a wrong number.',
     'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
-    'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it.',
+    'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other.',
   ],
   variants: {
     starter: {
