@@ -25,6 +25,7 @@ import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './typ
 import { afterHostTick, hostTick } from './host-tick';
 import { enterProcess } from './compile';
 import { memoByText } from './text-memo';
+import { onSimulatedClock, transactionControl } from './sql-words';
 
 /** A process of the world. */
 export interface ProcessSpec {
@@ -679,7 +680,8 @@ export class Engine {
     const now = () => this.clock.now();
     const callSites = !this.options.verdictOnly;
 
-    const dbQuery = <R>(text: string, params?: unknown[]): Promise<QueryResult<R>> => {
+    /** `refusal`: why this statement is not run (it fails at its step with that message). */
+    const dbQuery = <R>(text: string, params?: unknown[], refusal?: string): Promise<QueryResult<R>> => {
       // Where the process called from: an SQL error is rethrown with this stack, so it points at
       // the learner's line rather than at the engine.
       const callSite = callSites ? new Error('query') : undefined;
@@ -691,7 +693,9 @@ export class Engine {
         enabled: () => this.db.canRun(pid),
         exec: async () => {
           try {
-            const got = await this.db.query(pid, text, params, this.clock.now());
+            if (refusal) throw new Error(refusal);
+            // The trace keeps the SQL as written; the database gets its time keywords on the simulated clock.
+            const got = await this.db.query(pid, onSimulatedClock(text), params, this.clock.now());
             if (isParked(got)) {
               this.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
               return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
@@ -725,7 +729,12 @@ export class Engine {
     };
 
     const db: Db = {
-      query: dbQuery,
+      // As pg.Pool's: each query may go to another pooled connection, so a transaction cannot be
+      // begun or ended here (in the simulation it would silently work, and teach the wrong thing).
+      query: <R>(text: string, params?: unknown[]) => {
+        const word = transactionControl(text);
+        return dbQuery<R>(text, params, word ? poolTransactionRefusal(word) : undefined);
+      },
       connect: async (): Promise<DbClient> => {
         let released = false;
         return {
@@ -1049,4 +1058,14 @@ function withCallSite(err: unknown, callSite: Error | undefined): unknown {
     // A frozen error keeps its own stack.
   }
   return err;
+}
+
+/** Why `env.db.query` refuses a statement that begins or ends a transaction (`word`: BEGIN, COMMIT, …). */
+export function poolTransactionRefusal(word: string): string {
+  return (
+    `${word} through env.db.query: like pg.Pool's query, it runs each statement on whichever pooled connection is free, ` +
+    `so a transaction begun this way would not hold the statements after it. Take one connection for the whole transaction: ` +
+    `const client = await env.db.connect(), then client.query('BEGIN') … client.query('COMMIT') and client.release() in a finally; ` +
+    `or withTransaction(env.db, async (tx) => { … })`
+  );
 }

@@ -3,7 +3,10 @@
  * with `search_path = public, sim, pg_catalog` a bare `now()` in the lesson's SQL resolves to it,
  * so leases and defaults run on simulated time while the SQL stays exactly as written.
  * The search path is set before any table is created, because `DEFAULT now()` binds at CREATE TABLE.
- * Only a bare `now()` is shadowed: CURRENT_TIMESTAMP and clock_timestamp() stay real.
+ * `clock_timestamp()`, `statement_timestamp()` and `transaction_timestamp()` are shadowed the same
+ * way (simulated time stands still within a step, so all four agree). CURRENT_TIMESTAMP and the
+ * other time keywords cannot be shadowed: the engine writes them as `now()` casts before they run
+ * (./sql-words.ts).
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
@@ -21,6 +24,9 @@ export const CLOCK_SQL = `
 CREATE SCHEMA IF NOT EXISTS sim;
 CREATE OR REPLACE FUNCTION sim.now() RETURNS timestamptz LANGUAGE sql STABLE AS
 $$ SELECT coalesce(current_setting('sim.clock', true), '${new Date(SIM_EPOCH_MS).toISOString()}')::timestamptz $$;
+CREATE OR REPLACE FUNCTION sim.clock_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
+CREATE OR REPLACE FUNCTION sim.statement_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
+CREATE OR REPLACE FUNCTION sim.transaction_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 ${SCHEMA_GUARD_SQL}`;
 
 /** Something that runs a script of several statements (PGlite's and node-postgres' exec/query). */

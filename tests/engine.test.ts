@@ -307,11 +307,13 @@ describe('crashes, transactions and time', () => {
     const writer = {
       id: 'writer',
       async main(env: Env) {
-        await env.db.query('BEGIN');
-        await env.db.query(`INSERT INTO orders (customer_id, total_cents) VALUES ('cus_1', 100)`);
-        await env.db.query(`SELECT count(*) FROM orders`);
-        await env.db.query(`\n   insert   INTO orders (customer_id, total_cents) VALUES ('cus_2', 200)`);
-        await env.db.query('COMMIT');
+        const client = await env.db.connect();
+        await client.query('BEGIN');
+        await client.query(`INSERT INTO orders (customer_id, total_cents) VALUES ('cus_1', 100)`);
+        await client.query(`SELECT count(*) FROM orders`);
+        await client.query(`\n   insert   INTO orders (customer_id, total_cents) VALUES ('cus_2', 200)`);
+        await client.query('COMMIT');
+        client.release();
       },
     };
     const run = async (fault: Parameters<typeof parseFaultPlan>[0]) => {

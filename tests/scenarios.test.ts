@@ -160,9 +160,10 @@ test('dual-write: a checkout that confirms an order it never saved is caught (no
   const head = `import type { Env } from 'effectively-once';
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {`;
   const noCommit = `${head}
-  await env.db.query('BEGIN');
-  const { rows } = await env.db.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [order.customerId, order.totalCents]);
-  await env.db.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0].id })]);
+  const client = await env.db.connect();
+  await client.query('BEGIN');
+  const { rows } = await client.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [order.customerId, order.totalCents]);
+  await client.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0].id })]);
   return rows[0].id;
 }`;
   const noWrite = `${head}

@@ -1,0 +1,131 @@
+/**
+ * Two things the engine reads off a learner's SQL before it runs, with a small lexer that knows
+ * where PostgreSQL's words are (not inside strings, quoted identifiers, comments or dollar quotes):
+ *
+ * - `onSimulatedClock`: CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIMESTAMP and
+ *   LOCALTIME written as `now()` casts. They mean the transaction's start time, exactly as `now()`
+ *   does, but they are keywords, so the `sim.now()` that shadows `now()` through `search_path`
+ *   (./sql-clock.ts) cannot shadow them: left alone they read the machine's real clock, and a
+ *   lease written with them never expires in simulated time (nor runs the same twice).
+ * - `transactionControl`: whether a statement begins or ends a transaction (BEGIN, COMMIT, …),
+ *   which a pool's `query` must not be given (see the engine's `env.db`).
+ */
+import { memoByText } from './text-memo';
+
+/** A word of SQL outside strings, identifiers in quotes, comments and dollar quotes. */
+interface Word {
+  text: string;
+  start: number;
+  end: number;
+}
+
+const WORD_START = /[A-Za-z_\u0080-\uffff]/;
+const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/** The bare words of `sql`, in order. */
+export function sqlWords(sql: string): Word[] {
+  const words: Word[] = [];
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i];
+    if (c === '-' && sql[i + 1] === '-') {
+      const eol = sql.indexOf('\n', i + 2);
+      i = eol === -1 ? n : eol + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      // Block comments nest in PostgreSQL.
+      let depth = 1;
+      i += 2;
+      while (i < n && depth > 0) {
+        if (sql[i] === '/' && sql[i + 1] === '*') {
+          depth++;
+          i += 2;
+        } else if (sql[i] === '*' && sql[i + 1] === '/') {
+          depth--;
+          i += 2;
+        } else i++;
+      }
+    } else if (c === "'") {
+      // E'…' strings take backslash escapes; every string takes '' for a quote.
+      const escapes = i > 0 && /[eE]/.test(sql[i - 1]) && (i < 2 || !WORD_PART.test(sql[i - 2]));
+      i++;
+      while (i < n) {
+        if (escapes && sql[i] === '\\') i += 2;
+        else if (sql[i] === "'") {
+          if (sql[i + 1] === "'") i += 2;
+          else break;
+        } else i++;
+      }
+      i++;
+    } else if (c === '"') {
+      i++;
+      while (i < n) {
+        if (sql[i] === '"') {
+          if (sql[i + 1] === '"') i += 2;
+          else break;
+        } else i++;
+      }
+      i++;
+    } else if (c === '$' && !(i > 0 && WORD_PART.test(sql[i - 1]))) {
+      // $tag$…$tag$ (tag possibly empty); $1 is a parameter.
+      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 64));
+      if (tag) {
+        const close = sql.indexOf(tag[0], i + tag[0].length);
+        i = close === -1 ? n : close + tag[0].length;
+      } else i++;
+    } else if (WORD_START.test(c)) {
+      const start = i;
+      while (i < n && WORD_PART.test(sql[i])) i++;
+      // The E of E'…' is the string's prefix, not a word.
+      if (!(i - start === 1 && /[eE]/.test(c) && sql[i] === "'")) words.push({ text: sql.slice(start, i), start, end: i });
+    } else i++;
+  }
+  return words;
+}
+
+/** What each time keyword means, as a cast of `now()`: the same instant, the transaction's start. */
+const TIME_KEYWORDS: Record<string, string> = {
+  current_timestamp: 'timestamptz',
+  localtimestamp: 'timestamp',
+  current_date: 'date',
+  current_time: 'timetz',
+  localtime: 'time',
+};
+
+/** `sql` with its time keywords written as `now()` casts (see the module's comment); the same text when it has none. */
+export const onSimulatedClock = memoByText((sql: string): string => {
+  let out = '';
+  let from = 0;
+  for (const w of sqlWords(sql)) {
+    const type = TIME_KEYWORDS[w.text.toLowerCase()];
+    // A qualified name (t.localtime) is a column, not the keyword.
+    if (!type || /\.\s*$/.test(sql.slice(Math.max(0, w.start - 8), w.start))) continue;
+    let end = w.end;
+    let cast = type;
+    // CURRENT_TIMESTAMP(3) and the like: the precision goes on the cast. CURRENT_DATE takes none.
+    const precision = type === 'date' ? null : /^\s*\(\s*(\d+)\s*\)/.exec(sql.slice(end));
+    if (precision) {
+      cast = `${type}(${precision[1]})`;
+      end += precision[0].length;
+    }
+    out += `${sql.slice(from, w.start)}(now()::${cast})`;
+    from = end;
+  }
+  return from === 0 ? sql : out + sql.slice(from);
+});
+
+const TRANSACTION_WORDS = new Set(['begin', 'start', 'commit', 'end', 'rollback', 'abort', 'savepoint', 'release']);
+
+/**
+ * The word a statement that begins or ends a transaction starts with (`BEGIN`, `COMMIT`, …, as
+ * written), or null. `START` counts only as START TRANSACTION; PREPARE TRANSACTION and
+ * COMMIT/ROLLBACK PREPARED count too.
+ */
+export const transactionControl = memoByText((sql: string): string | null => {
+  const [first, second] = sqlWords(sql);
+  if (!first) return null;
+  const word = first.text.toLowerCase();
+  if (word === 'start') return second?.text.toLowerCase() === 'transaction' ? first.text : null;
+  if (word === 'prepare') return second?.text.toLowerCase() === 'transaction' ? first.text : null;
+  return TRANSACTION_WORDS.has(word) ? first.text : null;
+});

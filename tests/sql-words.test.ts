@@ -1,0 +1,185 @@
+/**
+ * The engine's reading of learner SQL (simulations/sql-words.ts): time keywords put on the
+ * simulated clock, and transactions refused on the pool's `query`. Checked as text, against
+ * PostgreSQL's own meaning of the keywords, and in runs.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/sql-words';
+import { runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import { isParked, type PgliteSimDatabase } from '../simulations/sim-database';
+import { SIM_EPOCH_MS } from '../simulations/sql-clock';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+describe('onSimulatedClock', () => {
+  test.each([
+    ['SELECT CURRENT_TIMESTAMP', 'SELECT (now()::timestamptz)'],
+    ['select current_timestamp(3), localtimestamp (0)', 'select (now()::timestamptz(3)), (now()::timestamp(0))'],
+    ['WHERE due < CURRENT_DATE - 1', 'WHERE due < (now()::date) - 1'],
+    ['SELECT CURRENT_TIME, LOCALTIME(2)', 'SELECT (now()::timetz), (now()::time(2))'],
+    ["UPDATE t SET lease_until = CURRENT_TIMESTAMP + interval '60 seconds' WHERE lease_until < CURRENT_TIMESTAMP", "UPDATE t SET lease_until = (now()::timestamptz) + interval '60 seconds' WHERE lease_until < (now()::timestamptz)"],
+  ])('%s', (sql, expected) => {
+    expect(onSimulatedClock(sql)).toBe(expected);
+  });
+
+  test.each([
+    "SELECT 'CURRENT_TIMESTAMP'",
+    "SELECT 'it''s CURRENT_DATE'",
+    "SELECT E'\\' CURRENT_DATE'",
+    'SELECT "current_date" FROM t',
+    'SELECT t.current_date, t . localtime FROM t',
+    'SELECT 1 -- CURRENT_TIMESTAMP\n',
+    'SELECT /* CURRENT_DATE /* nested */ LOCALTIME */ 1',
+    'SELECT $$CURRENT_DATE$$, $fn$ LOCALTIME $fn$',
+    'SELECT now(), clock_timestamp(), current_timestamp_x, my_current_date',
+    'SELECT $1::date',
+  ])('leaves %s alone', (sql) => {
+    expect(onSimulatedClock(sql)).toBe(sql);
+  });
+
+  test('SQL without a time keyword comes back unchanged, whatever it holds', () => {
+    const part = fc.oneof(
+      fc.constantFrom('SELECT', ' ', '\n', 'now()', '$1', '$$', '$x$', "'", "''", '"', '--', '/*', '*/', 'E', '.', '(', ')', ',', 'x', 'current_', 'date', 'time'),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), (parts) => {
+        const sql = parts.join('');
+        fc.pre(!/current_(timestamp|date|time)\b|localtime/i.test(sql));
+        expect(onSimulatedClock(sql)).toBe(sql);
+      }),
+    );
+  });
+
+  test('the rewritten keywords mean what PostgreSQL means by them: the transaction start, as now() gives it', async () => {
+    const pg = new PGlite();
+    try {
+      const keywords = ['CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP(2)', 'LOCALTIMESTAMP', 'LOCALTIMESTAMP(0)', 'CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_TIME(1)', 'LOCALTIME', 'LOCALTIME(3)'];
+      await pg.exec("SET TIME ZONE 'America/New_York'");
+      await pg.exec('BEGIN');
+      for (const k of keywords) {
+        const { rows } = await pg.query<{ same: boolean; t: string }>(`SELECT ${k} IS NOT DISTINCT FROM ${onSimulatedClock(k)} AS same, pg_typeof(${onSimulatedClock(k)})::text AS t`);
+        expect(rows[0], k).toMatchObject({ same: true });
+        const { rows: original } = await pg.query<{ t: string }>(`SELECT pg_typeof(${k})::text AS t`);
+        expect(rows[0].t, k).toBe(original[0].t);
+      }
+      await pg.exec('COMMIT');
+    } finally {
+      await pg.close();
+    }
+  });
+});
+
+describe('transactionControl', () => {
+  test.each([
+    ['BEGIN', 'BEGIN'],
+    ['  begin isolation level serializable', 'begin'],
+    ['/* go */ -- now\nCOMMIT', 'COMMIT'],
+    ['START TRANSACTION', 'START'],
+    ['ROLLBACK TO SAVEPOINT a', 'ROLLBACK'],
+    ['SAVEPOINT a', 'SAVEPOINT'],
+    ['RELEASE SAVEPOINT a', 'RELEASE'],
+    ['END', 'END'],
+    ['ABORT', 'ABORT'],
+    ["PREPARE TRANSACTION 'x'", 'PREPARE'],
+  ])('%s is transaction control', (sql, word) => {
+    expect(transactionControl(sql)).toBe(word);
+  });
+
+  test.each(['SELECT 1', "INSERT INTO t VALUES ('BEGIN')", 'START_X', 'PREPARE q AS SELECT 1', 'WITH begin AS (SELECT 1) SELECT * FROM begin', ''])('%s is not', (sql) => {
+    expect(transactionControl(sql)).toBeNull();
+  });
+
+  test('the lexer finds words only outside strings and comments', () => {
+    expect(sqlWords(`SELECT 'a b' AS "c d", x -- e\n/* f */ FROM $q$ g $q$`).map((w) => w.text)).toEqual(['SELECT', 'AS', 'x', 'FROM']);
+  });
+});
+
+describe('in a run', () => {
+  let sim: Awaited<ReturnType<typeof openSimDb>>;
+  let db: PgliteSimDatabase;
+  beforeAll(async () => {
+    sim = await openSimDb();
+    db = sim.db;
+  });
+  afterAll(() => sim.close());
+
+  test('clock_timestamp(), statement_timestamp() and transaction_timestamp() read the simulated clock, as now() does', async () => {
+    await db.reset();
+    const at = SIM_EPOCH_MS + 90_000;
+    const got = await db.query('p', 'SELECT now() AS now, clock_timestamp() AS c, statement_timestamp() AS s, transaction_timestamp() AS t', [], at);
+    if (isParked(got)) throw new Error('parked');
+    const row = got.rows[0] as Record<string, Date>;
+    for (const k of ['now', 'c', 's', 't']) expect(row[k].getTime(), k).toBe(at);
+  });
+
+  // The lease-expiry fix written with CURRENT_TIMESTAMP, as a learner might: before, its leases
+  // were stamped with the machine's clock (8,000 h past the simulated one), never expired, and the
+  // same seed gave a different trace each run.
+  const CURRENT_TIMESTAMP_FIX = `import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const claimed = await env.db.query(
+    \`INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'running', CURRENT_TIMESTAMP + interval '60 seconds')
+     ON CONFLICT (op_key) DO UPDATE SET state = 'running', lease_until = CURRENT_TIMESTAMP + interval '60 seconds'
+       WHERE operations.state <> 'done' AND operations.lease_until < CURRENT_TIMESTAMP
+     RETURNING op_key\`,
+    [key],
+  );
+  if (claimed.rows.length === 0) {
+    const row = await env.db.query('SELECT state FROM operations WHERE op_key = $1', [key]);
+    return row.rows[0]?.state === 'done' ? 'ack' : 'retry-later';
+  }
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  await complete(env.db, key, sent);
+  return 'ack';
+}
+`;
+
+  test('a lease written with CURRENT_TIMESTAMP runs on simulated time: it expires, and the run repeats exactly', async () => {
+    const scenario = scenarioById('lease-expiry');
+    const run = () => runScenario(db, { scenario, code: CURRENT_TIMESTAMP_FIX, variant: 'current-timestamp', seed: scenario.demo.seed });
+    const first = await run();
+    expect(first.invariants.filter((i) => !i.held), replayHint(first)).toEqual([]);
+    const second = await run();
+    expect(second.traceHash).toBe(first.traceHash);
+    // The trace keeps the SQL as the learner wrote it.
+    expect(first.trace.some((e) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '').includes('CURRENT_TIMESTAMP'))).toBe(true);
+  });
+
+  // dual-write's fix with the transaction on the pool's query: on a real pg.Pool each statement may
+  // take another connection, so this does not do what it says (in the simulation it did).
+  const placeOrder = (db: string, release: string) => `import type { Env } from 'effectively-once';
+
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  ${db}
+  try {
+    await tx.query('BEGIN');
+    const { rows } = await tx.query<{ id: number }>(
+      'INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id',
+      [order.customerId, order.totalCents],
+    );
+    await tx.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0].id })]);
+    await tx.query('COMMIT');
+    return rows[0].id;
+  } finally {
+    ${release}
+  }
+}
+`;
+
+  test('BEGIN through env.db.query fails at its step and says why; on a client from connect() it runs', async () => {
+    const scenario = scenarioById('dual-write');
+    const r = await runScenario(db, { scenario, code: placeOrder('const tx = env.db;', ''), variant: 'begin-on-pool', seed: scenario.demo.seed });
+    expect(r.codeErrors.length, replayHint(r)).toBeGreaterThan(0);
+    expect(r.codeErrors[0].message).toMatch(/^Error: BEGIN through env\.db\.query: like pg\.Pool's query/);
+    expect(r.codeErrors[0].line).toBe(6);
+    expect(r.trace.some((e) => e.type === 'db-error' && /BEGIN through env\.db\.query/.test(e.text))).toBe(true);
+    const client = await runScenario(db, { scenario, code: placeOrder('const tx = await env.db.connect();', 'tx.release();'), variant: 'begin-on-client', seed: scenario.demo.seed });
+    expect(client.codeErrors, replayHint(client)).toEqual([]);
+    expect(client.invariants.filter((i) => !i.held), replayHint(client)).toEqual([]);
+  });
+});
