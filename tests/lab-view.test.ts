@@ -371,6 +371,10 @@ describe('faults injected by hand', () => {
     expect(html(1)).toContain('switch to the Solution and inject the same fault');
     expect(html(1)).toContain('2 faults (1 injected by hand)');
     expect(html(0)).not.toContain('injected by hand');
+    // On the Solution itself, it does not send the learner to the Solution (QA): it says what the result means.
+    const onSolution = renderToStaticMarkup(h(VerdictPanel, { result: { ...violated, variant: 'solution' }, revealed: true, running: false, onSelectStep: noop, injectedByHand: 1 }));
+    expect(onSolution).not.toContain('switch to the Solution');
+    expect(onSolution).toContain('The Solution did not survive this one');
     const explorer = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
     expect(explorer).toContain('faults drawn from the ones');
   });

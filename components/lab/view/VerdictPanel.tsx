@@ -98,8 +98,11 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
         <p data-testid="injected-note" className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
           You injected a fault by hand. Explore draws only the faults this lesson&rsquo;s design is meant to survive; one
           injected by hand may be beyond any code, such as a job that is never restarted after its crash, or a lost answer that
-          nothing can safely retry. To tell which, switch to the Solution and inject the same fault at the same event: if the
-          Solution holds, your code should survive it too. The evidence above says which invariant broke and why.
+          nothing can safely retry.{' '}
+          {result.variant === 'solution'
+            ? 'The Solution did not survive this one, so it is such a fault: beyond what this lesson’s design covers.'
+            : 'To tell which, switch to the Solution and inject the same fault at the same event: if the Solution holds, your code should survive it too.'}{' '}
+          The evidence above says which invariant broke and why.
         </p>
       )}
 
