@@ -161,8 +161,9 @@ interface Proc {
 
 /** A sleep's length as the trace says it: "500 ms", "30 s", "25 h", "21 h 30 min" (not "90000000 ms"). */
 export function sleepText(ms: number): string {
-  if (ms < 10_000) return `${ms} ms`;
-  if (ms < 3_600_000) return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${+(ms / 1000).toFixed(1)} s`;
+  // Seconds from 1 s up, as the rest of the narration counts time ("at 49.6 s"), not "3000 ms".
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 3_600_000) return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${+(ms / 1000).toFixed(ms < 10_000 ? 3 : 1)} s`;
   const hours = Math.floor(ms / 3_600_000);
   const minutes = Math.round((ms - hours * 3_600_000) / 60_000);
   return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
@@ -918,7 +919,7 @@ export class Engine {
       sleep: (ms: number) =>
         reg({
           kind: 'sleep',
-          label: `sleep ${ms} ms`,
+          label: `sleep ${sleepText(ms)}`,
           readyAt: now() + Math.max(0, ms),
           exec: () => {
             this.emit({ actor: pid, type: 'wake', text: `${pid} wakes after ${sleepText(ms)}` });

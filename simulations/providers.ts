@@ -131,7 +131,7 @@ export function emptyLedger(): Ledger {
 export class TimeoutError extends Error {
   readonly code = 'ETIMEDOUT';
   constructor(kind: CallKind, timeoutMs: number) {
-    super(`${kind} timed out after ${timeoutMs} ms; the request may or may not have been applied`);
+    super(`${kind} timed out after ${timeoutMs / 1000} s; the request may or may not have been applied`);
     this.name = 'TimeoutError';
   }
 }

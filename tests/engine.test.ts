@@ -564,9 +564,11 @@ describe('message copies', () => {
 
 test('a sleep reads in the unit a person would use', async () => {
   const { sleepText } = await import('../simulations/engine');
-  expect([500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000].map(sleepText)).toEqual([
+  expect([500, 1_000, 2_500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000].map(sleepText)).toEqual([
     '500 ms',
-    '9999 ms',
+    '1 s',
+    '2.5 s',
+    '9.999 s',
     '30 s',
     '90.5 s',
     '2 min',
