@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DbInspector } from '../components/lab/view/DbInspector';
 import { EventLog } from '../components/lab/view/EventLog';
 import { ExplorerPanel, outcomeName, type ExplorerState } from '../components/lab/view/ExplorerPanel';
-import { Ledger } from '../components/lab/view/Ledger';
+import { firstOfSame, Ledger } from '../components/lab/view/Ledger';
 import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
@@ -266,6 +266,19 @@ describe('Ledger', () => {
     const over = renderToStaticMarkup(h(Ledger, { run, selected: last(run), actors: scenario.actors }));
     expect(over).toContain('No charges were made in this run.');
     expect(over).not.toContain('yet');
+  });
+
+  test('a message published again (same topic and body) is called out, naming the first; the first is not', async () => {
+    const scenario = scenarioById('relay-concurrency');
+    const run = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
+    const published = run.result.ledger.published;
+    const repeats = published.map((_, i) => firstOfSame(published, i)).filter((p) => p !== undefined);
+    expect(repeats.length, 'the starter publishes some row twice').toBeGreaterThan(0);
+    const html = renderToStaticMarkup(h(Ledger, { run, selected: last(run), actors: scenario.actors }));
+    expect(html.match(/data-repeat-of=/g)?.length).toBe(repeats.length);
+    expect(html).toContain(`the same message as ${repeats[0]!.id}, published again`);
+    const good = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed, faults: scenario.demo.faults });
+    expect(renderToStaticMarkup(h(Ledger, { run: good, selected: last(good), actors: scenario.actors }))).not.toContain('published again');
   });
 
   test('shows only what happened by the selected event', () => {

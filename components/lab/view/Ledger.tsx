@@ -120,6 +120,12 @@ function itemLabel(item: string): string {
   }
 }
 
+/** The first message before `i` with the same topic and body as the `i`th, if any. */
+export function firstOfSame<T extends { topic: string; body: unknown }>(published: readonly T[], i: number): T | undefined {
+  const same = (a: T) => a.topic === published[i].topic && JSON.stringify(a.body) === JSON.stringify(published[i].body);
+  return published.slice(0, i).find(same);
+}
+
 function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderId: number; on?: string }) {
   return (
     <li
@@ -171,6 +177,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   const credits = creditGroups(now.credits);
 
   const row = 'rounded-md border border-slate-200 px-3 py-1.5 text-sm text-slate-700 dark:border-slate-800 dark:text-slate-300';
+  const repeatRow = 'rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100';
 
   return (
     <div data-testid="ledger" className="space-y-5">
@@ -336,12 +343,23 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
             <Empty>{none('messages', 'published')}</Empty>
           ) : (
             <ol className="space-y-1.5">
-              {now.published.map((p) => (
-                <li key={p.id} className={row}>
-                  <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{p.id}</span> on <span className="font-mono">{p.topic}</span> by{' '}
-                  <span className="font-mono">{p.by}</span> at {timeAt(p.step)} · <span className="font-mono text-xs">{JSON.stringify(p.body)}</span>
-                </li>
-              ))}
+              {now.published.map((p, i) => {
+                // The same message again (same topic, same body): an at-least-once relay's repeat,
+                // which the consumers must absorb. Called out, as a second receipt is.
+                const first = firstOfSame(now.published, i);
+                return (
+                  <li key={p.id} data-repeat-of={first?.id} className={first ? repeatRow : row}>
+                    {first && (
+                      <span aria-hidden="true" className="mr-1.5">
+                        ⚠
+                      </span>
+                    )}
+                    <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{p.id}</span> on <span className="font-mono">{p.topic}</span> by{' '}
+                    <span className="font-mono">{p.by}</span> at {timeAt(p.step)} · <span className="font-mono text-xs">{JSON.stringify(p.body)}</span>
+                    {first && <span className="font-semibold"> — the same message as {first.id}, published again</span>}
+                  </li>
+                );
+              })}
             </ol>
           )}
         </Section>
