@@ -196,7 +196,8 @@ function Done({
               const held = key === 'held';
               return (
                 <li key={key} className="grid grid-cols-[minmax(0,14rem)_1fr_auto] items-center gap-3 text-sm">
-                  <span className="truncate text-xs text-slate-700 dark:text-slate-300" title={outcomeName(key, titles)}>
+                  {/* Wrapped, not cut: "Broke: Every order of the job is cha…" hid which invariant it was. */}
+                  <span className="text-xs leading-snug break-words text-slate-700 dark:text-slate-300">
                     {outcomeName(key, titles)}
                   </span>
                   <span aria-hidden="true" className="h-3 overflow-hidden rounded-sm bg-slate-100 dark:bg-slate-800">
