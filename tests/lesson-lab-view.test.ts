@@ -3,6 +3,7 @@
  * 429/402/unanswered items, reminders per business date; the fault buttons name processes and
  * calls that exist in each scenario; the inspector's tables exist after a run (on PGlite).
  */
+import { readFileSync } from 'node:fs';
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -45,12 +46,26 @@ describe('Ledger on the new scenarios', () => {
 
   test('business-date-reminder: reminders are counted per business date', async () => {
     const bad = await ledgerHtml('business-date-reminder', 'starter');
-    expect(bad.html).toContain('2 reminders for order 1042 on 2026-01-05');
+    expect(bad.html).toContain('2 reminders for order 1042 due 2026-01-05');
     expect(bad.html).toContain('duplicate');
     const good = await ledgerHtml('business-date-reminder', 'solution');
-    expect(good.html).toContain('1 reminder for order 1042 on 2026-01-05');
-    expect(good.html).toContain('1 reminder for order 1042 on 2026-01-06');
+    expect(good.html).toContain('1 reminder for order 1042 due 2026-01-05');
+    expect(good.html).toContain('1 reminder for order 1042 due 2026-01-06');
     expect(good.html).not.toContain('duplicate');
+  });
+
+  test('business-date-reminder: a redelivery after midnight counts for the date it was for, as the invariant counts it', async () => {
+    // A reminder keyed on the attempt's date; worker-2 dies before acking the 23:59 rerun, which
+    // comes back at 00:00:30 and goes out again under the 6th's key.
+    const scenario = scenarioById('business-date-reminder');
+    const code = readFileSync(new URL('./fixtures/anti-patterns/business-date-reminder-attempt-date.ts', import.meta.url), 'utf8');
+    const faults: Fault[] = [{ kind: 'crash', process: 'worker-2', before: 'queue.ack' }];
+    const run = await runForLab(sim.db, { scenario, code, variant: 'attempt-date', seed: 1, faults });
+    const broken = run.result.invariants.find((i) => i.id === 'one-reminder-per-date');
+    expect(broken?.held, replayHint(run.result)).toBe(false);
+    const html = renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1, actors: scenario.actors }));
+    expect(html).toContain('2 reminders for order 1042 due 2026-01-05');
+    expect(html).toContain('duplicate');
   });
 
   test('moving-answers: the two lookups show the answer moving', async () => {

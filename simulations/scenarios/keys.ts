@@ -10,6 +10,7 @@ import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invaria
 import { SIM_EPOCH_MS } from '../snapshots';
 import { formatSimTime } from '../sim-time';
 import type { CheckoutOrder, Env, Fault } from '../types';
+import { businessDateOf } from '../business-date';
 import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, simDate, type Returned } from './kit';
 
 const HOUR_MS = 3_600_000;
@@ -170,10 +171,18 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
 // ── business-date-reminder ──────────────────────────────────────────────
 
 const REMINDER = { orderId: 1042, customer: 'ada@example.com' };
-/** When the scheduler fires, and for which business date (the run starts 2026-01-05 09:00 UTC). */
+/** Midnight after the first day (the run starts 2026-01-05 09:00 UTC). */
+const MIDNIGHT_MS = 15 * HOUR_MS;
+/** How long a received reminder stays invisible before the queue hands it out again. */
+const REMINDER_VISIBILITY_MS = 90_000;
+/**
+ * When the scheduler fires, and for which business date. The rerun after the late deploy comes a
+ * minute before midnight: a redelivery of it (a worker dying before its ack) runs after midnight,
+ * on the next calendar day, and is still a reminder for the first business date.
+ */
 const REMINDER_PLAN: { atMs: number; why: string }[] = [
   { atMs: 0, why: "09:00: today's reminders are due" },
-  { atMs: 2.5 * HOUR_MS, why: "11:30: after a deploy the scheduler fires today's reminders again" },
+  { atMs: MIDNIGHT_MS - 60_000, why: "23:59: after a late deploy the scheduler fires today's reminders again" },
   { atMs: 24 * HOUR_MS, why: "the next day, 09:00: that day's reminders are due" },
 ];
 const DUE_DATES = [...new Set(REMINDER_PLAN.map((p) => simDate(p.atMs)))];
@@ -193,14 +202,22 @@ function schedulerProcess(): ProcessSpec {
   };
 }
 
+type SentReminder = { emailId: string; by: string; atMs: number; step: number };
+
 function remindersByDate(ctx: Parameters<Invariant['check']>[0]) {
-  const byDate = new Map<string, { emailId: string; by: string; atMs: number; step: number }[]>();
+  const byDate = new Map<string, SentReminder[]>();
   for (const e of ctx.outcome.ledger.emails) {
     if (e.orderId !== REMINDER.orderId || e.template !== 'reminder') continue;
-    const d = simDate(e.atMs);
+    const d = businessDateOf(ctx.outcome.trace, e);
     byDate.set(d, [...(byDate.get(d) ?? []), e]);
   }
   return byDate;
+}
+
+/** "em_2 by worker-2 at 15 h 0 min 30.0 s (already 2026-01-06)": when it went out on another day than the one it was for. */
+function sentText(e: SentReminder, date: string): string {
+  const on = simDate(e.atMs);
+  return `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}${on === date ? '' : ` (already ${on})`}`;
 }
 
 const oneReminderPerDay: Invariant = {
@@ -209,9 +226,10 @@ const oneReminderPerDay: Invariant = {
   check(ctx) {
     for (const [date, sent] of remindersByDate(ctx)) {
       if (sent.length > 1) {
+        const late = sent.some((e) => simDate(e.atMs) !== date);
         return {
           held: false,
-          detail: `order ${REMINDER.orderId} got ${sent.length} reminders on ${date}: ${sent.map((e) => `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}`).join(', ')}`,
+          detail: `order ${REMINDER.orderId} got ${sent.length} reminders ${late ? 'for business date' : 'on'} ${date}: ${sent.map((e) => sentText(e, date)).join(', ')}`,
           step: sent[1]!.step,
         };
       }
@@ -226,9 +244,15 @@ const reminderEachDueDate: Invariant = {
   check(ctx) {
     const got = remindersByDate(ctx);
     const missing = DUE_DATES.filter((d) => !got.has(d));
-    return missing.length
-      ? { held: false, detail: `no reminder went out for ${missing.join(', ')}, although one was due` }
-      : { held: true, detail: `a reminder went out on ${DUE_DATES.join(' and ')}` };
+    if (!missing.length) return { held: true, detail: `a reminder went out on ${DUE_DATES.join(' and ')}` };
+    // A reminder that went out that day for an earlier date: the day's own was taken for done.
+    const stand = missing.flatMap((d) =>
+      [...got].flatMap(([forDate, sent]) => sent.filter((e) => forDate !== d && simDate(e.atMs) === d).map((e) => `${e.emailId}, sent on ${d}, was ${forDate}'s`)),
+    );
+    return {
+      held: false,
+      detail: `no reminder went out for ${missing.join(', ')}, although one was due${stand.length ? ` (${stand.join('; ')})` : ''}`,
+    };
   },
 };
 
@@ -260,8 +284,9 @@ export const businessDateReminder: Scenario = {
   entry: 'sendReminder',
   brief: [
     'Some operations may rightly happen again: a payment reminder for order 1042 can go out once every business day. What makes two attempts "the same operation" is a business decision, and the key must say it.',
-    'Here the scheduler fires at 09:00, fires again at 11:30 after a deploy, and fires the next morning. The starter builds its key from the moment of the attempt, so the 11:30 rerun looks like new work and the customer is reminded twice in one day.',
+    'Here the scheduler fires at 09:00, fires again at 23:59 after a late deploy, and fires the next morning. The starter builds its key from the moment of the attempt, so the 23:59 rerun looks like new work and the customer is reminded twice in one day.',
     'Put the business date the reminder is for into the key — never the attempt time. The same-day rerun then finds the key done and sends nothing; the next day is a different key and sends exactly one. (A key of the order alone goes wrong the other way: it silences tomorrow.)',
+    'The date of the attempt is not the business date either. If a worker dies before acknowledging the 23:59 rerun, the queue delivers it again after midnight: keyed on the day it runs, it sends a second reminder for the 5th and takes the 6th\'s key, so the 6th gets none.',
   ],
   variants: {
     starter: {
@@ -291,7 +316,7 @@ export const businessDateReminder: Scenario = {
       spec: {
         processes: [schedulerProcess(), workerProcess('worker-1', handler, codeErrors, unwrap), workerProcess('worker-2', handler, codeErrors, unwrap)],
         messages: [],
-        visibilityTimeoutMs: 30_000,
+        visibilityTimeoutMs: REMINDER_VISIBILITY_MS,
         maxReceives: 10,
         providers: { timeoutMs: 30_000, emailHonoursKeys: true },
         horizonMs: 26 * HOUR_MS,
@@ -303,11 +328,15 @@ export const businessDateReminder: Scenario = {
   demo: {
     seed: 1,
     faults: [],
-    story: 'No fault at all: the scheduler fires at 09:00, again at 11:30 after a deploy, and at 09:00 the next day.',
+    story: 'No fault at all: the scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day.',
   },
   faultMenu: [
     remindCrash('worker-1', 'before', 'queue.ack'),
     remindCrash('worker-2', 'before', 'queue.ack'),
+    // A worker that already acked one message dies before acking the next: the 23:59 rerun, when
+    // it is that one, comes back after midnight.
+    { kind: 'crash', process: 'worker-1', before: 'queue.ack', nth: 2 },
+    { kind: 'crash', process: 'worker-2', before: 'queue.ack', nth: 2 },
     remindCrash('worker-1', 'after', 'email.send'),
     // Between the claim (or a "done" written first) and the send: a handler that marks the
     // reminder done before sending it loses it here.

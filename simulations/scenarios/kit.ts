@@ -5,7 +5,6 @@
  */
 import type { ProcessSpec } from '../engine';
 import { caughtThrow, type CodeError, type Invariant } from '../scenario';
-import { SIM_EPOCH_MS } from '../snapshots';
 import { formatSimTime } from '../sim-time';
 import type { Env } from '../types';
 
@@ -51,11 +50,7 @@ export function oneShot(
   };
 }
 
-/** The UTC calendar date of a simulated time (ms since the run started), as YYYY-MM-DD. */
-export function simDate(atMs: number): string {
-  const d = new Date(SIM_EPOCH_MS + atMs);
-  return d.toISOString().slice(0, 10);
-}
+export { simDate } from '../business-date';
 
 /** "6.3 s", "2 h 30 min", "1 day 2 h": a simulated duration a learner can read. */
 export function humanDuration(ms: number): string {

@@ -8,7 +8,8 @@
 import type { ReactNode } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
-import { SIM_EPOCH_MS } from '@/simulations/snapshots';
+import { businessDateOf } from '@/simulations/business-date';
+import type { TraceEvent } from '@/simulations/types';
 import { formatSimTime, ledgerAt, shortKey } from './snapshots';
 
 export interface LedgerProps {
@@ -57,17 +58,15 @@ function Key({ value }: { value: string | undefined }) {
   );
 }
 
-/** The calendar date (UTC) of a simulated time, for reminders that may go once a day. */
-function simDate(atMs: number): string {
-  return new Date(SIM_EPOCH_MS + atMs).toISOString().slice(0, 10);
-}
-
-/** E-mails grouped as the invariants count them: receipts per order, reminders per order and date. */
-function emailGroups(emails: readonly SentEmail[]): { key: string; noun: string; orderId: number; on?: string; count: number }[] {
+/**
+ * E-mails grouped as the invariants count them: receipts per order, reminders per order and the
+ * business date they were for (a redelivery after midnight is still the previous day's reminder).
+ */
+function emailGroups(emails: readonly SentEmail[], trace: readonly TraceEvent[]): { key: string; noun: string; orderId: number; on?: string; count: number }[] {
   const groups = new Map<string, { key: string; noun: string; orderId: number; on?: string; count: number }>();
   for (const e of emails) {
     const noun = e.template === 'reminder' ? 'reminder' : e.template ? `${e.template} e-mail` : 'receipt';
-    const on = e.template === 'reminder' ? simDate(e.atMs) : undefined;
+    const on = e.template === 'reminder' ? businessDateOf(trace, e) : undefined;
     const key = `${noun}|${e.orderId}|${on ?? ''}`;
     const g = groups.get(key) ?? { key, noun, orderId: e.orderId, on, count: 0 };
     g.count++;
@@ -142,7 +141,7 @@ function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderI
           </span>
         )}
         {count} {count === 1 ? noun : `${noun}s`} for order {orderId}
-        {on && ` on ${on}`}
+        {on && ` due ${on}`}
         {count > 1 && <span className="font-normal"> — duplicate</span>}
       </span>
       {count === 1 && (
@@ -171,7 +170,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   // that is no guess; without them, only a payments- or metered-only run hides it.
   const showEmail = full.emails.length > 0 || (actors ? has('email') : reaches('email') || (!showPayments && !showMetered));
   const nothing = !showEmail && !showPayments && !showMetered && full.replays.length === 0 && full.refusals.length === 0 && full.published.length === 0;
-  const emailsPerOrder = emailGroups(now.emails);
+  const emailsPerOrder = emailGroups(now.emails, run.result.trace);
   const onlyReceipts = full.emails.every((e) => !e.template);
   const chargesPerOrder = countBy(now.charges, (c) => c.orderId);
   const credits = creditGroups(now.credits);

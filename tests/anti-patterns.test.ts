@@ -1,0 +1,77 @@
+/**
+ * Fixes that look right but keep the mistake the lesson warns about must not pass Explore. A
+ * learner's-eyes review found two that did, because no explored schedule reached the situation
+ * that exposes them: a UUID minted once per call of chargeOrder (not derived from the operation,
+ * not stored) in random-key-on-retry, and a reminder keyed on the attempt's date instead of the
+ * business date in business-date-reminder. Each fixture here is such a fix; 200 explored
+ * schedules must catch it breaking the invariant the lesson is about, with a counterexample that
+ * says why. A control beside them does what the lesson allows instead (a random key stored with
+ * the work before its first use) and must hold, so the world does not simply demand opKey.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { explore, runScenario } from '../simulations/run';
+import { scenarioById } from '../simulations/scenarios/index';
+import type { PgliteSimDatabase } from '../simulations/sim-database';
+import { openSimDb, replayHint } from './helpers/sim-db';
+
+const DIR = new URL('./fixtures/anti-patterns/', import.meta.url);
+
+const CASES = [
+  // The second charge comes from the job's second run, under that run's own key.
+  { file: 'random-key-on-retry-hoisted.ts', scenario: 'random-key-on-retry', invariant: 'no-double-charge', says: /run 2 after a crash.*key of its own/ },
+  // The 23:59 rerun, redelivered after midnight, is keyed on the next day.
+  { file: 'business-date-reminder-attempt-date.ts', scenario: 'business-date-reminder', invariant: 'one-reminder-per-date', says: /for business date 2026-01-05: .*\(already 2026-01-06\)/ },
+] as const;
+
+let sim: Awaited<ReturnType<typeof openSimDb>>;
+let db: PgliteSimDatabase;
+beforeAll(async () => {
+  sim = await openSimDb();
+  db = sim.db;
+});
+afterAll(() => sim.close());
+
+describe.each(CASES)('$file', ({ file, scenario: id, invariant, says }) => {
+  const scenario = scenarioById(id);
+  const code = readFileSync(new URL(file, DIR), 'utf8');
+  const variant = `tests/fixtures/anti-patterns/${file}`;
+
+  test('loads and runs the demonstration without a code error', async () => {
+    const r = await runScenario(db, { scenario, code, variant, seed: scenario.demo.seed });
+    expect(r.error, replayHint(r)).toBeUndefined();
+    expect(r.codeErrors, replayHint(r)).toEqual([]);
+  });
+
+  test(`200 explored schedules catch it breaking ${invariant}`, async () => {
+    const e = await explore(db, { scenario, code, variant, runs: 200 });
+    const held = `explored ${e.runs} schedules of ${id} with ${variant}: none broke ${invariant} (histogram ${JSON.stringify(e.histogram)}); ` +
+      `first seeds replay with: npm run sim -- explore ${id} --variant ${variant} --runs 200`;
+    expect(e.runs).toBe(200);
+    expect(e.errors).toBe(0);
+    expect(e.byInvariant[invariant], held).toBeGreaterThan(0);
+    const cx = e.counterexample!;
+    expect(cx, held).not.toBeNull();
+    // The shrunk counterexample is the one a learner replays: it must break this invariant, say
+    // why, and replaying it must give the same verdict.
+    const hint = replayHint({ scenario: id, variant, ...cx }) + ` — ${cx.invariant}: ${cx.detail}`;
+    expect(cx.invariant, hint).toBe(invariant);
+    expect(cx.detail, hint).toMatch(says);
+    const again = await runScenario(db, { scenario, code, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices });
+    expect(again.invariants.find((i) => i.id === invariant)?.held, hint).toBe(false);
+  });
+});
+
+test('control: a random key stored with the work before its first use holds in random-key-on-retry', async () => {
+  const scenario = scenarioById('random-key-on-retry');
+  const file = 'random-key-on-retry-stored-uuid.ts';
+  const code = readFileSync(new URL(file, DIR), 'utf8');
+  const variant = `tests/fixtures/anti-patterns/${file}`;
+  const demo = await runScenario(db, { scenario, code, variant, seed: scenario.demo.seed });
+  expect(demo.codeErrors, replayHint(demo)).toEqual([]);
+  expect(demo.verdict, replayHint(demo)).toBe('held');
+  const e = await explore(db, { scenario, code, variant, runs: 200 });
+  const cx = e.counterexample;
+  expect(e.violations, cx ? replayHint({ scenario: scenario.id, variant, ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
+  expect(e.runs).toBe(200);
+});
