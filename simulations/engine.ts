@@ -164,8 +164,10 @@ export function sleepText(ms: number): string {
   // Seconds from 1 s up, as the rest of the narration counts time ("at 49.6 s"), not "3000 ms".
   if (ms < 1_000) return `${ms} ms`;
   if (ms < 3_600_000) return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${+(ms / 1000).toFixed(ms < 10_000 ? 3 : 1)} s`;
-  const hours = Math.floor(ms / 3_600_000);
-  const minutes = Math.round((ms - hours * 3_600_000) / 60_000);
+  // Rounded to the minute as a whole, so 14 h 59 min 40 s reads "15 h", not "14 h 60 min".
+  const total = Math.round(ms / 60_000);
+  const hours = Math.floor(total / 60);
+  const minutes = total % 60;
   return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
 }
 

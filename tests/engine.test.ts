@@ -564,7 +564,7 @@ describe('message copies', () => {
 
 test('a sleep reads in the unit a person would use', async () => {
   const { sleepText } = await import('../simulations/engine');
-  expect([500, 1_000, 2_500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000].map(sleepText)).toEqual([
+  expect([500, 1_000, 2_500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000, 53_980_000].map(sleepText)).toEqual([
     '500 ms',
     '1 s',
     '2.5 s',
@@ -575,6 +575,7 @@ test('a sleep reads in the unit a person would use', async () => {
     '25 h',
     '26 h',
     '21 h 30 min',
+    '15 h',
   ]);
 });
 
