@@ -398,7 +398,7 @@ export const relayConcurrency: Scenario = {
   brief: [
     'One relay is a single point of failure, so you run two. Now both read the same unpublished rows: without coordination each publishes them, and an order can go out twice.',
     'The starter reads unpublished rows, publishes them and marks them, as separate statements. FOR UPDATE SKIP LOCKED inside one transaction lets each relay lock the rows it takes and skip the ones the other holds.',
-    'PGlite is a single connection, so here its transactions never overlap: it can show the autocommit race of the starter, but not a lock wait. Run this scenario with the CLI on a real PostgreSQL (--db postgres://…) to watch the relays wait for and skip each other\'s locks.',
+    'PGlite is a single connection, so here its transactions never overlap: it can show the autocommit race of the starter, but not a lock wait. That also means a transaction without FOR UPDATE SKIP LOCKED holds in this tab, though on PostgreSQL both relays would read the same rows in their overlapping transactions and publish them twice: keep the lock. Run this scenario with the CLI on a real PostgreSQL (--db postgres://…) to watch the relays wait for and skip each other\'s locks.',
   ],
   variants: {
     starter: {
