@@ -180,3 +180,13 @@ test("only a run of the starter's code checks a prediction: the Starter tab, or 
   expect(ranStarter({ mode: 'yours', code: `// my fix\n${starter}` }, starter)).toBe(false);
   expect(ranStarter({ mode: 'solution', code: 'export async function handleMessage(m, env) {}' }, starter)).toBe(false);
 });
+
+test('"Your code" passes only when it held and threw nothing: code that throws every time can leave every invariant vacuously held', async () => {
+  const { codeHeld } = await import('../components/course/demo-run');
+  expect(codeHeld({ mode: 'yours', verdict: 'held', codeErrors: 0 })).toBe(true);
+  // dual-write with BEGIN on env.db.query: every checkout throws, no order is promised, nothing breaks.
+  expect(codeHeld({ mode: 'yours', verdict: 'held', codeErrors: 3 })).toBe(false);
+  expect(codeHeld({ mode: 'yours', verdict: 'violated', codeErrors: 0 })).toBe(false);
+  expect(codeHeld({ mode: 'solution', verdict: 'held', codeErrors: 0 })).toBe(false);
+});
+

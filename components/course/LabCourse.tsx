@@ -10,7 +10,7 @@ import type { LabScenario } from '@/components/lab/lab-scenario';
 import { predictionFor, type RunFacts } from '@/simulations/predictions';
 import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
-import { isDemoRun, ranStarter } from './demo-run';
+import { codeHeld, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
 import { markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
@@ -40,7 +40,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         return;
       }
       setOffPlan(null);
-      if (r.mode === 'yours' && r.verdict === 'held') markPassed(scenario.id);
+      if (codeHeld(r)) markPassed(scenario.id);
       const predicted = predictedRef.current;
       if (prediction && predicted && predicted.actual === undefined && !ranStarter(r, scenario.variants.starter.code)) {
         setOffPlan(

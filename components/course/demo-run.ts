@@ -12,6 +12,15 @@ export function isDemoRun(r: Pick<RunFinished, 'seed' | 'faults'>, demo: LabScen
 }
 
 /**
+ * Whether a run of "Your code" did the exercise: every invariant held and the code threw nothing.
+ * (Code that throws on every attempt can leave every invariant vacuously held: a checkout that never
+ * saves an order promised none. That is not a fix.) The caller checks the plan.
+ */
+export function codeHeld(r: Pick<RunFinished, 'mode' | 'verdict' | 'codeErrors'>): boolean {
+  return r.mode === 'yours' && r.verdict === 'held' && r.codeErrors === 0;
+}
+
+/**
  * Whether a run was of the starter's code: the Starter tab, or "Your code" still holding the
  * starter. A prediction is about the starter (the code the question describes), so only such a run
  * can check it; the solution's run would mark a right prediction wrong.

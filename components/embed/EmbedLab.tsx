@@ -3,13 +3,14 @@
  * The lab for an iframe: the same LabWorkbench as /lab, framed by a one-line bar, reporting to
  * the host page — `ready` once, `run-finished` for every run whose verdict is shown, and
  * `exercise-passed` when the learner's own code ("Your code") holds on the scenario's
- * demonstration seed and fault plan.
+ * demonstration seed and fault plan and throws nothing.
  */
 import { useCallback, useEffect, useRef } from 'react';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
 import { parseFaultPlan } from '@/simulations/faults';
 import type { Fault } from '@/simulations/types';
+import { codeHeld } from '@/components/course/demo-run';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';
@@ -32,7 +33,7 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
       // The learner's code stays in the tab: the message says what ran and how it went, as documented.
       const { code: _code, ...finished } = r;
       post({ type: 'run-finished', ...finished });
-      if (r.mode === 'yours' && r.verdict === 'held' && r.seed === scenario.demo.seed && samePlan(r.faults, scenario.demo.faults)) {
+      if (codeHeld(r) && r.seed === scenario.demo.seed && samePlan(r.faults, scenario.demo.faults)) {
         post({ type: 'exercise-passed', scenario: scenario.id, seed: r.seed, faults: r.faults });
       }
     },

@@ -106,6 +106,8 @@ export interface RunFinished {
   verdict: 'held' | 'violated';
   invariants: { id: string; held: boolean; detail: string }[];
   ledger: unknown;
+  /** Errors the code threw (or answers its caller could not act on) during the run. */
+  codeErrors: number;
 }
 
 export interface LabWorkbenchProps {
@@ -314,6 +316,7 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       verdict: result.verdict,
       invariants: result.invariants.map(({ id, held, detail }) => ({ id, held, detail })),
       ledger: result.ledger,
+      codeErrors: result.codeErrors.length,
     });
   }, [result, context.revealed, scenario.id, ranCode]);
 
