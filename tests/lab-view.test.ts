@@ -322,6 +322,12 @@ describe('VerdictPanel', () => {
     expect(html).toContain(`Show event ${broken.step! + 1}`);
     expect(html).toContain(`${starter.result.steps} scheduler steps, ${starter.result.trace.length} events`);
     expect(renderToStaticMarkup(h(VerdictPanel, { result: solution.result, revealed: true, running: false, onSelectStep: noop }))).toContain('Held: every invariant kept');
+    // Held with errors thrown (QA: BEGIN refused on every checkout left every invariant vacuously
+    // held under a green "Held"): not shown as a success.
+    const threw: RunResult = { ...solution.result, codeErrors: [{ process: 'worker-1', message: 'Error: boom', line: 3 }] };
+    const threwHtml = renderToStaticMarkup(h(VerdictPanel, { result: threw, revealed: true, running: false, onSelectStep: noop }));
+    expect(threwHtml).toContain('Held, but the code threw');
+    expect(threwHtml).not.toContain('Held: every invariant kept');
   });
 
   test('shows a code error with its line, and errors thrown during the run', () => {

@@ -142,7 +142,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
         try {
           const result = await chargeOrder({ ...ORDER }, env);
           observed.checkout = { chargeId: result?.chargeId };
-          env.log(`checkout records charge ${result?.chargeId}`);
+          env.log(`records charge ${result?.chargeId}`);
         } catch (err) {
           const { what, said, loc, fromLearner } = caughtThrow(err);
           if (fromLearner) codeErrors.push({ process: 'checkout', message: what, ...loc });

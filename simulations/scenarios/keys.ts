@@ -385,7 +385,7 @@ export const humanRerun: Scenario = {
   entry: 'runBillingJob',
   brief: [
     'Queues are not the only source of repeats. Someone looks at yesterday\'s dashboard, thinks the billing job failed, and runs it again by hand.',
-    'Here the billing job charges three orders and sends each a receipt. At 11:00 the next day an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
+    'Here the billing job runs at 09:00, charging three orders and sending each a receipt. At 11:00 the next day, 26 hours later, an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
     'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — claim it in the operations table before doing it, pass the same key to the provider, and mark it done after. A provider\'s answer can be lost on the way back (a timeout): retry the call a few times with the same key, rather than letting the error end the job with the key still claimed. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them for at least 24 hours, not for ever); your table has not.',
   ],
   variants: {
@@ -494,7 +494,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   demo: {
     seed: 1,
     faults: [],
-    story: 'No fault at all: the job runs at night, and an operator reruns it by hand the next day at 11:00.',
+    story: 'No fault at all: the job runs at 09:00, and an operator reruns it by hand at 11:00 the next day, 26 hours later.',
   },
   // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete,
   // replayed 26 h later, is beyond any key (the provider forgot it): the job's crashes on the menu

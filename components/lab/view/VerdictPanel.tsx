@@ -67,12 +67,17 @@ export function faultsNote(result: Pick<RunResult, 'faults' | 'faultEvents'>, in
 
 function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; onSelectStep: (i: number) => void; injectedByHand: number }) {
   const broken = result.invariants.filter((inv) => !inv.held);
-  const tone =
-    result.verdict === 'held'
+  // Held, but the code threw: every invariant can hold because nothing was done (a checkout that
+  // never saved an order promised none). Not shown as a success, and the lesson is not passed.
+  const heldButThrew = result.verdict === 'held' && result.codeErrors.length > 0;
+  const tone = heldButThrew
+    ? 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100'
+    : result.verdict === 'held'
       ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-500/30 dark:bg-emerald-500/10 dark:text-emerald-100'
       : 'border-red-200 bg-red-50 text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-100';
-  const headline =
-    result.verdict === 'held'
+  const headline = heldButThrew
+    ? 'Held, but the code threw: the invariants held, and the errors below may be why nothing broke'
+    : result.verdict === 'held'
       ? 'Held: every invariant kept'
       : result.verdict === 'error'
         ? 'Error: the code could not run'
@@ -82,7 +87,7 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
     <div className="pb-3">
       <div className={`flex items-start gap-3 rounded-t-xl border-b px-4 py-3 ${tone}`}>
         <span aria-hidden="true" className="mt-0.5 text-lg leading-none font-bold">
-          {result.verdict === 'held' ? '✓' : '✗'}
+          {heldButThrew ? '!' : result.verdict === 'held' ? '✓' : '✗'}
         </span>
         <div className="min-w-0">
           <p className="text-base font-semibold">{headline}</p>
