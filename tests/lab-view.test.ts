@@ -154,7 +154,7 @@ describe('Timeline', () => {
   });
 
   test('time labels share a row only when they clear each other, or when neither row has room', () => {
-    // Times from 0.2 s to "25 h 0 min 3.0 s", at columns 26 px apart (the narrowest), in both sizes.
+    // Times from 0.2 s to "25 h 0 min 3.2 s", at columns 26 px apart (the narrowest), in both sizes.
     const arb = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 6 }), dt: fc.constantFrom(0, 200, 5_000, 30_000, 700_000, 90_000_000) }), { maxLength: 40 });
     fc.assert(
       fc.property(arb, fc.constantFrom('normal' as const, 'large' as const), (steps, size) => {
@@ -180,7 +180,7 @@ describe('Timeline', () => {
     // A long label (108 px) keeps the next one, 78 px on, off its row; the third clears the first.
     // The old rule (a row is free 64 px on) put all three on the first row, on top of each other.
     const long = timeLabels(
-      [90_000_000, 90_000_200, 90_005_000].map((t, k) => ({ i: k * 3, t, step: k, actor: 'queue', type: 'receive', text: '' })),
+      [90_003_100, 90_003_300, 90_008_100].map((t, k) => ({ i: k * 3, t, step: k, actor: 'queue', type: 'receive', text: '' })),
       (k) => 28 + k * 26,
     );
     expect(long.map((l) => l.row)).toEqual([0, 1, 0]);

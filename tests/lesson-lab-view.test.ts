@@ -100,7 +100,10 @@ describe('Ledger on the new scenarios', () => {
   });
 
   test('times past an hour read in hours', () => {
-    expect(formatSimTime(25 * 3_600_000 + 3_000)).toBe('25 h 0 min 3.0 s');
+    expect(formatSimTime(25 * 3_600_000 + 3_000)).toBe('25 h 0 min 3 s');
+    expect(formatSimTime(24 * 3_600_000)).toBe('24 h');
+    expect(formatSimTime(15 * 3_600_000 + 60_000)).toBe('15 h 1 min');
+    expect(formatSimTime(15 * 3_600_000 + 30_200)).toBe('15 h 0 min 30.2 s');
   });
 });
 

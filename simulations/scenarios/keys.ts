@@ -214,7 +214,7 @@ function remindersByDate(ctx: Parameters<Invariant['check']>[0]) {
   return byDate;
 }
 
-/** "em_2 by worker-2 at 15 h 0 min 30.0 s (already 2026-01-06)": when it went out on another day than the one it was for. */
+/** "em_2 by worker-2 at 15 h 0 min 30 s (already 2026-01-06)": when it went out on another day than the one it was for. */
 function sentText(e: SentReminder, date: string): string {
   const on = simDate(e.atMs);
   return `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}${on === date ? '' : ` (already ${on})`}`;
