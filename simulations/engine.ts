@@ -378,7 +378,7 @@ export class Engine {
     const incarnation = proc.incarnation;
     const env = this.makeEnv(proc, incarnation);
     proc.env = env;
-    this.emit({ actor: proc.spec.id, type: proc.incarnation === 1 ? 'start' : 'restart', text: proc.incarnation === 1 ? `${proc.spec.id} starts` : `${proc.spec.id} restarts (incarnation ${incarnation})` });
+    this.emit({ actor: proc.spec.id, type: proc.incarnation === 1 ? 'start' : 'restart', text: proc.incarnation === 1 ? `${proc.spec.id} starts` : `${proc.spec.id} restarts (run ${incarnation})` });
     // This incarnation runs now: its calls into the learner's module use its own evaluation of it.
     enterProcess(env);
     const done = (async () => proc.spec.main(env))();
