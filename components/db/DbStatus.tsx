@@ -37,7 +37,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
       <h2 id="db-status-heading" className="sr-only">
         Database status
       </h2>
-      <div role="status" aria-live="polite" className="flex items-start gap-3">
+      <div role="status" aria-live="polite" data-db-restarts={db.restarts} className="flex items-start gap-3">
         <span aria-hidden="true" className={`mt-1.5 inline-block size-2.5 shrink-0 rounded-full ${dot}`} />
         <div className="min-w-0">
           <p className="text-sm font-medium text-slate-900 dark:text-slate-100">

@@ -194,7 +194,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     assert.equal(await button(page, 'Solution').getAttribute('aria-pressed'), 'true');
     await page.getByRole('button', { name: /^Your code/ }).click();
     assert.equal(await getCode(page), loop, 'the code is kept');
-    await page.getByText('Restarting the in-browser database…').first().waitFor({ timeout: 10_000 });
+    // The stuck worker was replaced. (Waiting for the "Restarting…" text raced a quick restart: on
+    // a fast machine the new database was up before the clicks above were done.)
+    await page.waitForFunction(() => Number(document.querySelector('[data-db-restarts]')?.getAttribute('data-db-restarts')) >= 1, null, { timeout: 10_000 });
     await screenshot(page, 'lab-stuck-light');
     await waitRunnable(page);
 
