@@ -9,11 +9,10 @@
  * the work before its first use) and must hold, so the world does not simply demand opKey.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const DIR = new URL('./fixtures/anti-patterns/', import.meta.url);
 
@@ -24,13 +23,7 @@ const CASES = [
   { file: 'business-date-reminder-attempt-date.ts', scenario: 'business-date-reminder', invariant: 'one-reminder-per-date', says: /for business date 2026-01-05: .*\(already 2026-01-06\)/ },
 ] as const;
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 describe.each(CASES)('$file', ({ file, scenario: id, invariant, says }) => {
   const scenario = scenarioById(id);
@@ -38,13 +31,13 @@ describe.each(CASES)('$file', ({ file, scenario: id, invariant, says }) => {
   const variant = `tests/fixtures/anti-patterns/${file}`;
 
   test('loads and runs the demonstration without a code error', async () => {
-    const r = await runScenario(db, { scenario, code, variant, seed: scenario.demo.seed });
+    const r = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed });
     expect(r.error, replayHint(r)).toBeUndefined();
     expect(r.codeErrors, replayHint(r)).toEqual([]);
   });
 
   test(`200 explored schedules catch it breaking ${invariant}`, async () => {
-    const e = await explore(db, { scenario, code, variant, runs: 200 });
+    const e = await explore(sim.db, { scenario, code, variant, runs: 200 });
     const held = `explored ${e.runs} schedules of ${id} with ${variant}: none broke ${invariant} (histogram ${JSON.stringify(e.histogram)}); ` +
       `first seeds replay with: npm run sim -- explore ${id} --variant ${variant} --runs 200`;
     expect(e.runs).toBe(200);
@@ -57,7 +50,7 @@ describe.each(CASES)('$file', ({ file, scenario: id, invariant, says }) => {
     const hint = replayHint({ scenario: id, variant, ...cx }) + ` — ${cx.invariant}: ${cx.detail}`;
     expect(cx.invariant, hint).toBe(invariant);
     expect(cx.detail, hint).toMatch(says);
-    const again = await runScenario(db, { scenario, code, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices });
+    const again = await runScenario(sim.db, { scenario, code, variant, seed: cx.seed, faults: cx.faults, choices: cx.choices });
     expect(again.invariants.find((i) => i.id === invariant)?.held, hint).toBe(false);
   });
 });
@@ -67,10 +60,10 @@ test('control: a random key stored with the work before its first use holds in r
   const file = 'random-key-on-retry-stored-uuid.ts';
   const code = readFileSync(new URL(file, DIR), 'utf8');
   const variant = `tests/fixtures/anti-patterns/${file}`;
-  const demo = await runScenario(db, { scenario, code, variant, seed: scenario.demo.seed });
+  const demo = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed });
   expect(demo.codeErrors, replayHint(demo)).toEqual([]);
   expect(demo.verdict, replayHint(demo)).toBe('held');
-  const e = await explore(db, { scenario, code, variant, runs: 200 });
+  const e = await explore(sim.db, { scenario, code, variant, runs: 200 });
   const cx = e.counterexample;
   expect(e.violations, cx ? replayHint({ scenario: scenario.id, variant, ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
   expect(e.runs).toBe(200);

@@ -7,22 +7,15 @@
  * the solution's. If a scenario changes so that its brief's advice no longer suffices, this fails.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const DIR = new URL('./fixtures/brief-fixes/', import.meta.url);
 const FIXTURES = readdirSync(DIR).filter((f) => f.endsWith('.ts')).sort();
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 test('there are fixtures to check', () => {
   expect(FIXTURES).toEqual(['batch-credits.ts', 'human-rerun.ts', 'moving-answers.ts', 'replay-safety.ts', 'webhook-dedupe.ts']);
@@ -34,13 +27,13 @@ describe.each(FIXTURES)('%s', (file) => {
   const variant = `tests/fixtures/brief-fixes/${file}`;
 
   test('holds under the demonstration plan', async () => {
-    const r = await runScenario(db, { scenario, code, variant, seed: scenario.demo.seed });
+    const r = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed });
     expect(r.codeErrors, replayHint(r)).toEqual([]);
     expect(r.invariants.filter((i) => !i.held), replayHint(r)).toEqual([]);
   });
 
   test('explores 200 schedules without a violation', async () => {
-    const e = await explore(db, { scenario, code, variant, runs: 200 });
+    const e = await explore(sim.db, { scenario, code, variant, runs: 200 });
     const cx = e.counterexample;
     expect(e.violations, cx ? replayHint({ scenario: scenario.id, variant, ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
     expect(e.runs).toBe(200);

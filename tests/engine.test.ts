@@ -3,22 +3,15 @@
  * time, and clear reports for code that misbehaves. Each test names its seed.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
 import { parseFaultPlan } from '../simulations/faults';
 import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { Env, Fault } from '../simulations/types';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 const concurrent = scenarioById('concurrent-redelivery');
 const receipt = scenarioById('receipt-redelivery');
@@ -32,8 +25,8 @@ describe('determinism', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), async (seed) => {
         const req = { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed };
-        const a = await runScenario(db, req);
-        const b = await runScenario(db, req);
+        const a = await runScenario(sim.db, req);
+        const b = await runScenario(sim.db, req);
         expect(b.traceHash, `seed=${seed}`).toBe(a.traceHash);
         expect(b.choices).toEqual(a.choices);
       }),
@@ -42,18 +35,18 @@ describe('determinism', () => {
   });
 
   test('a recorded choice list replays the run exactly, whatever seed is given', async () => {
-    const a = await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11 });
-    const b = await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11, choices: a.choices });
+    const a = await runScenario(sim.db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11 });
+    const b = await runScenario(sim.db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11, choices: a.choices });
     expect(b.traceHash).toBe(a.traceHash);
   });
 
   test('statements deallocated behind the engine (the lab\'s query panel) are prepared again: the same run', async () => {
     const req = { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed: 11 };
-    const a = await runScenario(db, req);
+    const a = await runScenario(sim.db, req);
     await sim.pg.exec('DEALLOCATE ALL');
-    const b = await runScenario(db, req);
+    const b = await runScenario(sim.db, req);
     expect(b.traceHash).toBe(a.traceHash);
-    expect((await runScenario(db, req)).traceHash).toBe(a.traceHash);
+    expect((await runScenario(sim.db, req)).traceHash).toBe(a.traceHash);
   });
 
   test("an exploration's verdict-only run is the same run as a full one, without the hash", async () => {
@@ -66,8 +59,8 @@ describe('determinism', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: cases.length - 1 }), fc.integer({ min: 1, max: 1_000_000 }), async (k, seed) => {
         const { s, v } = cases[k];
         const req = { scenario: s, code: s.variants[v].code, variant: v, seed, faults: drawFaults(s, seed) };
-        const full = await runScenario(db, req);
-        const lean = await runScenario(db, { ...req, verdictOnly: true });
+        const full = await runScenario(sim.db, req);
+        const lean = await runScenario(sim.db, { ...req, verdictOnly: true });
         const what = `${s.id} ${v} seed=${seed}`;
         expect(full.traceHash, what).toMatch(/^[0-9a-f]{64}$/);
         expect(lean.traceHash, what).toBe('');
@@ -87,7 +80,7 @@ describe('determinism', () => {
   test('different seeds explore different interleavings', async () => {
     const hashes = new Set<string>();
     for (let seed = 1; seed <= 12; seed++) {
-      hashes.add((await runScenario(db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed })).traceHash);
+      hashes.add((await runScenario(sim.db, { scenario: concurrent, code: concurrent.variants.starter.code, variant: 'starter', seed })).traceHash);
     }
     expect(hashes.size).toBeGreaterThan(1);
   });
@@ -95,8 +88,8 @@ describe('determinism', () => {
   test('seeded UUIDs are the same for the same seed and differ across seeds', async () => {
     const uuids: string[] = [];
     const make = (seed: number) =>
-      new Engine(world([{ id: 'p', main: async (env) => void uuids.push(env.random.uuid()) }]), db, { seed, faults: [] });
-    await db.reset();
+      new Engine(world([{ id: 'p', main: async (env) => void uuids.push(env.random.uuid()) }]), sim.db, { seed, faults: [] });
+    await sim.db.reset();
     await make(5).run();
     await make(5).run();
     await make(6).run();
@@ -118,7 +111,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   const silent = `export async function handleMessage() { return 'ack'; }`;
 
   test('a double sender is reported, with evidence and the step', async () => {
-    const r = await runScenario(db, { scenario: receipt, code: canary, variant: 'canary', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario: receipt, code: canary, variant: 'canary', seed: 1, faults: [] });
     const inv = r.invariants.find((i) => i.id === 'at-most-one-receipt')!;
     expect(inv.held, replayHint(r)).toBe(false);
     expect(inv.detail).toContain('2 receipts');
@@ -126,7 +119,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   });
 
   test('a consumer that never sends is reported', async () => {
-    const r = await runScenario(db, { scenario: receipt, code: silent, variant: 'silent', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario: receipt, code: silent, variant: 'silent', seed: 1, faults: [] });
     expect(r.invariants.find((i) => i.id === 'every-order-receipted')!.held).toBe(false);
     expect(r.verdict).toBe('violated');
   });
@@ -134,13 +127,13 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 
 describe('shrinking', () => {
   test('the counterexample keeps only the faults it needs and still breaks the invariant', async () => {
-    const e = await explore(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', runs: 20 });
+    const e = await explore(sim.db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', runs: 20 });
     const cx = e.counterexample!;
     expect(cx.faults.length).toBe(1);
-    const replay = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: cx.faults, choices: cx.choices });
+    const replay = await runScenario(sim.db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: cx.faults, choices: cx.choices });
     expect(replay.invariants.find((i) => i.id === cx.invariant)!.held).toBe(false);
     // Dropping the one remaining fault makes the starter pass: nothing left to remove.
-    const none = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: [], choices: cx.choices });
+    const none = await runScenario(sim.db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: cx.seed, faults: [], choices: cx.choices });
     expect(none.verdict).toBe('held');
   });
 });
@@ -153,11 +146,11 @@ describe('long explorations let the host turn', () => {
   test('a stop requested from a host task is seen after a schedule or two, not at the end', async () => {
     let stop = false;
     setImmediate(() => (stop = true));
-    const e = await explore(db, { ...starter(), runs: 50, shouldStop: () => stop });
+    const e = await explore(sim.db, { ...starter(), runs: 50, shouldStop: () => stop });
     expect(e.runs).toBeLessThanOrEqual(2);
     // Asked later, mid-exploration: seen within a batch of runs.
     let stopAt = -1;
-    const later = await explore(db, {
+    const later = await explore(sim.db, {
       ...starter(),
       runs: 50,
       onProgress: (done) => {
@@ -172,7 +165,7 @@ describe('long explorations let the host turn', () => {
     // A shrink of more than one batch of runs (11 runs, seed 16's drawn plan).
     const lease = scenarioById('lease-expiry');
     const opts = { scenario: lease, code: lease.variants.starter.code, variant: 'starter' };
-    const first = await runScenario(db, { ...opts, seed: 16, faults: drawFaults(lease, 16) });
+    const first = await runScenario(sim.db, { ...opts, seed: 16, faults: drawFaults(lease, 16) });
     expect(first.verdict).toBe('violated');
     let turns = 0;
     let counting = true;
@@ -181,7 +174,7 @@ describe('long explorations let the host turn', () => {
       if (counting) setImmediate(tick);
     };
     setImmediate(tick);
-    const cx = await shrink(db, { ...opts, runs: 1 }, first);
+    const cx = await shrink(sim.db, { ...opts, runs: 1 }, first);
     counting = false;
     expect(cx.shrinkRuns).toBeGreaterThan(HOST_TURN_EVERY_RUNS);
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(cx.shrinkRuns / HOST_TURN_EVERY_RUNS));
@@ -205,7 +198,7 @@ describe('which faults took effect', () => {
       for (const variant of ['starter', 'solution'] as const) {
         for (let seed = 1; seed <= 6; seed++) {
           const req = { scenario, code: scenario.variants[variant].code, variant, seed, faults: drawFaults(scenario, seed) };
-          const r = await runScenario(db, req);
+          const r = await runScenario(sim.db, req);
           const hint = replayHint(r);
           expect(r.faultEvents, hint).toHaveLength(r.faults.length);
           r.faults.forEach((f, k) => {
@@ -218,7 +211,7 @@ describe('which faults took effect', () => {
           const pointed = new Set(r.faultEvents);
           for (const e of r.trace) if (e.fault) expect(pointed.has(e.i), `event ${e.i} (${e.text}) is a fault no plan entry names: ${hint}`).toBe(true);
           // An exploration's verdict-only run finds the same.
-          expect((await runScenario(db, { ...req, verdictOnly: true })).faultEvents, hint).toEqual(r.faultEvents);
+          expect((await runScenario(sim.db, { ...req, verdictOnly: true })).faultEvents, hint).toEqual(r.faultEvents);
         }
       }
     }
@@ -230,7 +223,7 @@ describe('which faults took effect', () => {
   test('a fault whose moment never comes is null: a crash after the end, a call never made, a response whose request was lost', async () => {
     const demo = receipt.demo.faults;
     const late: Fault = { kind: 'crash', process: 'worker-1', atStep: 10_000 };
-    const r = await runScenario(db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: 1, faults: [...demo, late] });
+    const r = await runScenario(sim.db, { scenario: receipt, code: receipt.variants.starter.code, variant: 'starter', seed: 1, faults: [...demo, late] });
     expect(r.faultEvents.slice(0, demo.length).every((e) => e !== null), replayHint(r)).toBe(true);
     expect(r.faultEvents.at(-1)).toBeNull();
 
@@ -240,7 +233,7 @@ describe('which faults took effect', () => {
       { kind: 'lose-response', call: 'payments.charge', nth: 1 },
       { kind: 'lose-response', call: 'payments.charge', nth: 50 },
     ];
-    const c = await runScenario(db, { scenario: charges, code: charges.variants.solution.code, variant: 'solution', seed: 1, faults: plan });
+    const c = await runScenario(sim.db, { scenario: charges, code: charges.variants.solution.code, variant: 'solution', seed: 1, faults: plan });
     const [request, response, never] = c.faultEvents;
     expect(request, replayHint(c)).not.toBeNull();
     expect(c.trace[request!].fault).toBe('lose-request');
@@ -257,7 +250,7 @@ describe('crashes, transactions and time', () => {
     const scenario = scenarioById(id);
     for (const atStep of [2, 4, 8]) {
       const faults = [...scenario.demo.faults, { kind: 'crash' as const, process: 'relay-1', atStep }];
-      const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults });
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults });
       const crashes = r.trace.filter((e) => e.type === 'crash' && e.actor === 'relay-1' && e.text.includes(`at scheduler step ${atStep}`));
       expect(crashes.length, `the crash at step ${atStep} fired ${crashes.length} times (${replayHint(r)})`).toBeLessThanOrEqual(1);
       expect(r.verdict, replayHint(r)).not.toBe('error');
@@ -267,12 +260,12 @@ describe('crashes, transactions and time', () => {
 
   test('an "at step" crash at the step a worker restarts lands on the restarted worker, once, and the run ends', async () => {
     const scenario = scenarioById('relay-crash');
-    const base = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
     const restart = base.trace.find((e) => e.type === 'restart' && e.actor === 'relay-1');
     expect(restart, replayHint(base)).toBeTruthy();
     // relay-1 is down when that step's own events are done; it restarts on a timer at the same step count.
     const fault = { kind: 'crash' as const, process: 'relay-1', atStep: restart!.step };
-    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, choices: base.choices, faults: [...base.faults, fault] });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, choices: base.choices, faults: [...base.faults, fault] });
     const at = r.faultEvents.at(-1);
     expect(at, replayHint(r)).not.toBeNull();
     expect(r.trace[at! - 1]).toMatchObject({ type: 'restart', actor: 'relay-1' });
@@ -282,7 +275,7 @@ describe('crashes, transactions and time', () => {
   });
 
   test('a crash inside a transaction rolls it back and the trace says so', async () => {
-    await db.reset();
+    await sim.db.reset();
     const engine = new Engine(
       world([
         {
@@ -295,12 +288,12 @@ describe('crashes, transactions and time', () => {
           },
         },
       ]),
-      db,
+      sim.db,
       { seed: 1, faults: [{ kind: 'crash', process: 'writer', after: 'db', nth: 2 }] },
     );
     const out = await engine.run();
     expect(out.trace.map((e) => e.type)).toContain('rollback');
-    expect(await db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 0 }]);
+    expect(await sim.db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 0 }]);
   });
 
   test('a crash narrowed by sql counts only matching statements, before or after them', async () => {
@@ -317,8 +310,8 @@ describe('crashes, transactions and time', () => {
       },
     };
     const run = async (fault: Parameters<typeof parseFaultPlan>[0]) => {
-      await db.reset();
-      const out = await new Engine(world([writer]), db, { seed: 1, faults: parseFaultPlan(fault) }).run();
+      await sim.db.reset();
+      const out = await new Engine(world([writer]), sim.db, { seed: 1, faults: parseFaultPlan(fault) }).run();
       const dbSteps = out.trace.filter((e) => e.actor === 'writer' && e.type === 'db').length;
       return { out, dbSteps, crash: out.trace.find((e) => e.type === 'crash')?.text };
     };
@@ -333,11 +326,11 @@ describe('crashes, transactions and time', () => {
     // A prefix no statement starts with never fires; the run commits both rows.
     const never = await run([{ kind: 'crash', process: 'writer', after: 'db', sql: 'INSERT INTO outbox' }]);
     expect(never.crash).toBeUndefined();
-    expect(await db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 2 }]);
+    expect(await sim.db.inspect('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 2 }]);
   });
 
   test("another process's statements wait while a transaction is open", async () => {
-    await db.reset();
+    await sim.db.reset();
     const order: string[] = [];
     const engine = new Engine(
       world([
@@ -361,7 +354,7 @@ describe('crashes, transactions and time', () => {
           },
         },
       ]),
-      db,
+      sim.db,
       { seed: 1, faults: [], choices: [0] },
     );
     await engine.run();
@@ -370,7 +363,7 @@ describe('crashes, transactions and time', () => {
   });
 
   test('SQL now() is virtual: a lease expires in simulated seconds', async () => {
-    await db.reset();
+    await sim.db.reset();
     const seen: unknown[] = [];
     const engine = new Engine(
       world([
@@ -384,7 +377,7 @@ describe('crashes, transactions and time', () => {
           },
         },
       ]),
-      db,
+      sim.db,
       { seed: 1, faults: [] },
     );
     await engine.run();
@@ -393,10 +386,10 @@ describe('crashes, transactions and time', () => {
   });
 
   test('a process awaiting something outside env is stopped and named', async () => {
-    await db.reset();
+    await sim.db.reset();
     const engine = new Engine(
       world([{ id: 'stray', main: () => new Promise<void>(() => {}) }]),
-      db,
+      sim.db,
       { seed: 1, faults: [] },
     );
     const out = await engine.run();
@@ -404,10 +397,10 @@ describe('crashes, transactions and time', () => {
   });
 
   test('a runaway loop of env calls stops at the step limit and says so', async () => {
-    await db.reset();
+    await sim.db.reset();
     const engine = new Engine(
       world([{ id: 'loop', main: async (env) => { for (;;) await env.sleep(1); } }], { maxSteps: 200 }),
-      db,
+      sim.db,
       { seed: 1, faults: [] },
     );
     const out = await engine.run();
@@ -419,28 +412,28 @@ describe('crashes, transactions and time', () => {
     // QA: a handler looping on "await env.db.query(…)" ran 5,000 steps without one host turn, so the
     // page's watchdog called it "a loop that never awaits" before the step limit could say what it was.
     const looping = () => world([{ id: 'loop', main: async (env) => { for (;;) await env.db.query('SELECT 1'); } }], { maxSteps: 2_000 });
-    await db.reset();
+    await sim.db.reset();
     let turns = 0;
     const ticker = setInterval(() => turns++, 0);
-    const out = await new Engine(looping(), db, { seed: 1, faults: [] }).run();
+    const out = await new Engine(looping(), sim.db, { seed: 1, faults: [] }).run();
     clearInterval(ticker);
     expect(out.ending).toBe('step-limit');
     expect(turns, 'host timers ran during the run').toBeGreaterThanOrEqual(3);
-    await db.reset();
-    expect((await new Engine(looping(), db, { seed: 1, faults: [] }).run()).traceHash).toBe(out.traceHash);
+    await sim.db.reset();
+    expect((await new Engine(looping(), sim.db, { seed: 1, faults: [] }).run()).traceHash).toBe(out.traceHash);
   });
 });
 
 describe('learner code errors are clear and point at the line', () => {
   test('a syntax error gives its line', async () => {
-    const r = await runScenario(db, { scenario: receipt, code: 'export async function handleMessage(msg, env) {\n  const x = ;\n}', variant: 'learner', seed: 1 });
+    const r = await runScenario(sim.db, { scenario: receipt, code: 'export async function handleMessage(msg, env) {\n  const x = ;\n}', variant: 'learner', seed: 1 });
     expect(r.verdict).toBe('error');
     expect(r.error?.message).toMatch(/Syntax error/);
     expect(r.error?.line).toBe(2);
   });
 
   test('a missing export says what to export', async () => {
-    const r = await runScenario(db, { scenario: receipt, code: 'export const x = 1;', variant: 'learner', seed: 1 });
+    const r = await runScenario(sim.db, { scenario: receipt, code: 'export const x = 1;', variant: 'learner', seed: 1 });
     expect(r.error?.message).toMatch(/export a function named handleMessage/);
   });
 
@@ -451,7 +444,7 @@ describe('learner code errors are clear and point at the line', () => {
   return 'ack';
 }`;
     const logs = async (options: string) =>
-      (await runScenario(db, { scenario, code: send(options), variant: 'learner', seed: 1, faults: [] })).trace.filter((e) => e.type === 'log').map((e) => e.text);
+      (await runScenario(sim.db, { scenario, code: send(options), variant: 'learner', seed: 1, faults: [] })).trace.filter((e) => e.type === 'log').map((e) => e.text);
     expect(await logs(`{ idempotency_key: 'k1' }`)).toContainEqual(expect.stringMatching(/email\.send ignores unknown option "idempotency_key"; it reads only idempotencyKey, so this call carries no key$/));
     expect(await logs(`'k1'`)).toContainEqual(expect.stringMatching(/email\.send ignores its second argument: the options are an object, \{ idempotencyKey: … \}, not the key itself, so this call carries no key$/));
     expect(await logs(`{ idempotencyKey: 'k1', retries: 2 }`)).toContainEqual(expect.stringMatching(/unknown option "retries".*the idempotencyKey beside it is sent$/));
@@ -462,7 +455,7 @@ describe('learner code errors are clear and point at the line', () => {
     const code = `export async function handleMessage(msg, env) {
   throw 'already handled';
 }`;
-    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
     expect(r.codeErrors[0]?.message).toBe('"already handled" (not an Error, so no line: throw new Error(…) to get one)');
     expect(r.codeErrors[0]?.line).toBeUndefined();
     expect(r.trace.some((e) => e.text.includes('handler threw "already handled" (not an Error'))).toBe(true);
@@ -477,7 +470,7 @@ describe('learner code errors are clear and point at the line', () => {
     ];
     for (const c of cases) {
       const code = `export async function ${c.fn} {\n  throw 'out of stock';\n}`;
-      const r = await runScenario(db, { scenario: scenarioById(c.id), code, variant: 'learner', seed: 1, faults: [] });
+      const r = await runScenario(sim.db, { scenario: scenarioById(c.id), code, variant: 'learner', seed: 1, faults: [] });
       const mine = r.codeErrors.find((e) => e.process === c.process);
       expect(mine?.message, c.id).toBe('"out of stock" (not an Error, so no line: throw new Error(…) to get one)');
       expect(mine?.line, c.id).toBeUndefined();
@@ -491,7 +484,7 @@ describe('learner code errors are clear and point at the line', () => {
   const order = undefined as any;
   return order.id;
 }`;
-    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
     expect(r.codeErrors[0]).toMatchObject({ line: 3 });
     expect(r.codeErrors[0].message).toMatch(/TypeError/);
     // Stamped with where it happened in the trace: the worker's note that its handler threw.
@@ -512,12 +505,12 @@ describe('learner code errors are clear and point at the line', () => {
   await env.db.query('SELECT * FROM no_such_table');
   return 'ack';
 }`;
-    const r = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [] });
     expect(r.trace.some((e) => e.type === 'db-error' && /no_such_table/.test(e.text))).toBe(true);
     expect(r.codeErrors[0].message).toMatch(/no_such_table/);
     expect(r.codeErrors[0].line).toBe(2);
     // An exploration's run keeps no call site: the same run and verdict, only the line is not named.
-    const lean = await runScenario(db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [], verdictOnly: true });
+    const lean = await runScenario(sim.db, { scenario: receipt, code, variant: 'learner', seed: 1, faults: [], verdictOnly: true });
     const withoutLine = (t: typeof r.trace) => t.map((e) => ({ ...e, text: e.text.replace(' (line 2)', '') }));
     expect(r.trace.filter((e) => e.text.includes(' (line 2)')).length).toBeGreaterThan(0);
     expect(lean.trace).toEqual(withoutLine(r.trace));
@@ -581,7 +574,7 @@ test('a sleep reads in the unit a person would use', async () => {
 
 test('the narration does not call an upsert an insert: a replayed upsert updates the row it made', async () => {
   const scenario = scenarioById('replay-safety');
-  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   const sqlOf = (e: (typeof r.trace)[number]) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
   const upserts = r.trace.filter((e) => e.type === 'db' && /ON CONFLICT[\s\S]*DO UPDATE/i.test(sqlOf(e)));
   expect(upserts.length, replayHint(r)).toBe(2); // the first run's and the replay's

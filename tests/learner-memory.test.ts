@@ -5,12 +5,11 @@
  * set shared by both workers, kept across crashes and across runs: the first run said Held (and
  * marked the lesson passed), the second Violated.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { enterProcess, exportedFunction, loadLearnerModule } from '../simulations/compile';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const COUNTER = `let calls = 0;\nexport function next() { return ++calls; }`;
 
@@ -59,19 +58,13 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 }
 `;
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 describe.each(['receipt-redelivery', 'concurrent-redelivery'])('an in-memory dedupe set in %s', (id) => {
   const scenario = scenarioById(id)!;
 
   test('does not stop the second receipt, on the first run as on every rerun', async () => {
-    const run = () => runScenario(db, { scenario, code: IN_MEMORY_DEDUPE, variant: 'in-memory', seed: scenario.demo.seed });
+    const run = () => runScenario(sim.db, { scenario, code: IN_MEMORY_DEDUPE, variant: 'in-memory', seed: scenario.demo.seed });
     const first = await run();
     expect(first.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(first)).toBe(false);
     // The second handling, wherever it ran, remembered nothing of the first.
@@ -84,7 +77,7 @@ describe.each(['receipt-redelivery', 'concurrent-redelivery'])('an in-memory ded
   });
 
   test('Explore finds it too, and says the same on a second exploration', async () => {
-    const once = () => explore(db, { scenario, code: IN_MEMORY_DEDUPE, variant: 'in-memory', runs: 30, shrinkBudget: 20 });
+    const once = () => explore(sim.db, { scenario, code: IN_MEMORY_DEDUPE, variant: 'in-memory', runs: 30, shrinkBudget: 20 });
     const a = await once();
     const b = await once();
     expect(a.violations).toBeGreaterThan(0);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '../components/lab/actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
@@ -14,15 +14,11 @@ import { formatSimTime } from '../components/lab/view/snapshots';
 import { runForLab } from '../simulations/lab-run';
 import { runScenario } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 import type { Fault, TraceEvent } from '../simulations/types';
 
 const h = React.createElement;
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-beforeAll(async () => {
-  sim = await openSimDb();
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 async function ledgerHtml(id: string, variant: 'starter' | 'solution') {
   const scenario = scenarioById(id);

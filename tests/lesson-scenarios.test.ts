@@ -8,22 +8,15 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers';
 import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
 import { explore, runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
 import type { Fault, LookupResult, TransformRequest, TransformResult } from '../simulations/types';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 const NEW_IDS = ['replay-safety', 'moving-answers', 'batch-credits', 'ambiguous-timeout-charge', 'business-date-reminder', 'human-rerun'];
 
@@ -102,10 +95,10 @@ describe('the e-mail provider', () => {
   test("human-rerun's solution names a gap that is real: a crash between the receipt and its complete, rerun 26 h later, sends it again", async () => {
     const scenario = scenarioById('human-rerun');
     const faults: Fault[] = [{ kind: 'crash', process: 'nightly-job', after: 'email.send', nth: 1 }];
-    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults });
     expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(false);
     // The crash the lab's fault menu offers instead lands before the send: the rerun sends that receipt once.
-    const before = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults: [{ kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 }] });
+    const before = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults: [{ kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 }] });
     expect(before.verdict, replayHint(before)).toBe('held');
   });
 });
@@ -126,7 +119,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
     }
   }
 }`;
-    const r = await runScenario(db, { scenario, code: keyOnly, variant: 'key-only', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: keyOnly, variant: 'key-only', seed: 1 });
     // The same-day retry was answered from the key…
     expect(r.ledger.replays.map((x) => x.by), replayHint(r)).toEqual(['checkout']);
     // …but the provider had forgotten it by the next day.
@@ -139,7 +132,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
   });
 
   test('the solution answers the rerun from its own table: one charge, and the rerun reports it', async () => {
-    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     expect(r.ledger.charges, replayHint(r)).toHaveLength(1);
     expect(r.trace.some((e) => e.actor === 'rerun' && e.type === 'call'), replayHint(r)).toBe(false);
     expect(r.verdict, replayHint(r)).toBe('held');
@@ -156,7 +149,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
     return await env.payments.charge({ orderId: order.id, amountCents: order.totalCents - 500, customer: order.customerId }, { idempotencyKey: key });
   }
 }`;
-    const r = await runScenario(db, { scenario, code: changed, variant: 'changed-amount', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: changed, variant: 'changed-amount', seed: 1 });
     expect(r.ledger.refusals.map((x) => [x.kind, x.by]), replayHint(r)).toEqual([['payments.charge', 'checkout']]);
     expect(r.trace.some((e) => e.type === 'reply' && /Keys for idempotent requests/.test(e.text)), replayHint(r)).toBe(true);
     expect(r.ledger.charges.filter((c) => c.by === 'checkout'), replayHint(r)).toHaveLength(1);
@@ -168,14 +161,14 @@ describe('canaries: near misses the invariants must catch', () => {
     const scenario = scenarioById('business-date-reminder');
     const code = scenario.variants.solution.code.replace('    businessDate: msg.businessDate,\n', '');
     expect(code).not.toBe(scenario.variants.solution.code);
-    const r = await runScenario(db, { scenario, code, variant: 'order-only-key', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code, variant: 'order-only-key', seed: 1 });
     expect(r.invariants.find((i) => i.id === 'reminder-each-due-date')?.held, replayHint(r)).toBe(false);
     expect(r.invariants.find((i) => i.id === 'one-reminder-per-date')?.held, replayHint(r)).toBe(true);
   });
 
   test('business-date-reminder: the solution sends one on each date, nothing on the same-day rerun', async () => {
     const scenario = scenarioById('business-date-reminder');
-    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     expect(r.ledger.emails.map((e) => e.template), replayHint(r)).toEqual(['reminder', 'reminder']);
     expect(r.ledger.emails[1]!.atMs, replayHint(r)).toBeGreaterThanOrEqual(24 * 3_600_000);
   });
@@ -185,22 +178,22 @@ describe('canaries: near misses the invariants must catch', () => {
     // Writes result k to index k instead of to the k-th index sent.
     const code = scenario.variants.solution.code.replace('if (r?.ok) outputs[index] = r.output;', 'if (r?.ok) outputs[k] = r.output;');
     expect(code).not.toBe(scenario.variants.solution.code);
-    const r = await runScenario(db, { scenario, code, variant: 'misplaced', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code, variant: 'misplaced', seed: 1 });
     expect(r.invariants.find((i) => i.id === 'every-item-transformed')?.held, replayHint(r)).toBe(false);
   });
 
   test('batch-credits: the solution spends exactly one credit per item, the starter more than the account ever had', async () => {
     const scenario = scenarioById('batch-credits');
-    const good = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
+    const good = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     expect(good.ledger.credits, replayHint(good)).toHaveLength(10);
     expect(new Set(good.ledger.itemRefusals.map((x) => x.code)), replayHint(good)).toEqual(new Set([429, 402, 'no-response']));
-    const bad = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    const bad = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
     expect(bad.ledger.credits.length, replayHint(bad)).toBe(15);
   });
 
   test('moving-answers: without a replay nothing moves, and the starter holds (the fault is what shows it)', async () => {
     const scenario = scenarioById('moving-answers');
-    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: [] });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: [] });
     expect(r.verdict, replayHint(r)).toBe('held');
   });
 
@@ -214,7 +207,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     await env.email.send({ to: order.email, orderId: order.id }, { idempotencyKey: opKey('receipt-email', { orderId: order.id }) });
   }
 }`;
-    const r = await runScenario(db, { scenario, code: keysOnly, variant: 'provider-keys-only', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: keysOnly, variant: 'provider-keys-only', seed: 1 });
     expect(r.invariants.find((i) => i.id === 'no-double-charge')?.held, replayHint(r)).toBe(false);
     // Neither provider remembers a key 26 hours on: the receipts repeat as well.
     expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(false);
@@ -235,7 +228,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
         "    customer: event.customerId,\n  }, { idempotencyKey: opKey('charge', { orderId: event.orderId }) });",
       );
     expect(code).not.toBe(scenario.variants.starter.code);
-    const r = await runScenario(db, { scenario, code, variant: 'charge-key-only', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code, variant: 'charge-key-only', seed: 1 });
     const broken = r.invariants.filter((i) => !i.held).map((i) => i.id);
     expect(broken, replayHint(r)).toEqual(['at-most-one-email', 'counter-correct', 'no-duplicate-row']);
     // The safe half cost credits again, nothing more.
@@ -246,17 +239,17 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
 test('moving-answers: a handler that returns null is reported as an answer the worker cannot act on, not as a throw', async () => {
   const scenario = scenarioById('moving-answers');
   const code = `export async function checkCustomer(msg, env) {\n  return null;\n}`;
-  const r = await runScenario(db, { scenario, code, variant: 'learner', seed: 1, faults: [] });
+  const r = await runScenario(sim.db, { scenario, code, variant: 'learner', seed: 1, faults: [] });
   expect(r.codeErrors[0], replayHint(r)).toMatchObject({ returned: true, message: expect.stringMatching(/must return .* not null$/) });
 });
 
 test('a dead-lettered message says how many of its deliveries were answered "retry-later" behind a live lease', async () => {
   const scenario = scenarioById('lease-expiry');
-  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
   expect(settled.detail, replayHint(r)).toMatch(/^message m1 was dead-lettered after 10 deliveries, \d+ of them answered "retry-later" \(its key claimed under a lease still running\), each one using up a delivery$/);
   // Not said where no delivery backed off.
-  const plain = await runScenario(db, { scenario: scenarioById('receipt-redelivery'), code: 'export async function handleMessage() { throw new Error("down"); }', variant: 'learner', seed: 1, faults: [] });
+  const plain = await runScenario(sim.db, { scenario: scenarioById('receipt-redelivery'), code: 'export async function handleMessage() { throw new Error("down"); }', variant: 'learner', seed: 1, faults: [] });
   expect(plain.invariants.find((i) => i.id === 'messages-settled')?.detail, replayHint(plain)).not.toMatch(/retry-later/);
 });
 
@@ -274,9 +267,9 @@ export async function sendReminder(msg: ReminderMessage, env: Env) {
   await env.email.send({ to: msg.customer, orderId: msg.orderId, template: 'reminder' });
   return 'ack';
 }`;
-    const demo = await runScenario(db, { scenario, code: markFirst, variant: 'mark-first', seed: scenario.demo.seed });
+    const demo = await runScenario(sim.db, { scenario, code: markFirst, variant: 'mark-first', seed: scenario.demo.seed });
     expect(demo.verdict, replayHint(demo)).toBe('held'); // the demonstration alone does not show it
-    const e = await explore(db, { scenario, code: markFirst, variant: 'mark-first', runs: 200 });
+    const e = await explore(sim.db, { scenario, code: markFirst, variant: 'mark-first', runs: 200 });
     expect(e.errors).toBe(0);
     expect(e.byInvariant['reminder-each-due-date'] ?? 0).toBeGreaterThan(0);
   }, 120_000);
@@ -298,9 +291,9 @@ export async function handleMessage(event: PaymentEvent, env: Env) {
     return 'ack';
   });
 }`;
-    const demo = await runScenario(db, { scenario, code: inOneTx, variant: 'one-transaction', seed: scenario.demo.seed });
+    const demo = await runScenario(sim.db, { scenario, code: inOneTx, variant: 'one-transaction', seed: scenario.demo.seed });
     expect(demo.verdict, replayHint(demo)).toBe('held');
-    const e = await explore(db, { scenario, code: inOneTx, variant: 'one-transaction', runs: 200 });
+    const e = await explore(sim.db, { scenario, code: inOneTx, variant: 'one-transaction', runs: 200 });
     expect(e.errors).toBe(0);
     expect(e.byInvariant['at-most-one-email'] ?? 0).toBeGreaterThan(0);
   }, 120_000);
@@ -311,7 +304,7 @@ const DEEP_RUNS = Number(process.env.EXPLORE_RUNS_NEW ?? 150);
 describe.each(NEW_IDS)('%s explored deeply', (id) => {
   test(`the solution holds across ${DEEP_RUNS} seeded fault plans`, async () => {
     const scenario = scenarioById(id);
-    const e = await explore(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: DEEP_RUNS });
+    const e = await explore(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: DEEP_RUNS });
     const cx = e.counterexample;
     expect(e.violations, cx ? replayHint({ scenario: id, variant: 'solution', ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
     expect(e.errors).toBe(0);
@@ -323,8 +316,8 @@ describe.each(NEW_IDS)('%s is deterministic', (id) => {
     const scenario = scenarioById(id);
     for (const variant of ['starter', 'solution'] as const) {
       const req = { scenario, code: scenario.variants[variant].code, variant, seed: 7 };
-      const a = await runScenario(db, req);
-      const b = await runScenario(db, req);
+      const a = await runScenario(sim.db, req);
+      const b = await runScenario(sim.db, req);
       expect(b.traceHash, replayHint(a)).toBe(a.traceHash);
       expect(b.invariants, replayHint(a)).toEqual(a.invariants);
     }
@@ -365,7 +358,7 @@ describe('the replay-safety table as data', () => {
 
   test('the scenario agrees with the bins: the starter breaks exactly the invariants of the unsafe operations', async () => {
     const scenario = scenarioById('replay-safety');
-    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
     const broken = new Set(r.invariants.filter((i) => !i.held).map((i) => i.id));
     const guardedBy: Record<string, string> = { charge: 'no-double-charge', email: 'at-most-one-email', counter: 'counter-correct', append: 'no-duplicate-row' };
     for (const op of REPLAY_OPERATIONS) {

@@ -5,23 +5,16 @@
  * breaks where it says), and every prediction's outcome is computed from real runs — the starter's
  * and the solution's differ, so a prediction can never be right by a hard-coded answer.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { PREDICTIONS, predictionFor, type RunFacts } from '../simulations/predictions';
 import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/quizzes';
 import { runScenario } from '../simulations/run';
 import { decodeLabLink, labLinkHref } from '../simulations/share-link';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 const scenarioIds = new Set(SCENARIOS.map((s) => s.id));
 
@@ -59,7 +52,7 @@ describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) 
     test(`"see it happen" (${see.scenario}, ${see.variant}, seed ${see.seed}) gives the verdict ${see.expect}`, async () => {
       expect(scenarioIds.has(see.scenario), `scenario ${see.scenario}`).toBe(true);
       const scenario = scenarioById(see.scenario);
-      const r = await runScenario(db, { scenario, code: scenario.variants[see.variant].code, variant: see.variant, seed: see.seed, faults: see.faults });
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants[see.variant].code, variant: see.variant, seed: see.seed, faults: see.faults });
       expect(r.verdict, replayHint(r)).toBe(see.expect);
       if (see.invariant) {
         const inv = r.invariants.find((i) => i.id === see.invariant);
@@ -107,7 +100,7 @@ describe('predict, then run', () => {
       const scenario = scenarioById(id);
       const outcomes: Record<string, string> = {};
       for (const variant of ['starter', 'solution'] as const) {
-        const r = await runScenario(db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
+        const r = await runScenario(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
         expect(r.verdict === 'held' || r.verdict === 'violated', replayHint(r)).toBe(true);
         const facts: RunFacts = { verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger };
         const outcome = p.measure(facts);
@@ -123,7 +116,7 @@ describe('predict, then run', () => {
     const figures: Record<string, string> = {};
     for (const id of ['receipt-redelivery', 'random-key-on-retry', 'relay-concurrency', 'batch-credits', 'business-date-reminder']) {
       const scenario = scenarioById(id);
-      const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
       figures[id] = predictionFor(id)!.describe({ verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger });
     }
     expect(figures).toEqual({

@@ -4,14 +4,13 @@
  * random fault plans and interleavings. If the simulator stopped injecting faults, the first half
  * fails; if it injected faults no correct design survives, the second half fails.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { SCENARIO_IDS } from '../simulations/scenario-ids';
 import { formatSimTime } from '../simulations/sim-time';
 import { explore, runScenario } from '../simulations/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const EXPLORED_RUNS = Number(process.env.EXPLORE_RUNS ?? 60);
 
@@ -34,13 +33,7 @@ const STARTER_BREAKS: Record<string, string> = {
   'relay-concurrency': 'each-row-once',
 };
 
-let sim: Awaited<ReturnType<typeof openSimDb>>;
-let db: PgliteSimDatabase;
-beforeAll(async () => {
-  sim = await openSimDb();
-  db = sim.db;
-});
-afterAll(() => sim.close());
+const sim = simDbPerFile();
 
 test('the catalog and the engine list the same scenarios in the same order', () => {
   expect(SCENARIOS.map((s) => [s.id, s.title])).toEqual(SCENARIO_CATALOG.map((s) => [s.id, s.title]));
@@ -51,32 +44,32 @@ test('the catalog and the engine list the same scenarios in the same order', () 
 
 describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
   test(`starter breaks ${STARTER_BREAKS[scenario.id]} under the demonstration plan (seed ${scenario.demo.seed})`, async () => {
-    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
     const broken = r.invariants.filter((i) => !i.held).map((i) => i.id);
     expect(broken, replayHint(r)).toContain(STARTER_BREAKS[scenario.id]);
     expect(r.verdict).toBe('violated');
   });
 
   test('solution holds under the demonstration plan', async () => {
-    const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
     expect(r.invariants.filter((i) => !i.held), replayHint(r)).toEqual([]);
     expect(r.codeErrors, replayHint(r)).toEqual([]);
     expect(r.ending).toBe('finished');
   });
 
   test(`solution holds across ${EXPLORED_RUNS} explored schedules`, async () => {
-    const e = await explore(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: EXPLORED_RUNS });
+    const e = await explore(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: EXPLORED_RUNS });
     const cx = e.counterexample;
     expect(e.violations, cx ? replayHint({ scenario: scenario.id, variant: 'solution', ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
     expect(e.runs).toBe(EXPLORED_RUNS);
   });
 
   test('starter is caught by the explorer, with a replayable counterexample', async () => {
-    const e = await explore(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', runs: 30 });
+    const e = await explore(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', runs: 30 });
     expect(e.violations).toBeGreaterThan(0);
     const cx = e.counterexample!;
     expect(cx).not.toBeNull();
-    const replay = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: cx.seed, faults: cx.faults, choices: cx.choices });
+    const replay = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: cx.seed, faults: cx.faults, choices: cx.choices });
     expect(replay.invariants.find((i) => i.id === cx.invariant)?.held, replayHint(replay)).toBe(false);
     expect(replay.steps).toBe(cx.steps);
   });
@@ -87,15 +80,15 @@ test('dual-write demonstration: the crash is followed by a retried checkout, so 
   const published = (r: Awaited<ReturnType<typeof runScenario>>) =>
     r.ledger.published.filter((p) => p.topic === 'order-placed').map((p) => ({ orderId: (p.body as { orderId: number }).orderId, by: p.by }));
 
-  const starter = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const starter = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   // Order 1 committed before the crash and was never announced; the retry saved the purchase again as order 2.
-  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(starter)).toEqual([1, 2]);
+  expect((await sim.db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(starter)).toEqual([1, 2]);
   expect(published(starter)).toEqual([{ orderId: 2, by: 'shop' }]);
   const lost = starter.invariants.find((i) => i.id === 'nothing-lost')!;
   expect(lost.held).toBe(false);
   expect(lost.detail).toMatch(/^order 1 committed, but no "order-placed" message was ever published.*saved the purchase again as order 2.*2 order rows/);
 
-  const solution = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
+  const solution = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed });
   // The crash lands after the order INSERT, inside the open transaction: the trace shows that row
   // written (order 1) and then rolled back, not the rollback of an empty transaction.
   const shop = solution.trace.filter((e) => e.actor === 'shop');
@@ -107,8 +100,8 @@ test('dual-write demonstration: the crash is followed by a retried checkout, so 
   expect(shop[insert + 2]?.type, 'the dropped connection rolled the order row back').toBe('rollback');
   expect(shop.some((e) => e.type === 'restart'), 'the shop restarted and retried').toBe(true);
   // Sequences are not transactional: the rolled-back INSERT used id 1, so the retry commits order 2.
-  expect((await db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(solution)).toEqual([2]);
-  const outbox = await db.inspect('SELECT payload, published_at FROM outbox');
+  expect((await sim.db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id)), replayHint(solution)).toEqual([2]);
+  const outbox = await sim.db.inspect('SELECT payload, published_at FROM outbox');
   expect(outbox).toHaveLength(1);
   expect(outbox[0].published_at, 'the relay marked its row published').not.toBeNull();
   expect(published(solution)).toEqual([{ orderId: 2, by: 'relay-1' }]);
@@ -126,14 +119,14 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   await env.db.query('INSERT INTO orders (id, customer_id, total_cents) VALUES ($1, $2, $3)', [next.id, order.customerId, order.totalCents]);
   return next.id;
 }`;
-  const r = await runScenario(db, { scenario, code: publishFirst, variant: 'publish-first', seed: 1, faults: [{ kind: 'crash', process: 'shop', after: 'queue.publish' }] });
+  const r = await runScenario(sim.db, { scenario, code: publishFirst, variant: 'publish-first', seed: 1, faults: [{ kind: 'crash', process: 'shop', after: 'queue.publish' }] });
   expect(r.invariants.find((i) => i.id === 'no-phantom')?.held, replayHint(r)).toBe(false);
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
 });
 
 test("an invariant's evidence names a moment as the ledger and the event log do (QA saw \"25 h 0 min 0.0 s\" beside \"1 day 1 h\")", async () => {
   const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
-  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
+  const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
   const twice = r.invariants.find((i) => i.id === 'no-double-charge')!;
   expect(twice.held, replayHint(r)).toBe(false);
   const late = r.ledger.charges.find((c) => c.atMs >= 3_600_000)!;
@@ -147,7 +140,7 @@ test('code that does nothing passes no scenario: every one has an invariant for 
   for (const scenario of SCENARIOS) {
     for (const body of ['return;', "return 'ack';"]) {
       const code = `export async function ${scenario.entry}(...args: unknown[]) { ${body} }`;
-      const r = await runScenario(db, { scenario, code, variant: 'do-nothing', seed: scenario.demo.seed, faults: scenario.demo.faults });
+      const r = await runScenario(sim.db, { scenario, code, variant: 'do-nothing', seed: scenario.demo.seed, faults: scenario.demo.faults });
       if (r.verdict !== 'violated') passed.push(`${scenario.id} (${body}): ${r.verdict}; ${replayHint(r)}`);
     }
   }
@@ -177,14 +170,14 @@ export async function placeOrder(order: { customerId: string; totalCents: number
     ['no-write', noWrite, /the checkout confirmed order 42 to the customer, but order 42 is not in the database/],
     ['no-write-no-id', noWriteNoId, /returned undefined without an error, so the customer saw a confirmation, but no order was saved/],
   ] as const) {
-    const r = await runScenario(db, { scenario, code, variant: name, seed: 1, faults: scenario.demo.faults });
+    const r = await runScenario(sim.db, { scenario, code, variant: name, seed: 1, faults: scenario.demo.faults });
     const inv = r.invariants.find((i) => i.id === 'confirmed-saved')!;
     expect(inv.held, `${name}: ${replayHint(r)}`).toBe(false);
     expect(inv.detail).toMatch(detail);
     expect(r.trace[inv.step!]?.text, name).toMatch(/^shop: order .* placed$/);
   }
   // The starter loses an order, but the one it confirmed is saved: this invariant holds there.
-  const starter = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: scenario.demo.faults });
+  const starter = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: scenario.demo.faults });
   expect(starter.invariants.find((i) => i.id === 'confirmed-saved')?.held, replayHint(starter)).toBe(true);
 });
 
@@ -196,7 +189,7 @@ describe('relay-concurrency: a republish after a crash is at-least-once, not a r
 
   test('the solution holds when a relay crashes between publishing and marking, and the detail says why a row went twice', async () => {
     for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
       const rowOnce = r.invariants.find((i) => i.id === 'each-row-once')!;
       expect(rowOnce.held, replayHint(r)).toBe(true);
       const republished = r.ledger.published.length > 4;
@@ -207,14 +200,14 @@ describe('relay-concurrency: a republish after a crash is at-least-once, not a r
   test('at least one of those runs really does publish a row twice (so the test above tests something)', async () => {
     const twice = [];
     for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const r = await runScenario(db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterPublish });
       if (r.ledger.published.length > 4) twice.push(seed);
     }
     expect(twice.length).toBeGreaterThan(0);
   });
 
   test('the starter still breaks it with no crash at all: two healthy relays publish the same row', async () => {
-    const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 2, faults: [] });
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 2, faults: [] });
     const rowOnce = r.invariants.find((i) => i.id === 'each-row-once')!;
     expect(rowOnce.held, replayHint(r)).toBe(false);
     expect(rowOnce.detail).toMatch(/with no crash in between/);
@@ -225,7 +218,7 @@ test('"Every message is acknowledged" names who acknowledged it, so it does not 
   // QA: the starter's banner said worker-1's delivery was not acknowledged, and the verdict said
   // "every message was acknowledged" (worker-2 had acknowledged it).
   const scenario = SCENARIOS.find((s) => s.id === 'concurrent-redelivery')!;
-  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 3 });
+  const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 3 });
   expect(r.codeErrors.map((e) => e.process), replayHint(r)).toEqual(['worker-1']);
   const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
   expect(settled).toMatchObject({ held: true, detail: 'every message was acknowledged: m1 by worker-2' });
@@ -234,7 +227,7 @@ test('"Every message is acknowledged" names who acknowledged it, so it does not 
 test('"Checkout and the rerun both report the one charge" does not pass when there are several charges', async () => {
   // QA: the starter charged three times and this invariant still said Held, having checked nothing.
   const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
-  const r = await runScenario(db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+  const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   expect(r.ledger.charges.length, replayHint(r)).toBeGreaterThan(1);
   const same = r.invariants.find((i) => i.id === 'same-charge-everywhere')!;
   expect(same.held, replayHint(r)).toBe(false);

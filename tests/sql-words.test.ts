@@ -5,13 +5,13 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/sql-words';
 import { runScenario } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { isParked, type PgliteSimDatabase } from '../simulations/sim-database';
+import { isParked } from '../simulations/sim-database';
 import { SIM_EPOCH_MS } from '../simulations/sql-clock';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 describe('onSimulatedClock', () => {
   test.each([
@@ -98,18 +98,12 @@ describe('transactionControl', () => {
 });
 
 describe('in a run', () => {
-  let sim: Awaited<ReturnType<typeof openSimDb>>;
-  let db: PgliteSimDatabase;
-  beforeAll(async () => {
-    sim = await openSimDb();
-    db = sim.db;
-  });
-  afterAll(() => sim.close());
+  const sim = simDbPerFile();
 
   test('clock_timestamp(), statement_timestamp() and transaction_timestamp() read the simulated clock, as now() does', async () => {
-    await db.reset();
+    await sim.db.reset();
     const at = SIM_EPOCH_MS + 90_000;
-    const got = await db.query('p', 'SELECT now() AS now, clock_timestamp() AS c, statement_timestamp() AS s, transaction_timestamp() AS t', [], at);
+    const got = await sim.db.query('p', 'SELECT now() AS now, clock_timestamp() AS c, statement_timestamp() AS s, transaction_timestamp() AS t', [], at);
     if (isParked(got)) throw new Error('parked');
     const row = got.rows[0] as Record<string, Date>;
     for (const k of ['now', 'c', 's', 't']) expect(row[k].getTime(), k).toBe(at);
@@ -141,7 +135,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 
   test('a lease written with CURRENT_TIMESTAMP runs on simulated time: it expires, and the run repeats exactly', async () => {
     const scenario = scenarioById('lease-expiry');
-    const run = () => runScenario(db, { scenario, code: CURRENT_TIMESTAMP_FIX, variant: 'current-timestamp', seed: scenario.demo.seed });
+    const run = () => runScenario(sim.db, { scenario, code: CURRENT_TIMESTAMP_FIX, variant: 'current-timestamp', seed: scenario.demo.seed });
     const first = await run();
     expect(first.invariants.filter((i) => !i.held), replayHint(first)).toEqual([]);
     const second = await run();
@@ -173,12 +167,12 @@ export async function placeOrder(order: { customerId: string; totalCents: number
 
   test('BEGIN through env.db.query fails at its step and says why; on a client from connect() it runs', async () => {
     const scenario = scenarioById('dual-write');
-    const r = await runScenario(db, { scenario, code: placeOrder('const tx = env.db;', ''), variant: 'begin-on-pool', seed: scenario.demo.seed });
+    const r = await runScenario(sim.db, { scenario, code: placeOrder('const tx = env.db;', ''), variant: 'begin-on-pool', seed: scenario.demo.seed });
     expect(r.codeErrors.length, replayHint(r)).toBeGreaterThan(0);
     expect(r.codeErrors[0].message).toMatch(/^Error: BEGIN through env\.db\.query: like pg\.Pool's query/);
     expect(r.codeErrors[0].line).toBe(6);
     expect(r.trace.some((e) => e.type === 'db-error' && /BEGIN through env\.db\.query/.test(e.text))).toBe(true);
-    const client = await runScenario(db, { scenario, code: placeOrder('const tx = await env.db.connect();', 'tx.release();'), variant: 'begin-on-client', seed: scenario.demo.seed });
+    const client = await runScenario(sim.db, { scenario, code: placeOrder('const tx = await env.db.connect();', 'tx.release();'), variant: 'begin-on-client', seed: scenario.demo.seed });
     expect(client.codeErrors, replayHint(client)).toEqual([]);
     expect(client.invariants.filter((i) => !i.held), replayHint(client)).toEqual([]);
   });

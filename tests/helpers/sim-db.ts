@@ -1,11 +1,36 @@
 /** One PGlite-backed simulation database per test file: booted once, reset by every run. */
 import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll } from 'vitest';
 import { PgliteSimDatabase } from '../../simulations/sim-database';
 
 export async function openSimDb(): Promise<{ db: PgliteSimDatabase; pg: PGlite; close(): Promise<void> }> {
   const pg = new PGlite();
   const db = await PgliteSimDatabase.open(pg);
   return { db, pg, close: () => pg.close() };
+}
+
+/**
+ * The calling file's (or `describe` block's) simulation database: opened before its first test and
+ * closed after its last. Read `.db` and `.pg` inside tests and hooks, once it is open.
+ */
+export function simDbPerFile(): { readonly db: PgliteSimDatabase; readonly pg: PGlite } {
+  let sim: Awaited<ReturnType<typeof openSimDb>> | undefined;
+  beforeAll(async () => {
+    sim = await openSimDb();
+  });
+  afterAll(() => sim?.close());
+  const open = () => {
+    if (!sim) throw new Error('the simulation database is not open yet: read it inside a test or a hook');
+    return sim;
+  };
+  return {
+    get db() {
+      return open().db;
+    },
+    get pg() {
+      return open().pg;
+    },
+  };
 }
 
 /** The command that replays a run, for failure messages. */
