@@ -5,7 +5,7 @@
  * what really happened, computed from the run's ledger and invariants (simulations/predictions.ts),
  * next to the prediction. A run of other code leaves it waiting, with a note saying why.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { Prediction } from '@/simulations/predictions';
 import { clearPrediction, recordPrediction, useProgress } from './progress';
 
@@ -34,79 +34,68 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
 
   const frame = 'rounded-xl border px-4 py-3 text-sm leading-6 shadow-sm';
 
+  // Waiting and revealed have the same rows, "The run" filled in at the reveal: the answer lands in
+  // place instead of pushing the lab's controls down when the verdict does.
+  const card = (state: 'waiting' | 'revealed', tone: string, title: ReactNode, choice: string, run: ReactNode, extra: ReactNode, again: string) => (
+    <section aria-labelledby={`${name}-h`} data-testid="prediction" data-state={state} className={`${frame} ${tone}`}>
+      <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
+        {title}
+      </h2>
+      <p className="mt-1">{prediction.prompt}</p>
+      <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">
+        <dt className="font-medium">You predicted</dt>
+        <dd data-testid="prediction-choice">{label(choice)}</dd>
+        <dt className="font-medium">The run</dt>
+        {run}
+      </dl>
+      {extra}
+      <button
+        type="button"
+        onClick={act(() => clearPrediction(prediction.scenario))}
+        className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
+      >
+        {again}
+      </button>
+    </section>
+  );
+
   if (saved?.actual !== undefined) {
     const right = saved.actual === saved.choice;
-    return (
-      <section
-        aria-labelledby={`${name}-h`}
-        data-testid="prediction"
-        data-state="revealed"
-        className={`${frame} ${right ? 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-50' : 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-400/40 dark:bg-amber-400/10 dark:text-amber-50'}`}
-      >
-        <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
-          {right ? 'Your prediction was right' : 'The run did not match your prediction'}
-        </h2>
-        <p className="mt-1">{prediction.prompt}</p>
-        <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">
-          <dt className="font-medium">You predicted</dt>
-          <dd data-testid="prediction-choice">{label(saved.choice)}</dd>
-          <dt className="font-medium">The run</dt>
-          <dd data-testid="prediction-actual">
-            <strong>{label(saved.actual)}</strong>
-            {saved.actualText && <span> — {saved.actualText}</span>}
-          </dd>
-        </dl>
-        {saved.afterSeeing && (
-          <p className="mt-1 text-xs" data-testid="prediction-after-seeing">
-            Made after you had seen the starter&rsquo;s demonstration end, so it does not count towards the lesson.
-          </p>
-        )}
-        <button
-          type="button"
-          onClick={act(() => clearPrediction(prediction.scenario))}
-          className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
-        >
-          Predict again
-        </button>
-      </section>
+    return card(
+      'revealed',
+      right
+        ? 'border-emerald-300 bg-emerald-50 text-emerald-950 dark:border-emerald-500/40 dark:bg-emerald-500/10 dark:text-emerald-50'
+        : 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-400/40 dark:bg-amber-400/10 dark:text-amber-50',
+      right ? 'Your prediction was right' : 'The run did not match your prediction',
+      saved.choice,
+      <dd data-testid="prediction-actual">
+        <strong>{label(saved.actual)}</strong>
+        {saved.actualText && <span> — {saved.actualText}</span>}
+      </dd>,
+      saved.afterSeeing && (
+        <p className="mt-1 text-xs" data-testid="prediction-after-seeing">
+          Made after you had seen the starter&rsquo;s demonstration end, so it does not count towards the lesson.
+        </p>
+      ),
+      'Predict again',
     );
   }
 
   if (saved) {
-    // Laid out as the reveal will be (the same rows, "The run" still open), so the answer fills in
-    // its row in place instead of pushing the lab's controls down when the verdict lands.
-    return (
-      <section
-        aria-labelledby={`${name}-h`}
-        data-testid="prediction"
-        data-state="waiting"
-        className={`${frame} border-teal-200 bg-teal-50 text-teal-950 dark:border-teal-400/30 dark:bg-teal-400/10 dark:text-teal-50`}
-      >
-        <h2 id={`${name}-h`} ref={heading} tabIndex={-1} className="font-semibold focus:outline-none">
-          Prediction locked in
-        </h2>
-        <p className="mt-1">{prediction.prompt}</p>
-        <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[auto_1fr]">
-          <dt className="font-medium">You predicted</dt>
-          <dd data-testid="prediction-choice">{label(saved.choice)}</dd>
-          <dt className="font-medium">The run</dt>
-          <dd>
-            Not yet: run the <strong>Starter</strong> on the demonstration plan, and the answer appears here with the verdict.
-          </dd>
-        </dl>
-        {note && (
-          <p role="status" data-testid="prediction-note" className="mt-1 font-medium">
-            {note}
-          </p>
-        )}
-        <button
-          type="button"
-          onClick={act(() => clearPrediction(prediction.scenario))}
-          className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
-        >
-          Change my prediction
-        </button>
-      </section>
+    return card(
+      'waiting',
+      'border-teal-200 bg-teal-50 text-teal-950 dark:border-teal-400/30 dark:bg-teal-400/10 dark:text-teal-50',
+      'Prediction locked in',
+      saved.choice,
+      <dd>
+        Not yet: run the <strong>Starter</strong> on the demonstration plan, and the answer appears here with the verdict.
+      </dd>,
+      note && (
+        <p role="status" data-testid="prediction-note" className="mt-1 font-medium">
+          {note}
+        </p>
+      ),
+      'Change my prediction',
     );
   }
 
