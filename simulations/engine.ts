@@ -1064,7 +1064,7 @@ function withCallSite(err: unknown, callSite: Error | undefined): unknown {
 }
 
 /** Why `env.db.query` refuses a statement that begins or ends a transaction (`word`: BEGIN, COMMIT, …). */
-export function poolTransactionRefusal(word: string): string {
+function poolTransactionRefusal(word: string): string {
   return (
     `${word} through env.db.query: like pg.Pool's query, it runs each statement on whichever pooled connection is free, ` +
     `so a transaction begun this way would not hold the statements after it. Take one connection for the whole transaction: ` +

@@ -10,8 +10,8 @@ import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invaria
 import { SIM_EPOCH_MS } from '../snapshots';
 import { formatSimTime } from '../sim-time';
 import type { CheckoutOrder, Env, Fault } from '../types';
-import { businessDateOf } from '../business-date';
-import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, simDate, type Returned } from './kit';
+import { businessDateOf, simDate } from '../business-date';
+import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, type Returned } from './kit';
 
 const HOUR_MS = 3_600_000;
 

@@ -50,8 +50,6 @@ export function oneShot(
   };
 }
 
-export { simDate } from '../business-date';
-
 /** "6.3 s", "2 h 30 min", "1 day 2 h": a simulated duration a learner can read. */
 export function humanDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;

@@ -121,8 +121,10 @@ function itemLabel(item: string): string {
 
 /** The first message before `i` with the same topic and body as the `i`th, if any. */
 export function firstOfSame<T extends { topic: string; body: unknown }>(published: readonly T[], i: number): T | undefined {
-  const same = (a: T) => a.topic === published[i].topic && JSON.stringify(a.body) === JSON.stringify(published[i].body);
-  return published.slice(0, i).find(same);
+  const { topic } = published[i];
+  const body = JSON.stringify(published[i].body);
+  for (let k = 0; k < i; k++) if (published[k].topic === topic && JSON.stringify(published[k].body) === body) return published[k];
+  return undefined;
 }
 
 function Dup({ count, noun, orderId, on }: { count: number; noun: string; orderId: number; on?: string }) {
