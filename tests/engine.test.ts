@@ -572,6 +572,11 @@ test('a sleep reads in the unit a person would use', async () => {
   ]);
 });
 
+test("the scenarios' durations round to the minute as a whole, as sleepText does", async () => {
+  const { humanDuration } = await import('../simulations/scenarios/kit');
+  expect([30_000, 90_000, 9_000_000, 53_980_000, 86_380_000, 93_600_000].map(humanDuration)).toEqual(['30.0 s', '2 min', '2 h 30 min', '15 h', '1 day', '1 day 2 h']);
+});
+
 test('the narration does not call an upsert an insert: a replayed upsert updates the row it made', async () => {
   const scenario = scenarioById('replay-safety');
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });

@@ -53,8 +53,10 @@ export function oneShot(
 /** "6.3 s", "2 h 30 min", "1 day 2 h": a simulated duration a learner can read. */
 export function humanDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const h = Math.floor(ms / 3_600_000);
-  const min = Math.round((ms - h * 3_600_000) / 60_000);
+  // Rounded to the minute as a whole, as the engine's sleepText: 14 h 59 min 40 s is "15 h", not "14 h 60 min".
+  const total = Math.round(ms / 60_000);
+  const h = Math.floor(total / 60);
+  const min = total % 60;
   if (h >= 24) return `${Math.floor(h / 24)} day${h >= 48 ? 's' : ''}${h % 24 ? ` ${h % 24} h` : ''}`;
   return h ? `${h} h${min ? ` ${min} min` : ''}` : `${min} min`;
 }
