@@ -29,6 +29,13 @@ CREATE OR REPLACE FUNCTION sim.statement_timestamp() RETURNS timestamptz LANGUAG
 CREATE OR REPLACE FUNCTION sim.transaction_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 ${SCHEMA_GUARD_SQL}`;
 
+/**
+ * A call of a function `CLOCK_SQL` puts on the virtual clock: a statement naming one must see the
+ * clock moved first. Unanchored on the left, so a function of the learner's such as `get_now()`,
+ * which may call now() inside, counts too.
+ */
+export const CALLS_CLOCK = /(now|clock_timestamp|statement_timestamp|transaction_timestamp)\s*\(/i;
+
 /** Something that runs a script of several statements (PGlite's and node-postgres' exec/query). */
 export interface ScriptRunner {
   exec(sql: string): Promise<unknown>;

@@ -107,6 +107,13 @@ describe('in a run', () => {
     if (isParked(got)) throw new Error('parked');
     const row = got.rows[0] as Record<string, Date>;
     for (const k of ['now', 'c', 's', 't']) expect(row[k].getTime(), k).toBe(at);
+    // Each on its own, at a later moment: the clock must be moved for a statement naming only it.
+    for (const [k, fn] of [['c', 'clock_timestamp'], ['s', 'statement_timestamp'], ['t', 'transaction_timestamp']] as const) {
+      const later = at + 1_000 * (1 + ['c', 's', 't'].indexOf(k));
+      const alone = await sim.db.query('p', `SELECT ${fn}() AS ${k}`, [], later);
+      if (isParked(alone)) throw new Error('parked');
+      expect((alone.rows[0] as Record<string, Date>)[k].getTime(), fn).toBe(later);
+    }
   });
 
   // The lease-expiry fix written with CURRENT_TIMESTAMP, as a learner might: before, its leases
