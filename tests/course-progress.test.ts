@@ -8,7 +8,10 @@ import { SCENARIO_CATALOG } from '../simulations/catalog';
 import {
   PROGRESS_KEY,
   clearPrediction,
+  codeDetail,
+  codeDigest,
   lessonState,
+  markExploredClean,
   markPassed,
   markSawOutcome,
   markVisited,
@@ -46,6 +49,8 @@ let storage: MemoryStorage;
 beforeEach(() => {
   storage = new MemoryStorage();
   (globalThis as { window?: unknown }).window = { localStorage: storage, addEventListener() {}, removeEventListener() {} };
+  // The module keeps the last progress in memory (for when storage is unavailable): start empty.
+  resetProgress();
 });
 
 const current = (): Progress => {
@@ -62,20 +67,57 @@ test('a fresh learner starts at the first lesson', () => {
   expect(nextLesson(p, SCENARIO_CATALOG)?.id).toBe(first!.id);
 });
 
-test('visiting starts a lesson; only "Your code" held makes it done and moves the next step on', () => {
+const FIX = codeDigest('export async function handleMessage() { /* my fix */ }');
+const OTHER = codeDigest('export async function handleMessage() { /* another try */ }');
+
+test('visiting starts a lesson; only "Your code" held on the demonstration and explored clean makes it done and moves the next step on', () => {
   markVisited(first!.id);
   expect(lessonState(current(), first!.id)).toBe('started');
   expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(first!.id);
   recordQuiz('some-question', 'a', true);
   expect(lessonState(current(), first!.id)).toBe('started');
-  markPassed(first!.id);
+  markPassed(first!.id, FIX);
+  // Held on the one demonstration schedule: not done yet (a look-alike fix gets this far).
+  expect(lessonState(current(), first!.id)).toBe('started');
+  expect(codeDetail('started', current().scenarios[first!.id])).toMatch(/held on the demonstration · not yet explored/);
+  expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(first!.id);
+  markExploredClean(first!.id, FIX);
   expect(lessonState(current(), first!.id)).toBe('done');
+  expect(codeDetail('done', current().scenarios[first!.id])).toMatch(/came through exploration/);
   expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(second!.id);
-  expect(JSON.parse(storage.data.get(PROGRESS_KEY)!)).toMatchObject({ version: 1, scenarios: { [first!.id]: { visited: true, passed: true } } });
+  expect(JSON.parse(storage.data.get(PROGRESS_KEY)!)).toMatchObject({ version: 1, scenarios: { [first!.id]: { visited: true, passed: true, explored: true } } });
+});
+
+test('the demonstration and the exploration must be of the same code, in either order; once done, a lesson stays done', () => {
+  // Explored one version, held with another: not done.
+  markExploredClean(first!.id, OTHER);
+  markPassed(first!.id, FIX);
+  expect(lessonState(current(), first!.id)).toBe('started');
+  // The explored version then holds on the demonstration too: done.
+  markPassed(first!.id, OTHER);
+  expect(lessonState(current(), first!.id)).toBe('done');
+  // Later versions held but not explored do not undo it.
+  markPassed(first!.id, codeDigest('a third version'));
+  expect(lessonState(current(), first!.id)).toBe('done');
+});
+
+test('a lesson keeps only the latest few code digests', () => {
+  for (let i = 0; i < 20; i++) markPassed(first!.id, codeDigest(`version ${i}`));
+  const held = current().scenarios[first!.id]!.heldCode!;
+  expect(held.length).toBeLessThanOrEqual(8);
+  expect(held.at(-1)).toBe(codeDigest('version 19'));
+  // The oldest are forgotten: exploring version 0 now does not finish the lesson.
+  markExploredClean(first!.id, codeDigest('version 0'));
+  expect(lessonState(current(), first!.id)).toBe('started');
+  markExploredClean(first!.id, codeDigest('version 18'));
+  expect(lessonState(current(), first!.id)).toBe('done');
 });
 
 test('all lessons done: no next lesson', () => {
-  for (const s of SCENARIO_CATALOG) markPassed(s.id);
+  for (const s of SCENARIO_CATALOG) {
+    markPassed(s.id, FIX);
+    markExploredClean(s.id, FIX);
+  }
   expect(nextLesson(current(), SCENARIO_CATALOG)).toBeNull();
 });
 
@@ -161,7 +203,8 @@ test('the lab chip and the course map say the same of a lesson\'s questions: rig
 test('reset forgets everything recorded, and Undo puts it back exactly', () => {
   expect(hasProgress({ version: 1, scenarios: {}, quizzes: {} })).toBe(false);
   markVisited('receipt-redelivery');
-  markPassed('receipt-redelivery');
+  markPassed('receipt-redelivery', FIX);
+  markExploredClean('receipt-redelivery', FIX);
   recordQuiz('q1', 'a', true);
   const before = current();
   expect(hasProgress(before)).toBe(true);
@@ -190,3 +233,12 @@ test('"Your code" passes only when it held and threw nothing: code that throws e
   expect(codeHeld({ mode: 'solution', verdict: 'held', codeErrors: 0 })).toBe(false);
 });
 
+
+test('an exploration counts only when it ran every schedule asked for and none broke an invariant or failed to load', async () => {
+  const { exploredClean } = await import('../components/course/demo-run');
+  expect(exploredClean({ runs: 200, requested: 200, violations: 0, errors: 0 })).toBe(true);
+  expect(exploredClean({ runs: 200, requested: 200, violations: 1, errors: 0 })).toBe(false);
+  expect(exploredClean({ runs: 37, requested: 200, violations: 0, errors: 0 })).toBe(false); // cancelled
+  expect(exploredClean({ runs: 1, requested: 200, violations: 0, errors: 1 })).toBe(false); // did not load
+  expect(exploredClean({ runs: 0, requested: 0, violations: 0, errors: 0 })).toBe(false);
+});

@@ -1,7 +1,7 @@
 'use client';
 /**
  * The course map's lessons in lesson order, with the learner's progress from this browser: which
- * lessons are done ("Your code" held on the demonstration), predicted, and how many questions are
+ * lessons are done ("Your code" held on the demonstration and came through exploration), predicted, and how many questions are
  * answered, plus one clear next step. Rendered on the server with no progress ("Start here" on the
  * first lesson); the saved progress appears once the page has hydrated.
  */
@@ -9,7 +9,7 @@ import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import type { ScenarioEntry } from '@/simulations/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/quizzes';
-import { answeredOnOwn, hasProgress, lessonState, nextLesson, predictedBlind, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
+import { answeredOnOwn, codeDetail, hasProgress, lessonState, nextLesson, predictedBlind, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
 
@@ -182,7 +182,7 @@ export function LessonList({ lessons }: { lessons: readonly ScenarioEntry[] }) {
                     {questions.length > 0 && (
                       <span>{asked.text}</span>
                     )}
-                    <span>{state === 'done' ? '✓ Your code held' : 'Your code has not held yet'}</span>
+                    <span>{codeDetail(state, progress.scenarios[scenario.id])}</span>
                   </span>
                 )}
               </span>

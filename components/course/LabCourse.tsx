@@ -1,18 +1,20 @@
 'use client';
 /**
  * The lab with the course around it: "predict, then run" above the controls, the lesson's progress
- * (visited, predicted, passed — "Your code" held on the demonstration plan) recorded from each
- * finished run, and the scenario's "check yourself" questions below the lab.
+ * (visited, predicted, passed — "Your code" held on the demonstration plan —, explored — the same
+ * code came through an exploration with no violation) recorded from each finished run and
+ * exploration, and the scenario's "check yourself" questions below the lab.
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
+import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
+import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { predictionFor, type RunFacts } from '@/simulations/predictions';
 import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
-import { codeHeld, isDemoRun, ranStarter } from './demo-run';
+import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
+import { codeDigest, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -40,7 +42,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         return;
       }
       setOffPlan(null);
-      if (codeHeld(r)) markPassed(scenario.id);
+      if (codeHeld(r)) markPassed(scenario.id, codeDigest(r.code));
       const predicted = predictedRef.current;
       if (prediction && predicted && predicted.actual === undefined && !ranStarter(r, scenario.variants.starter.code)) {
         setOffPlan(
@@ -62,12 +64,19 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
     [scenario.id, scenario.demo, scenario.variants.starter.code, prediction],
   );
 
+  const onExploreFinished = useCallback(
+    (e: ExploreFinished) => {
+      if (e.mode === 'yours' && exploredClean(e)) markExploredClean(scenario.id, codeDigest(e.code));
+    },
+    [scenario.id],
+  );
+
   const questions = questionsFor(scenario.id);
   const asked = questions.length > 0 ? questionsProgress(progress, questions.map((q) => q.id)) : null;
 
   return (
     <div className="space-y-10">
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
@@ -89,6 +98,9 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         )}
         <Chip on={!!mine?.passed} testId="passed-chip">
           {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
+        </Chip>
+        <Chip on={!!mine?.explored} testId="explored-chip">
+          {mine?.explored ? `Your code came through ${EXPLORE_RUNS} explored schedules` : `Explore that code: no violation in ${EXPLORE_RUNS} schedules`}
         </Chip>
         {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
       </section>

@@ -3,7 +3,7 @@
  * starter's code (the code a prediction is about). Pure functions, apart from the lab's React tree.
  */
 import type { LabScenario } from '@/components/lab/lab-scenario';
-import type { RunFinished } from '@/components/lab/LabWorkbench';
+import type { ExploreFinished, RunFinished } from '@/components/lab/LabWorkbench';
 import { canonical } from '@/lib/op-key';
 
 /** Whether a run used exactly the scenario's demonstration seed and fault plan. */
@@ -27,4 +27,9 @@ export function codeHeld(r: Pick<RunFinished, 'mode' | 'verdict' | 'codeErrors'>
  */
 export function ranStarter(r: Pick<RunFinished, 'mode' | 'code'>, starter: string): boolean {
   return r.mode === 'starter' || (r.mode === 'yours' && r.code.trim() === starter.trim());
+}
+
+/** Whether an exploration ran every schedule asked for, and none broke an invariant or failed to load. */
+export function exploredClean(e: Pick<ExploreFinished, 'runs' | 'requested' | 'violations' | 'errors'>): boolean {
+  return e.runs > 0 && e.runs >= e.requested && e.violations === 0 && e.errors === 0;
 }

@@ -2,11 +2,13 @@
 /**
  * The learner's progress, kept in this browser (localStorage `eo:progress`) and shared by every
  * tab: lessons visited, predictions made and revealed, passed (the learner's own code — "Your
- * code" — held on the scenario's demonstration plan), quiz answers and the sorting exercise.
+ * code" — held on the scenario's demonstration plan), explored (the same code then came through an
+ * exploration without a violation), quiz answers and the sorting exercise.
  * Nothing leaves the browser. Components read it with `useProgress()`; the server render and the
  * first client render see empty progress, so hydration always matches.
  */
 import { useSyncExternalStore } from 'react';
+import { sha256Hex } from '@/lib/op-key';
 
 export const PROGRESS_KEY = 'eo:progress';
 
@@ -21,7 +23,20 @@ export interface ScenarioProgress {
   sawOutcome?: boolean;
   /** "Your code" held on the demonstration plan. */
   passed?: boolean;
+  /**
+   * A version of "Your code" that held on the demonstration also came through a whole exploration
+   * with no violation. The demonstration is one schedule: a fix can hold there and still break on
+   * others (a key drawn once per checkout survives the demonstration's retry, not a restart).
+   */
+  explored?: boolean;
+  /** Digests (`codeDigest`) of the latest versions of "Your code" that held on the demonstration. */
+  heldCode?: string[];
+  /** Digests of the latest versions of "Your code" whose exploration found no violation. */
+  cleanCode?: string[];
 }
+
+/** How many digests of each kind a lesson keeps: enough for a learner going back and forth. */
+const DIGESTS_KEPT = 8;
 
 /** A question's last checked answer. */
 export interface QuizRecord {
@@ -188,9 +203,33 @@ export function clearPrediction(id: string): void {
   patchScenario(id, ({ predicted: _dropped, ...rest }) => rest);
 }
 
-export function markPassed(id: string): void {
-  if (snapshot().scenarios[id]?.passed) return;
-  patchScenario(id, (s) => ({ ...s, passed: true }));
+/** A short digest of a version of the learner's code, to tell whether two results are about the same code. */
+export function codeDigest(code: string): string {
+  return sha256Hex(code).slice(0, 16);
+}
+
+function remember(list: readonly string[] | undefined, digest: string): string[] {
+  return [...(list ?? []).filter((d) => d !== digest), digest].slice(-DIGESTS_KEPT);
+}
+
+/** "Your code" (this version of it, by digest) held on the demonstration plan. */
+export function markPassed(id: string, digest: string): void {
+  const s = snapshot().scenarios[id];
+  if (s?.passed && s.heldCode?.at(-1) === digest) return;
+  patchScenario(id, (s) => {
+    const heldCode = remember(s.heldCode, digest);
+    return { ...s, passed: true, heldCode, ...(s.explored || s.cleanCode?.includes(digest) ? { explored: true } : {}) };
+  });
+}
+
+/** An exploration of "Your code" (this version of it) ran all its schedules and none broke an invariant. */
+export function markExploredClean(id: string, digest: string): void {
+  const s = snapshot().scenarios[id];
+  if (s?.cleanCode?.at(-1) === digest) return;
+  patchScenario(id, (s) => {
+    const cleanCode = remember(s.cleanCode, digest);
+    return { ...s, cleanCode, ...(s.explored || s.heldCode?.includes(digest) ? { explored: true } : {}) };
+  });
 }
 
 export function recordQuiz(questionId: string, choice: string, correct: boolean): void {
@@ -204,13 +243,23 @@ export function recordSorting(choices: Record<string, string>, correct: number, 
   updateProgress((p) => ({ ...p, sorting: { choices, correct, total } }));
 }
 
-/** How far a lesson is: `done` once the learner's own code held. */
+/**
+ * How far a lesson is: `done` once the learner's own code held on the demonstration and the same
+ * code came through an exploration with no violation.
+ */
 export type LessonState = 'done' | 'started' | 'new';
 
 export function lessonState(p: Progress, id: string): LessonState {
   const s = p.scenarios[id];
-  if (s?.passed) return 'done';
-  return s?.visited || s?.predicted ? 'started' : 'new';
+  if (s?.passed && s.explored) return 'done';
+  return s?.visited || s?.predicted || s?.passed || s?.cleanCode ? 'started' : 'new';
+}
+
+/** Where the learner's own code stands in a lesson, as the map's detail line says it. */
+export function codeDetail(state: LessonState, s: ScenarioProgress | undefined): string {
+  if (state === 'done') return '✓ Your code held and came through exploration';
+  if (s?.passed) return '✓ Your code held on the demonstration · not yet explored clean';
+  return 'Your code has not held yet';
 }
 
 /** The first lesson, in order, that is not done; null when all are. */

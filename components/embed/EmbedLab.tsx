@@ -3,11 +3,12 @@
  * The lab for an iframe: the same LabWorkbench as /lab, framed by a one-line bar, reporting to
  * the host page — `ready` once, `run-finished` for every run whose verdict is shown, and
  * `exercise-passed` when the learner's own code ("Your code") holds on the scenario's
- * demonstration seed and fault plan and throws nothing.
+ * demonstration seed and fault plan and throws nothing, and `explore-finished` for every
+ * exploration whose result is shown (the demonstration is one schedule; an exploration is 200).
  */
 import { useCallback, useEffect, useRef } from 'react';
 import type { LabScenario } from '@/components/lab/lab-scenario';
-import { LabWorkbench, type RunFinished } from '@/components/lab/LabWorkbench';
+import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
 import { parseFaultPlan } from '@/simulations/faults';
 import type { Fault } from '@/simulations/types';
 import { codeHeld } from '@/components/course/demo-run';
@@ -40,10 +41,18 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
     [post, scenario],
   );
 
+  const onExploreFinished = useCallback(
+    (e: ExploreFinished) => {
+      const { code: _code, ...finished } = e;
+      post({ type: 'explore-finished', ...finished });
+    },
+    [post],
+  );
+
   return (
     <div ref={content} data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={scenario.title} href={`/lab/${scenario.id}/`} target={target} />
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} />
     </div>
   );
 }

@@ -7,7 +7,7 @@
  * inbound messages, so there is nothing for another window to drive.
  */
 import { useCallback, useEffect, useState, type RefObject } from 'react';
-import type { RunFinished } from '@/components/lab/LabWorkbench';
+import type { ExploreFinished, RunFinished } from '@/components/lab/LabWorkbench';
 import type { Fault } from '@/simulations/types';
 
 export const EMBED_SOURCE = 'effectively-once';
@@ -24,6 +24,8 @@ export type EmbedMessage = Envelope &
     | { type: 'ready'; scenario: string | null; view: 'lab' | 'quiz'; questionId?: string }
     | ({ type: 'run-finished' } & Omit<RunFinished, 'code'>)
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
+    /** An exploration's result is shown: clean when runs === requested and violations === errors === 0. */
+    | ({ type: 'explore-finished' } & Omit<ExploreFinished, 'code'>)
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
     /** How tall the embed's content is, in CSS pixels: sent at first and on every change, to size the iframe by. */
     | { type: 'resize'; height: number }

@@ -110,15 +110,32 @@ export interface RunFinished {
   codeErrors: number;
 }
 
+/** An exploration that has finished (run to the end, cancelled, or stopped by code that failed to load). */
+export interface ExploreFinished {
+  scenario: string;
+  mode: 'starter' | 'solution' | 'yours';
+  /** The code explored. */
+  code: string;
+  /** Schedules run, and asked for: fewer ran when it was cancelled or the code failed to load. */
+  runs: number;
+  requested: number;
+  /** Schedules that broke an invariant. */
+  violations: number;
+  /** Schedules whose code failed to load (an exploration stops at the first). */
+  errors: number;
+}
+
 export interface LabWorkbenchProps {
   scenario: LabScenario;
   /** Called once per run, when its verdict is revealed (not for code that could not load). */
   onRunFinished?: (r: RunFinished) => void;
+  /** Called once per exploration, when its result is shown. */
+  onExploreFinished?: (e: ExploreFinished) => void;
   /** Shown just above the controls (the course's "predict, then run"). */
   beforeControls?: ReactNode;
 }
 
-export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWorkbenchProps) {
+export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, beforeControls }: LabWorkbenchProps) {
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
@@ -319,6 +336,26 @@ export function LabWorkbench({ scenario, onRunFinished, beforeControls }: LabWor
       codeErrors: result.codeErrors.length,
     });
   }, [result, context.revealed, scenario.id, ranCode]);
+
+  // Report each exploration once, when its result lands.
+  const onExploreFinishedRef = useRef(onExploreFinished);
+  onExploreFinishedRef.current = onExploreFinished;
+  const explorer = context.explorer;
+  const reportedExplore = useRef<unknown>(null);
+  useEffect(() => {
+    if (explorer.status !== 'done' || reportedExplore.current === explorer.result) return;
+    reportedExplore.current = explorer.result;
+    const { result } = explorer;
+    onExploreFinishedRef.current?.({
+      scenario: scenario.id,
+      mode: result.variant === 'starter' || result.variant === 'solution' ? result.variant : 'yours',
+      code: exploredCode ?? '',
+      runs: result.runs,
+      requested: explorer.requested ?? result.runs,
+      violations: result.violations,
+      errors: result.errors,
+    });
+  }, [explorer, scenario.id, exploredCode]);
 
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });

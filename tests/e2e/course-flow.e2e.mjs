@@ -112,6 +112,19 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await button(page, 'Run').click();
     await waitVerdict(page, /Held/);
     await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
+    // Held on the one demonstration schedule is not yet done: the same code must come through an exploration.
+    assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
+    assert.match(await page.getByTestId('explored-chip').innerText(), /Explore that code: no violation in 200 schedules/);
+    await page.goto(urlOf('/'));
+    await page.locator('[data-testid="lesson-link"]').first().waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="lesson-link"]')?.getAttribute('data-state') === 'started');
+    assert.match(await page.getByTestId('lesson-detail').first().innerText(), /held on the demonstration · not yet explored clean/);
+    await page.goto(urlOf(`/lab/${FIRST.id}/`));
+    await waitRunnable(page);
+    assert.match(await page.evaluate(() => window.__eoLab.getCode()), /^\/\/ my fix\n/, 'the fix is kept across the visit to the map');
+    await button(page, 'Explore').click();
+    await page.locator('[data-testid="explored-chip"][data-done="true"]').waitFor({ timeout: 60_000 });
+    assert.match(await page.getByTestId('explored-chip').innerText(), /Your code came through 200 explored schedules/);
 
     // The map after a reload: lesson 1 done with its details, lesson 2 is the next step.
     await page.goto(urlOf('/'));
@@ -122,7 +135,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     const detail = await first.getByTestId('lesson-detail').innerText();
     assert.match(detail, /Predicted/);
     assert.match(detail, /Questions 1\/1/);
-    assert.match(detail, /Your code held/);
+    assert.match(detail, /Your code held and came through exploration/);
     assert.match(await page.getByTestId('next-step').innerText(), new RegExp(`Next step\\s+${SCENARIO_CATALOG[1].title}`, 'i'));
     assert.match(await page.getByTestId('lesson-link').nth(1).innerText(), /Next step/);
     assert.match(await page.getByTestId('progress-summary').innerText(), new RegExp(`1 of ${SCENARIO_CATALOG.length} lessons done`));

@@ -37,7 +37,7 @@ async function frameOf(page, pattern) {
   throw new Error(`no frame matches ${pattern}`);
 }
 
-test('the example host page receives ready, run-finished, exercise-passed and quiz-answered', { timeout: 240_000 }, async () => {
+test('the example host page receives ready, run-finished, exercise-passed, explore-finished and quiz-answered', { timeout: 240_000 }, async () => {
   const { context, page, errors } = await openPage(browser);
   try {
     await page.setViewportSize({ width: 1280, height: 1000 });
@@ -80,6 +80,15 @@ test('the example host page receives ready, run-finished, exercise-passed and qu
     const yours = (await events(page)).find((e) => e.type === 'run-finished' && e.mode === 'yours');
     assert.equal(yours.verdict, 'held');
     assert.ok(yours.invariants.every((i) => i.held));
+    // Explored: the host hears how many of the schedules broke an invariant.
+    await lab.getByRole('button', { name: 'Explore', exact: true }).click();
+    await waitEvent(page, (e) => e.type === 'explore-finished');
+    const explored = (await events(page)).find((e) => e.type === 'explore-finished');
+    assert.deepEqual(
+      { scenario: explored.scenario, mode: explored.mode, violations: explored.violations, errors: explored.errors, complete: explored.runs === explored.requested && explored.runs > 0 },
+      { scenario: 'receipt-redelivery', mode: 'yours', violations: 0, errors: 0, complete: true },
+    );
+    assert.equal('code' in explored, false, 'the explored code stays in the tab');
 
     // The question.
     const quiz = await frameOf(page, /\/embed\/quiz\/lesson-receipt-key\//);
@@ -115,6 +124,7 @@ test('the example host page receives ready, run-finished, exercise-passed and qu
     const log = await page.getByTestId('host-log').innerText();
     assert.match(log, /run-finished · receipt-redelivery · starter code, seed \d+: violated/);
     assert.match(log, /exercise-passed/);
+    assert.match(log, /explore-finished · receipt-redelivery · your code: 0 of \d+ schedules violated/);
     assert.match(log, /quiz-answered/);
     await screenshot(page, 'embed-example-host');
     assert.deepEqual(errors, []);
