@@ -4,7 +4,7 @@
  * retry after midnight is still the previous day's reminder. Shared by business-date-reminder's
  * invariants and the lab's ledger, so both count reminders the same way.
  */
-import { SIM_EPOCH_MS } from './snapshots';
+import { SIM_EPOCH_MS } from './sim-time';
 import type { Delivery, TraceEvent } from './types';
 
 /** The calendar date (UTC) of a simulated time. */

@@ -3,6 +3,33 @@
  * timeline and the invariants' evidence alike), so one moment never reads two ways on one screen.
  */
 
+/** The first instant of every simulated run (Monday 2026-01-05, 09:00 UTC): traces never depend on the host clock. */
+export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * The wall-clock time (UTC) of a moment an hour or more into a run, as a brief says it: "Jan 5,
+ * 23:59", "Jan 6, 11:00:03" (whole seconds, shown when not zero). Null earlier in a run, where
+ * seconds since the start say more (leases, visibility timeouts) and the clock still reads 09:xx.
+ */
+export function simClockTime(ms: number): string | null {
+  if (ms < 3_600_000) return null;
+  const d = new Date(SIM_EPOCH_MS + ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const seconds = d.getUTCSeconds();
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}${seconds ? `:${two(seconds)}` : ''}`;
+}
+
+/**
+ * A moment in a sentence: the time since the start, and past an hour the wall clock too, so a
+ * brief's "at 23:59" can be found in the run: "14 h 59 min (Jan 5, 23:59)".
+ */
+export function formatSimMoment(ms: number): string {
+  const clock = simClockTime(ms);
+  return clock ? `${formatSimTime(ms)} (${clock})` : formatSimTime(ms);
+}
+
 /**
  * Simulated milliseconds since the start, as "30.0 s" (or "12 min 5.0 s" past ten minutes; past an
  * hour "25 h 0 min 3 s", "15 h 1 min", "24 h": whole parts left off where they are zero).

@@ -3,9 +3,9 @@
  * this without pulling the scheduler, sucrase or PGlite into the browser bundle.
  */
 import type { RunResult } from './run';
+import { SIM_EPOCH_MS } from './sim-time';
 
-/** The first instant of every simulated run: traces never depend on the host clock. */
-export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+export { SIM_EPOCH_MS };
 
 /** Rows of each inspected table. */
 export type TableSnapshot = Record<string, Record<string, unknown>[]>;

@@ -10,7 +10,8 @@ import { describe, expect, test } from 'vitest';
 import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '../components/lab/actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
-import { formatSimTime } from '../components/lab/view/snapshots';
+import { formatSimMoment, formatSimTime, simClockTime } from '../components/lab/view/snapshots';
+import { clockShown } from '../components/lab/view/EventLog';
 import { runForLab } from '../simulations/lab-run';
 import { runScenario } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
@@ -100,6 +101,24 @@ describe('Ledger on the new scenarios', () => {
     expect(formatSimTime(24 * 3_600_000)).toBe('24 h');
     expect(formatSimTime(15 * 3_600_000 + 60_000)).toBe('15 h 1 min');
     expect(formatSimTime(15 * 3_600_000 + 30_200)).toBe('15 h 0 min 30.2 s');
+  });
+
+  test('past an hour, a moment in a sentence gives the wall clock too, as the briefs say times (the run starts Jan 5, 09:00 UTC)', () => {
+    expect(simClockTime(59 * 60_000)).toBeNull();
+    expect(formatSimMoment(30_000)).toBe('30.0 s');
+    expect(formatSimMoment(14 * 3_600_000 + 59 * 60_000)).toBe('14 h 59 min (Jan 5, 23:59)');
+    expect(formatSimMoment(15 * 3_600_000 + 30_200)).toBe('15 h 0 min 30.2 s (Jan 6, 00:00:30)');
+    expect(formatSimMoment(26 * 3_600_000 + 3_000)).toBe('26 h 0 min 3 s (Jan 6, 11:00:03)');
+  });
+
+  test('the event log shows the wall clock on the first event of each minute past the first hour', () => {
+    const at = (t: number) => ({ t });
+    expect(clockShown(at(5_000), undefined)).toBeNull();
+    expect(clockShown(at(3_600_000), at(5_000))).toBe('Jan 5, 10:00');
+    expect(clockShown(at(3_600_000 + 20_000), at(3_600_000))).toBeNull();
+    expect(clockShown(at(3_660_000), at(3_600_000 + 20_000))).toBe('Jan 5, 10:01');
+    // The first line shown (a log scrolled to start past the hour) always has it.
+    expect(clockShown(at(26 * 3_600_000), undefined)).toBe('Jan 6, 11:00');
   });
 });
 

@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { SCENARIO_IDS } from '../simulations/scenario-ids';
-import { formatSimTime } from '../simulations/sim-time';
+import { formatSimMoment } from '../simulations/sim-time';
 import { explore, runScenario } from '../simulations/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
@@ -131,7 +131,9 @@ test("an invariant's evidence names a moment as the ledger and the event log do 
   expect(twice.held, replayHint(r)).toBe(false);
   const late = r.ledger.charges.find((c) => c.atMs >= 3_600_000)!;
   expect(late, 'a charge a day later').toBeDefined();
-  expect(twice.detail).toContain(`at ${formatSimTime(late.atMs)}`);
+  expect(twice.detail).toContain(`at ${formatSimMoment(late.atMs)}`);
+  // Past an hour it gives the wall clock too, as the brief says "the next day".
+  expect(twice.detail).toMatch(/ \(Jan 6, \d\d:\d\d(:\d\d)?\)/);
   expect(twice.detail).not.toMatch(/\bday\b/);
 });
 

@@ -8,7 +8,7 @@ import { exportedFunction } from '../compile';
 import type { ProcessSpec } from '../engine';
 import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../scenario';
 import { SIM_EPOCH_MS } from '../snapshots';
-import { formatSimTime } from '../sim-time';
+import { formatSimMoment } from '../sim-time';
 import type { CheckoutOrder, Env, Fault } from '../types';
 import { businessDateOf, simDate } from '../business-date';
 import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, type Returned } from './kit';
@@ -214,10 +214,10 @@ function remindersByDate(ctx: Parameters<Invariant['check']>[0]) {
   return byDate;
 }
 
-/** "em_2 by worker-2 at 15 h 0 min 30 s (already 2026-01-06)": when it went out on another day than the one it was for. */
+/** "em_2 by worker-2 at 15 h 0 min 30 s (Jan 6, 00:00:30), already 2026-01-06": when it went out on another day than the one it was for. */
 function sentText(e: SentReminder, date: string): string {
   const on = simDate(e.atMs);
-  return `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}${on === date ? '' : ` (already ${on})`}`;
+  return `${e.emailId} by ${e.by} at ${formatSimMoment(e.atMs)}${on === date ? '' : `, already ${on}`}`;
 }
 
 const oneReminderPerDay: Invariant = {

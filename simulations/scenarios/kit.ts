@@ -5,7 +5,7 @@
  */
 import type { ProcessSpec } from '../engine';
 import { caughtThrow, type CodeError, type Invariant } from '../scenario';
-import { formatSimTime } from '../sim-time';
+import { formatSimMoment } from '../sim-time';
 import type { Env } from '../types';
 
 /** What a one-shot process saw: the value the learner's function returned, or its error. */
@@ -72,7 +72,7 @@ export function noDoubleCharge(orderIds: readonly number[]): Invariant {
         if (charges.length > 1) {
           return {
             held: false,
-            detail: `order ${orderId} was charged ${charges.length} times: ${charges.map((c) => `${c.chargeId} by ${c.by} at ${formatSimTime(c.atMs)} (key ${c.key ? c.key.slice(0, 8) + '…' : 'none'})`).join(', ')}`,
+            detail: `order ${orderId} was charged ${charges.length} times: ${charges.map((c) => `${c.chargeId} by ${c.by} at ${formatSimMoment(c.atMs)} (key ${c.key ? c.key.slice(0, 8) + '…' : 'none'})`).join(', ')}`,
             step: charges[1]!.step,
           };
         }
@@ -94,7 +94,7 @@ export function atMostOneEmail(orderIds: readonly number[], id: string, title: s
         if (sent.length > 1) {
           return {
             held: false,
-            detail: `order ${orderId} got ${sent.length} e-mails: ${sent.map((e) => `${e.emailId} by ${e.by} at ${formatSimTime(e.atMs)}`).join(', ')}`,
+            detail: `order ${orderId} got ${sent.length} e-mails: ${sent.map((e) => `${e.emailId} by ${e.by} at ${formatSimMoment(e.atMs)}`).join(', ')}`,
             step: sent[1]!.step,
           };
         }

@@ -8,7 +8,7 @@
 import { memo, useEffect, useRef, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
-import { faultLabel, formatSimTime, markKind } from './snapshots';
+import { faultLabel, formatSimTime, markKind, simClockTime } from './snapshots';
 
 export interface EventLogProps {
   run: LabRun;
@@ -63,8 +63,8 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
 
   return (
     <ol ref={list} aria-label="Event log" onKeyDown={onKeyDown} className="relative max-h-80 space-y-px overflow-y-auto rounded-lg border border-slate-200 p-1 dark:border-slate-800">
-      {visible.map((e) => (
-        <EventLine key={e.i} event={e} selected={e.i === selected} tabStop={e.i === tabStop} onSelect={onSelect} />
+      {visible.map((e, k) => (
+        <EventLine key={e.i} event={e} clock={clockShown(e, visible[k - 1])} selected={e.i === selected} tabStop={e.i === tabStop} onSelect={onSelect} />
       ))}
     </ol>
   );
@@ -75,7 +75,20 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
  * not every line — a run stopped at the step limit has 5,000 of them, and each step back took
  * ~0.6 s of the main thread when they were all rendered again.
  */
-const EventLine = memo(function EventLine({ event: e, selected, tabStop, onSelect }: { event: TraceEvent; selected: boolean; tabStop: boolean; onSelect: (i: number) => void }) {
+const EventLine = memo(function EventLine({
+  event: e,
+  clock,
+  selected,
+  tabStop,
+  onSelect,
+}: {
+  event: TraceEvent;
+  /** The wall-clock time to show under the time since the start, when the log reaches a new minute past the first hour. */
+  clock: string | null;
+  selected: boolean;
+  tabStop: boolean;
+  onSelect: (i: number) => void;
+}) {
   const flag = faultLabel(e);
   const kind = markKind(e);
   const severe = kind === 'crash' || kind === 'lost' || kind === 'error' || kind === 'rollback';
@@ -97,7 +110,10 @@ const EventLine = memo(function EventLine({ event: e, selected, tabStop, onSelec
           <span className="sr-only">Event </span>
           {e.i + 1}
         </span>
-        <span className="min-w-16 shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">{formatSimTime(e.t)}</span>
+        <span className="min-w-16 shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
+          {formatSimTime(e.t)}
+          {clock && <span className="block text-[11px] text-slate-500 dark:text-slate-400">{clock}</span>}
+        </span>
         <span className="min-w-0 flex-1 break-words">
           {flag && (
             <span
@@ -114,3 +130,14 @@ const EventLine = memo(function EventLine({ event: e, selected, tabStop, onSelec
     </li>
   );
 });
+
+/**
+ * The wall clock beside an event an hour or more into the run (a brief says "at 23:59", the log
+ * counts from the start), on the first event of each minute only: "Jan 5, 23:59" once, not on
+ * every line of what happened in it.
+ */
+export function clockShown(e: Pick<TraceEvent, 't'>, previous: Pick<TraceEvent, 't'> | undefined): string | null {
+  const clock = simClockTime(e.t);
+  if (!clock || !previous) return clock;
+  return Math.floor(previous.t / 60_000) === Math.floor(e.t / 60_000) ? null : clock;
+}

@@ -10,7 +10,7 @@ import type { LabRun } from '@/simulations/lab-run';
 import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
 import { businessDateOf } from '@/simulations/business-date';
 import type { TraceEvent } from '@/simulations/types';
-import { formatSimTime, ledgerAt, shortKey } from './snapshots';
+import { formatSimMoment, ledgerAt, shortKey } from './snapshots';
 
 export interface LedgerProps {
   run: LabRun;
@@ -163,7 +163,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
   // "No charges made yet." while the run plays; "No charges were made in this run." once it is over.
   const none = (what: string, verb: string) => `No ${what} ${atEnd ? `${what.endsWith('s') ? 'were' : 'was'} ${verb} in this run` : `${verb} yet`}.`;
   const trace = run.result.trace;
-  const timeAt = (i: number) => (trace[i] ? formatSimTime(trace[i].t) : '');
+  const timeAt = (i: number) => (trace[i] ? formatSimMoment(trace[i].t) : '');
   const reaches = (provider: string) => trace.some((e) => e.target === provider || e.actor === provider);
   const has = (provider: string) => (actors ? actors.includes(provider) : reaches(provider));
   const showPayments = full.charges.length > 0 || has('payments');
@@ -210,7 +210,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
                   <li key={e.emailId} className={row}>
                     <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{e.emailId}</span> {e.template && <span className="font-mono">{e.template}</span>} to {e.to} · order{' '}
                     {e.orderId} · by{' '}
-                    <span className="font-mono">{e.by}</span> at {formatSimTime(e.atMs)} · <Key value={e.key} />
+                    <span className="font-mono">{e.by}</span> at {formatSimMoment(e.atMs)} · <Key value={e.key} />
                   </li>
                 ))}
               </ol>
@@ -238,7 +238,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
                 {now.charges.map((c) => (
                   <li key={c.chargeId} className={row}>
                     <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{c.chargeId}</span> {dollars(c.amountCents)} · order {c.orderId} · by{' '}
-                    <span className="font-mono">{c.by}</span> at {formatSimTime(c.atMs)} · <Key value={c.key} />
+                    <span className="font-mono">{c.by}</span> at {formatSimMoment(c.atMs)} · <Key value={c.key} />
                   </li>
                 ))}
               </ol>
@@ -271,7 +271,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
                     <span className="font-mono">{g.label}</span> · {g.count} credit{g.count === 1 ? '' : 's'}
                     {g.count > 1 && <span className="font-semibold"> — billed again for a replay</span>} · {g.kind === 'lookup' ? 'answered' : 'output'}{' '}
                     <span className="font-mono">{[...new Set(g.outputs)].map((o) => shortKey(o, 12)).join(' → ')}</span> · last by <span className="font-mono">{g.last.by}</span> at{' '}
-                    {formatSimTime(g.last.atMs)}
+                    {formatSimMoment(g.last.atMs)}
                   </li>
                 ))}
               </ol>
@@ -285,7 +285,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
                 <ol className="space-y-1.5">
                   {refusalsByRequest(now.itemRefusals).map((g) => (
                     <li key={g.step} className={row}>
-                      <span className="font-mono">{g.by}</span> at {formatSimTime(g.atMs)}:{' '}
+                      <span className="font-mono">{g.by}</span> at {formatSimMoment(g.atMs)}:{' '}
                       {g.parts.map((p, k) => (
                         <span key={p.code}>
                           {k > 0 && ', '}

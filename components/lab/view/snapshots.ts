@@ -10,7 +10,7 @@ export { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt };
 import type { Ledger } from '@/simulations/providers';
 import type { RunResult } from '@/simulations/run';
 import type { TraceEvent } from '@/simulations/types';
-import { formatSimTime } from '@/simulations/sim-time';
+import { formatSimMoment, formatSimTime, simClockTime } from '@/simulations/sim-time';
 
 /** What happened to a table at one event: rows added or changed (by index now), rows removed. */
 export interface TableChange {
@@ -50,7 +50,7 @@ export function ledgerAt(ledger: Ledger, i: number): Ledger {
   };
 }
 
-export { formatSimTime };
+export { formatSimMoment, formatSimTime, simClockTime };
 
 /** A long key (hex digest, UUID) cut to its first 8 characters; short values stay whole. */
 export function shortKey(key: string, length = 8): string {
