@@ -11,7 +11,7 @@ import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '.
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimMoment, formatSimTime, simClockTime } from '../components/lab/view/snapshots';
-import { clockShown } from '../components/lab/view/EventLog';
+import { clockShown, timeColumnWidth } from '../components/lab/view/EventLog';
 import { runForLab } from '../simulations/lab-run';
 import { runScenario } from '../simulations/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
@@ -119,6 +119,13 @@ describe('Ledger on the new scenarios', () => {
     expect(clockShown(at(3_660_000), at(3_600_000 + 20_000))).toBe('Jan 5, 10:01');
     // The first line shown (a log scrolled to start past the hour) always has it.
     expect(clockShown(at(26 * 3_600_000), undefined)).toBe('Jan 6, 11:00');
+  });
+
+  test("the event log's time column fits the run's longest time, so every line's text starts at the same place", () => {
+    const at = (t: number) => ({ t });
+    expect(timeColumnWidth([at(0), at(200)])).toBe(6);
+    expect(timeColumnWidth([at(0), at(14 * 3_600_000 + 59 * 60_000 + 200), at(24 * 3_600_000)])).toBe('14 h 59 min 0.2 s'.length);
+    expect(timeColumnWidth([at(0), at(3_600_000)])).toBe('Jan 5, 10:00'.length);
   });
 });
 

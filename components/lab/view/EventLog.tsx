@@ -5,7 +5,7 @@
  * one stop for Tab (the selected line's button; a run has dozens of events): ↑/↓, Home and End
  * move along it, selecting as they go.
  */
-import { memo, useEffect, useRef, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
 import { faultLabel, formatSimTime, markKind, simClockTime } from './snapshots';
@@ -22,6 +22,9 @@ export interface EventLogProps {
 export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps) {
   const list = useRef<HTMLOListElement>(null);
   const visible = run.result.trace.filter((e) => e.i <= visibleUpTo);
+  // One width for the time column, the whole run's longest time ("14 h 59 min 0.2 s"), so every
+  // line's text starts at the same place and does not move as the run plays.
+  const timeWidth = useMemo(() => timeColumnWidth(run.result.trace), [run]);
 
   // Scroll the list itself (not the page) so the selected line stays in view.
   useEffect(() => {
@@ -61,10 +64,11 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
     return <p className="rounded-lg border border-dashed border-slate-300 px-3 py-4 text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">No events yet: run the scenario to see what happens.</p>;
   }
 
+
   return (
     <ol ref={list} aria-label="Event log" onKeyDown={onKeyDown} className="relative max-h-80 space-y-px overflow-y-auto rounded-lg border border-slate-200 p-1 dark:border-slate-800">
       {visible.map((e, k) => (
-        <EventLine key={e.i} event={e} clock={clockShown(e, visible[k - 1])} selected={e.i === selected} tabStop={e.i === tabStop} onSelect={onSelect} />
+        <EventLine key={e.i} event={e} clock={clockShown(e, visible[k - 1])} timeWidth={timeWidth} selected={e.i === selected} tabStop={e.i === tabStop} onSelect={onSelect} />
       ))}
     </ol>
   );
@@ -78,6 +82,7 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
 const EventLine = memo(function EventLine({
   event: e,
   clock,
+  timeWidth,
   selected,
   tabStop,
   onSelect,
@@ -85,6 +90,8 @@ const EventLine = memo(function EventLine({
   event: TraceEvent;
   /** The wall-clock time to show under the time since the start, when the log reaches a new minute past the first hour. */
   clock: string | null;
+  /** The time column's width, in characters of its monospaced font. */
+  timeWidth: number;
   selected: boolean;
   tabStop: boolean;
   onSelect: (i: number) => void;
@@ -110,7 +117,7 @@ const EventLine = memo(function EventLine({
           <span className="sr-only">Event </span>
           {e.i + 1}
         </span>
-        <span className="min-w-16 shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
+        <span style={{ width: `${timeWidth}ch` }} className="shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
           {formatSimTime(e.t)}
           {clock && <span className="block text-[11px] text-slate-500 dark:text-slate-400">{clock}</span>}
         </span>
@@ -140,4 +147,13 @@ export function clockShown(e: Pick<TraceEvent, 't'>, previous: Pick<TraceEvent, 
   const clock = simClockTime(e.t);
   if (!clock || !previous) return clock;
   return Math.floor(previous.t / 60_000) === Math.floor(e.t / 60_000) ? null : clock;
+}
+
+/** The event log's time column width in characters: its longest time or wall clock, and at least 6. */
+export function timeColumnWidth(trace: readonly Pick<TraceEvent, 't'>[]): number {
+  let width = 6;
+  for (let k = 0; k < trace.length; k++) {
+    width = Math.max(width, formatSimTime(trace[k]!.t).length, clockShown(trace[k]!, trace[k - 1])?.length ?? 0);
+  }
+  return width;
 }
