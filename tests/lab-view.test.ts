@@ -14,7 +14,7 @@ import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/types';
-import { labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
+import { cutLabels, labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
 import fc from 'fast-check';
 import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/lab-run';
@@ -99,6 +99,47 @@ describe('timeline scrolling', () => {
     // Moving back for one label can uncover another that straddles the new edge: that one too.
     expect(scrollStart(28 + 26 * 10, 26, [{ i: 8, text: '120.3 s' }, { i: 9, text: '30.0 s' }])).toBe(28 + 26 * 8);
   });
+
+  test('a time label the scrolled view would cut is hidden, at either edge: a label reads whole or not at all', () => {
+    // Columns of 26 px from x = 28; "30.0 s" at column 9: its text runs from 28 + 26 × 9 + 4 = 266 to 266 + 6 × 6.5 = 305.
+    const label = [{ i: 9, text: '30.0 s', shift: 0 }];
+    // Scrolled to 280 (a hand on a trackpad, not scrollStart): only "s" would show beside the lane names.
+    expect(cutLabels(label, 26, 280, 400)).toEqual([9]);
+    expect(cutLabels(label, 26, 266, 400)).toEqual([]);
+    expect(cutLabels(label, 26, 305, 400)).toEqual([]);
+    // At the right edge: "30.0" without its "s".
+    expect(cutLabels(label, 26, 0, 280)).toEqual([9]);
+    expect(cutLabels(label, 26, 0, 305)).toEqual([]);
+    // Not measured yet (server render, no layout): nothing hidden.
+    expect(cutLabels(label, 26, 280, 0)).toEqual([]);
+    // A label moved left to end at the drawing's edge is judged where it is drawn.
+    expect(cutLabels([{ i: 9, text: '30.0 s', shift: 20 }], 26, 250, 400)).toEqual([9]);
+    expect(cutLabels(label, 26, 250, 400)).toEqual([]);
+    // The large type is wider.
+    expect(cutLabels(label, 26, 0, 310)).toEqual([]);
+    expect(cutLabels(label, 26, 0, 310, TYPE_METRICS.large.labelCharW)).toEqual([9]);
+  });
+
+  test('every label not hidden lies wholly inside the view or wholly outside it, in both sizes', () => {
+    const arb = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 6 }), dt: fc.constantFrom(0, 200, 5_000, 30_000, 700_000, 90_000_000) }), { minLength: 1, maxLength: 40 });
+    fc.assert(
+      fc.property(arb, fc.constantFrom(26, 33, 40), fc.nat(3000), fc.integer({ min: 1, max: 1200 }), fc.constantFrom('normal' as const, 'large' as const), (steps, colW, left, viewW, size) => {
+        let i = 0;
+        let t = 0;
+        const events: TraceEvent[] = steps.map(({ gap, dt }) => ({ i: (i += gap), t: (t += dt), step: i, actor: 'queue', type: 'receive', text: '' }));
+        const charW = TYPE_METRICS[size].labelCharW;
+        const colX = (k: number) => 28 + k * colW + colW / 2;
+        const labels = timeLabels(events, colX, charW, 28 * 2 + (i + 1) * colW + colW / 2 - 2);
+        const cut = new Set(cutLabels(labels, colW, left, viewW, charW));
+        for (const l of labels) {
+          const start = 28 + l.i * colW + 4 - l.shift;
+          const end = start + l.text.length * charW;
+          const whole = (start >= left && end <= left + viewW) || end <= left || start >= left + viewW;
+          expect(cut.has(l.i), `${l.text} at ${start}–${end}, view ${left}–${left + viewW}`).toBe(!whole);
+        }
+      }),
+    );
+  });
 });
 
 describe('Timeline', () => {
@@ -115,6 +156,8 @@ describe('Timeline', () => {
     expect(count(html, /tabindex="0"/g)).toBe(1);
     expect(html).toContain(`aria-label="Event 6, 0.2 s: ${crash.text}"`);
     expect(html).toContain('30.0 s');
+    // Each time label says which event it stands over, so the scroller can hide one its edges cut.
+    expect(html).toMatch(/<text data-time-label="\d+"[^>]*>30\.0 s<\/text>/);
   });
 
   test("hatches a crashed worker's lane from its crash to its restart, and to the playhead before that", () => {

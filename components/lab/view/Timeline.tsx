@@ -5,7 +5,7 @@
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
  * text alternative with the same events.
  */
-import { memo, useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
 import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
@@ -132,6 +132,33 @@ export function scrollStart(target: number, colW: number, labels: readonly { i: 
   }
   return start <= PAD_X ? 0 : start;
 }
+
+/**
+ * The time labels a view of the drawing from x `left`, `viewW` wide, would cut: their text starts
+ * before one edge and ends after it. They are hidden, so a label reads whole or not at all (QA:
+ * scrolled right, "30.0 s" showed as a lone "s" beside the lane names; "25 h 0 min 3.0 s" cut at
+ * the right edge read "25 h 0"). Event indexes, in label order; none before the view is measured.
+ */
+export function cutLabels(
+  labels: readonly { i: number; text: string; shift: number }[],
+  colW: number,
+  left: number,
+  viewW: number,
+  labelCharW = TYPE_METRICS.normal.labelCharW,
+): number[] {
+  if (!(viewW > 0)) return [];
+  const right = left + viewW;
+  const colX = columnX(colW);
+  const cut: number[] = [];
+  for (const l of labels) {
+    // Where the <text> below starts and ends.
+    const start = colX(l.i) - colW / 2 + LABEL_INSET - l.shift;
+    const end = start + l.text.length * labelCharW;
+    if ((start < left && end > left) || (start < right && end > right)) cut.push(l.i);
+  }
+  return cut;
+}
+
 /** The y of lane `k`'s centre, below an axis `axisH` tall. */
 const laneYBelow = (axisH: number) => (k: number) => axisH + k * LANE_H + LANE_H / 2;
 
@@ -248,6 +275,20 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   const labels = timeLabels(visible, colX, type.labelCharW, width + colW / 2 - 2);
   const labelsRef = useRef(labels);
   labelsRef.current = labels;
+
+  // Labels the scroller's edges cut are hidden, on every render and every scroll, straight on the
+  // DOM: a scroll re-renders nothing (a long run draws thousands of marks), and it hides them before
+  // the frame is painted.
+  const hideCutLabels = useCallback(() => {
+    const box = scroller.current;
+    if (!box) return;
+    const cut = new Set(cutLabels(labelsRef.current, colW, box.scrollLeft, box.clientWidth, type.labelCharW));
+    for (const text of box.querySelectorAll<SVGTextElement>('text[data-time-label]')) {
+      if (cut.has(Number(text.dataset.timeLabel))) text.setAttribute('visibility', 'hidden');
+      else text.removeAttribute('visibility');
+    }
+  }, [colW, type.labelCharW]);
+  useLayoutEffect(hideCutLabels);
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
@@ -304,7 +345,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
             </div>
           ))}
         </div>
-        <div ref={scroller} className="min-w-0 flex-1 overflow-x-auto overscroll-x-contain">
+        <div ref={scroller} onScroll={hideCutLabels} className="min-w-0 flex-1 overflow-x-auto overscroll-x-contain">
           <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} className="block select-none" aria-hidden={drawn.length === 0 ? true : undefined}>
             <defs>
               <pattern id={`${id}-down`} width={6} height={6} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
@@ -334,6 +375,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                     className="stroke-slate-300 dark:stroke-slate-700"
                   />
                   <text
+                    data-time-label={l.i}
                     x={colX(l.i) - colW / 2 + LABEL_INSET - l.shift}
                     y={type.labelY[l.row]}
                     style={{ fontSize: type.labelPx }}
