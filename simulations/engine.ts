@@ -567,9 +567,7 @@ export class Engine {
       if (at !== step.kind || !sqlStartsWith(step.sql, f.sql)) continue;
       const n = (proc.sqlCounts.get(f) ?? 0) + 1;
       proc.sqlCounts.set(f, n);
-      if (!hit && (f.nth ?? 1) === n) {
-        hit = { when: `${ordinal(n)} ${step.kind} step matching ${f.sql.replace(/\s+/g, ' ').trim()} (${step.label})`, fault: f };
-      }
+      if (!hit && (f.nth ?? 1) === n) hit = { when: sqlCrashWhen(n, f.sql), fault: f };
     }
     return hit;
   }
@@ -942,6 +940,16 @@ function ordinal(n: number): string {
   const s = ['th', 'st', 'nd', 'rd'];
   const v = n % 100;
   return `${n}${s[(v - 20) % 10] || s[v] || s[0]}`;
+}
+
+/**
+ * Which statement a crash narrowed by `sql` hit, for narration ("its 1st db step matching INSERT
+ * INTO orders"). The plan's words name the statement, so the statement's own text is not repeated
+ * after them: "… matching INSERT INTO orders (INSERT INTO orders (customer_id, …" said it twice.
+ * After the step, the event just before the crash narrates the whole statement anyway.
+ */
+function sqlCrashWhen(n: number, sql: string): string {
+  return `${ordinal(n)} db step matching ${sql.replace(/\s+/g, ' ').trim()}`;
 }
 
 const labels = new Map<string, string>();

@@ -318,11 +318,14 @@ describe('crashes, transactions and time', () => {
     // The 2nd INSERT INTO orders is the writer's 4th statement; 'nth' counts among matches only.
     const after = await run([{ kind: 'crash', process: 'writer', after: 'db', sql: 'insert into orders', nth: 2 }]);
     expect(after.dbSteps).toBe(4);
-    expect(after.crash).toMatch(/^writer crashes right after its 2nd db step matching insert into orders \(insert INTO orders/);
+    // The statement is named once, by the plan's words: the event before narrates it whole.
+    expect(after.crash).toBe('writer crashes right after its 2nd db step matching insert into orders');
+    const crashAt = after.out.trace.findIndex((e) => e.type === 'crash');
+    expect(after.out.trace[crashAt - 1].text).toMatch(/^writer → postgres: insert INTO orders \(customer_id, total_cents\) VALUES \('cus_2', 200\)/);
     expect(after.out.trace.map((e) => e.type)).toContain('rollback');
     const before = await run([{ kind: 'crash', process: 'writer', before: 'db', sql: 'INSERT INTO orders', nth: 2 }]);
     expect(before.dbSteps).toBe(3);
-    expect(before.crash).toMatch(/just before its 2nd db step matching INSERT INTO orders/);
+    expect(before.crash).toBe('writer crashes just before its 2nd db step matching INSERT INTO orders');
     // A prefix no statement starts with never fires; the run commits both rows.
     const never = await run([{ kind: 'crash', process: 'writer', after: 'db', sql: 'INSERT INTO outbox' }]);
     expect(never.crash).toBeUndefined();
