@@ -1,5 +1,5 @@
 /**
- * The command line: `npm run -s sim -- <list | run | explore> …`. Node-only entry point.
+ * The command line: `npm run -s sim -- <list | run | explore | replay> …`. Node-only entry point.
  * Every run prints its seed first and, on a violation, the exact command that replays it.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,8 @@ import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
 import { shellQuote, shellWord } from '../simulations/shell-quote';
 import { MAX_SEED } from '../simulations/share-link';
+import { formatSimTime } from '../simulations/sim-time';
+import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/trace-export';
 import type { Fault } from '../simulations/types';
 import { startWatchdog } from './cli-watchdog';
 import { defaultWorkers, exploreParallel } from './explore-parallel';
@@ -26,12 +28,16 @@ const USAGE = `Effectively Once — simulator
                      [--faults plan.json | --faults '[…]'] [--choices 0,1,2] [--db URL] [--json] [--trace]
   npm run -s sim -- explore <scenario> --variant <starter|solution|path.ts> --runs N
                      [--seed FIRST] [--workers N] [--db URL] [--json]
+  npm run -s sim -- replay <run.trace.json> [--variant path.ts] [--db URL] [--json] [--trace]
 
   --faults    a JSON fault plan (a file, or inline); default: the scenario's demonstration plan
   --choices   replay a recorded schedule (comma-separated indices)
   --trace     print every step's narration (run, human output)
   --workers N explore on N threads, each with its own PGlite (~0.5 GB each); the result is the same
               for every N. Default: min(cores, 4) from 2000 schedules on, else 1. Not with --db.
+  replay      rerun a trace the lab exported (its scenario, code, seed, faults and choices) and
+              say whether the trace hash is the same; exit 1 when it is not. --variant gives the
+              code when the export has none
   --db URL    run on a real PostgreSQL (postgres://…; one connection per process) instead of PGlite;
               the simulation empties its tables, so point it at a database of its own
 `;
@@ -53,6 +59,7 @@ const COMMAND_FLAGS: Record<string, ReadonlySet<string>> = {
   list: new Set(['json', 'help']),
   run: new Set(['variant', 'seed', 'faults', 'choices', 'db', 'json', 'trace', 'help']),
   explore: new Set(['variant', 'seed', 'runs', 'workers', 'db', 'json', 'help']),
+  replay: new Set(['variant', 'db', 'json', 'trace', 'help']),
 };
 
 /** Refuse an option the command does not read (`run … --runs 5` used to run once, quietly). */
@@ -210,6 +217,108 @@ function out(line = '') {
   process.stdout.write(`${line}\n`);
 }
 
+/**
+ * A learner's code may loop without ever awaiting: stop the command then, with a message, as the
+ * browser's sandbox would, rather than hang. (Our own starters and solutions never do.) Watched
+ * from the moment the database is up: PGlite's boot holds the thread itself (initdb is one
+ * synchronous call), for seconds on a loaded machine, and that is not the learner's code.
+ */
+function watchCode(variant: string): void {
+  if (variant === 'starter' || variant === 'solution') return;
+  startWatchdog(
+    STUCK_CODE_MS,
+    `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
+  );
+}
+
+/**
+ * `replay <file>`: rerun a run the lab exported — its scenario, code, seed, faults and choices —
+ * and say whether it came out the same (the trace hash). A learner's own code travels in the
+ * export; `--variant file.ts` gives it for an export that has none, or tries other code on the
+ * same schedule.
+ */
+async function replayExport(args: Args): Promise<number> {
+  const file = args.positional[1];
+  if (!file) throw new UsageError('replay needs a trace file: the JSON the lab downloads ("Download trace (JSON)")');
+  let doc: Partial<TraceExport>;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8')) as Partial<TraceExport>;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(code ? `cannot read "${file}"${code === 'ENOENT' ? ': no such file' : ''}` : `"${file}" is not valid JSON: ${(err as Error).message}`);
+  }
+  if (doc?.format !== TRACE_EXPORT_FORMAT) throw new UsageError(`"${file}" is not a trace the lab exported (its "format" is not "${TRACE_EXPORT_FORMAT}")`);
+  if (doc.version !== TRACE_EXPORT_VERSION) throw new UsageError(`"${file}" is trace format version ${String(doc.version)}; this simulator reads version ${TRACE_EXPORT_VERSION}`);
+  let scenario: Scenario;
+  try {
+    scenario = scenarioById(String(doc.scenario));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (typeof doc.seed !== 'number' || !Number.isInteger(doc.seed) || doc.seed < 0 || doc.seed > MAX_SEED) throw new UsageError(`the trace's seed is not a seed from 0 to ${MAX_SEED}`);
+  if (!Array.isArray(doc.choices) || !doc.choices.every((c) => Number.isInteger(c) && c >= 0)) throw new UsageError("the trace's choices are not a list of whole numbers");
+  const faults = parseFaultPlan(doc.faults);
+  const given = args.flags.get('variant');
+  let variant: string;
+  let code: string;
+  if (typeof given === 'string') {
+    variant = given;
+    code = variantSource(scenario, given);
+  } else if (doc.variant === 'starter' || doc.variant === 'solution') {
+    variant = doc.variant;
+    code = scenario.variants[doc.variant].code;
+  } else if (typeof doc.code === 'string') {
+    variant = String(doc.variant ?? 'your code');
+    code = doc.code;
+  } else {
+    throw new UsageError(`the trace ran ${JSON.stringify(doc.variant)} and holds no code: pass --variant path.ts with the code that ran`);
+  }
+  const json = args.flags.has('json');
+  if (!json) {
+    out(`seed ${doc.seed} · ${scenario.id} · variant ${variant} · replaying ${file}${args.flags.has('db') ? ' · on PostgreSQL' : ''}`);
+    out(`faults: ${faults.length ? faults.map(describeFault).join('; ') : 'none'} · ${doc.choices.length} recorded choices`);
+  }
+  const db = await openDb(args);
+  watchCode(variant);
+  const r = await runScenario(db, { scenario, code, variant, seed: doc.seed, faults, choices: doc.choices });
+  await db.close?.();
+  const reproduced = r.traceHash === doc.traceHash;
+  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced });
+  if (!json) {
+    out(
+      reproduced
+        ? `reproduced: the same trace hash as the export (${r.traceHash.slice(0, 16)})`
+        : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : ''}`,
+    );
+  }
+  return status !== 0 ? status : reproduced ? 0 : 1;
+}
+
+/** Print a run (JSON or the human report); its exit code. */
+function reportRun(r: RunResult, args: Args, extra: Record<string, unknown> = {}): number {
+  if (args.flags.has('json')) {
+    out(JSON.stringify({ ...publicRun(r), ...extra }, null, 2));
+    return r.verdict === 'error' ? 1 : 0;
+  }
+  if (r.error) {
+    out(`\nyour code did not load: ${r.error.message}${r.error.line ? ` (line ${r.error.line})` : ''}`);
+    return 1;
+  }
+  if (args.flags.has('trace')) {
+    out('');
+    for (const e of r.trace) out(`${String(e.i).padStart(4)} ${formatSimTime(e.t).padStart(17)}  ${e.text}`);
+  }
+  out('');
+  for (const i of r.invariants) out(`${i.held ? '✓' : '✗'} ${i.title}: ${i.detail}${!i.held && i.step !== undefined ? ` (step ${i.step})` : ''}`);
+  for (const e of r.codeErrors) out(`! ${e.process}: ${e.message}${e.line ? ` (line ${e.line})` : ''}`);
+  out(`\n${r.verdict.toUpperCase()} after ${r.steps} steps, ${formatSimTime(r.durationMs)} simulated · trace ${r.traceHash.slice(0, 16)}`);
+  out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const idle = r.faults.filter((_, i) => r.faultEvents[i] === null);
+  if (idle.length) out(`never took effect: ${idle.map(describeFault).join('; ')}`);
+  if (r.verdict === 'violated') out(`replay: ${replayCommand(r, dbFlag(args))}`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   const [command, scenarioId] = args.positional;
@@ -227,6 +336,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  if (command === 'replay') return replayExport(args);
   if (command !== 'run' && command !== 'explore') throw new UsageError(`unknown command "${command}"`);
   if (!scenarioId) throw new UsageError(`${command} needs a scenario: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   let scenario: Scenario;
@@ -237,18 +347,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const variant = String(args.flags.get('variant') ?? 'starter');
   const code = variantSource(scenario, variant);
-  // A learner's file may loop without ever awaiting: stop the command then, with a message, as the
-  // browser's sandbox would, rather than hang. (Our own starters and solutions never do.) Watched
-  // from the moment the database is up: PGlite's boot holds the thread itself (initdb is one
-  // synchronous call), for seconds on a loaded machine, and that is not the learner's code.
+  // Once, from the moment the database is up (see watchCode).
   let watching = false;
   const watchLearnerCode = () => {
-    if (watching || variant === 'starter' || variant === 'solution') return;
+    if (watching) return;
     watching = true;
-    startWatchdog(
-      STUCK_CODE_MS,
-      `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
-    );
+    watchCode(variant);
   };
 
   if (command === 'run') {
@@ -263,27 +367,7 @@ async function main(argv: string[]): Promise<number> {
     watchLearnerCode();
     const r = await runScenario(db, { scenario, code, variant, seed, faults, choices });
     await db.close?.();
-    if (json) {
-      out(JSON.stringify(publicRun(r), null, 2));
-      return r.verdict === 'error' ? 1 : 0;
-    }
-    if (r.error) {
-      out(`\nyour code did not load: ${r.error.message}${r.error.line ? ` (line ${r.error.line})` : ''}`);
-      return 1;
-    }
-    if (args.flags.has('trace')) {
-      out('');
-      for (const e of r.trace) out(`${String(e.i).padStart(4)} ${(e.t / 1000).toFixed(1).padStart(7)} s  ${e.text}`);
-    }
-    out('');
-    for (const i of r.invariants) out(`${i.held ? '✓' : '✗'} ${i.title}: ${i.detail}${!i.held && i.step !== undefined ? ` (step ${i.step})` : ''}`);
-    for (const e of r.codeErrors) out(`! ${e.process}: ${e.message}${e.line ? ` (line ${e.line})` : ''}`);
-    out(`\n${r.verdict.toUpperCase()} after ${r.steps} steps, ${(r.durationMs / 1000).toFixed(1)} simulated s · trace ${r.traceHash.slice(0, 16)}`);
-    out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
-    const idle = r.faults.filter((_, i) => r.faultEvents[i] === null);
-    if (idle.length) out(`never took effect: ${idle.map(describeFault).join('; ')}`);
-    if (r.verdict === 'violated') out(`replay: ${replayCommand(r, dbFlag(args))}`);
-    return 0;
+    return reportRun(r, args);
   }
 
   const runs = intFlag(args, 'runs', 200);

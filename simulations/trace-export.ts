@@ -30,10 +30,16 @@ export interface TraceExport {
   ending: RunResult['ending'];
   ledger: RunResult['ledger'];
   trace: TraceEvent[];
+  /**
+   * The code that ran, when it was not the scenario's own starter or solution (the learner's):
+   * with it, `npm run sim -- replay <file>` reruns the very run.
+   */
+  code?: string;
 }
 
-/** The document for `result` (a copy; the result is not changed). */
-export function traceExport(result: RunResult): TraceExport {
+/** The document for `result` (a copy; the result is not changed); `code` is kept only for code other than the scenario's own. */
+export function traceExport(result: RunResult, code?: string): TraceExport {
+  const own = result.variant === 'starter' || result.variant === 'solution';
   return {
     format: TRACE_EXPORT_FORMAT,
     version: TRACE_EXPORT_VERSION,
@@ -50,6 +56,7 @@ export function traceExport(result: RunResult): TraceExport {
     ending: result.ending,
     ledger: result.ledger,
     trace: result.trace,
+    ...(code !== undefined && !own ? { code } : {}),
   };
 }
 
@@ -61,8 +68,8 @@ function plainValue(_key: string, value: unknown): unknown {
 }
 
 /** The run as pretty-printed JSON. */
-export function traceToJson(result: RunResult): string {
-  return `${JSON.stringify(traceExport(result), plainValue, 2)}\n`;
+export function traceToJson(result: RunResult, code?: string): string {
+  return `${JSON.stringify(traceExport(result, code), plainValue, 2)}\n`;
 }
 
 /** Longest message or note text in the diagram, in characters. */

@@ -3,7 +3,11 @@
  * and replays to the same trace hash; the Mermaid diagram has the swimlane participants in order,
  * one arrow per message, the crash as a note, and text from the run cannot break out of its line.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runScenario, type RunResult } from '../simulations/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/trace-export';
@@ -99,4 +103,62 @@ test('Mermaid escaping: run text cannot end a line, start a statement or smuggle
     // Outside entity codes, no character Mermaid treats as syntax.
     expect(body.replace(/#\d+;/g, '')).not.toMatch(/[#;<>%]/);
   }
+});
+
+describe('replaying an export with the CLI (npm run sim -- replay)', () => {
+  const mine = `// my attempt\n${scenario.variants.starter.code}`;
+  let dir: string;
+  let mineRun: RunResult;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'eo-replay-'));
+    mineRun = await runScenario(sim.db, { scenario, code: mine, variant: 'your code', seed: 5, faults: scenario.demo.faults });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  test("the learner's own code travels in the export; the starter's and the solution's do not (they are the scenario's)", () => {
+    expect(JSON.parse(traceToJson(mineRun, mine)).code).toBe(mine);
+    expect(JSON.parse(traceToJson(starter, scenario.variants.starter.code))).not.toHaveProperty('code');
+    expect(JSON.parse(traceToJson(solution, scenario.variants.solution.code))).not.toHaveProperty('code');
+  });
+
+  test('an export of your own code replays to the same trace hash, and says so', () => {
+    const file = write('mine.trace.json', traceToJson(mineRun, mine));
+    const human = cli('replay', file);
+    expect(human.code, human.err + human.out).toBe(0);
+    expect(human.out).toMatch(/^seed 5 · receipt-redelivery · variant your code · replaying /);
+    expect(human.out).toContain(`reproduced: the same trace hash as the export (${mineRun.traceHash.slice(0, 16)})`);
+    expect(human.out).toContain('VIOLATED');
+    const json = JSON.parse(cli('replay', file, '--json').out);
+    expect(json).toMatchObject({ reproduced: true, traceHash: mineRun.traceHash, exportedTraceHash: mineRun.traceHash, verdict: 'violated', seed: 5 });
+  }, 240_000);
+
+  test('other code on the same schedule does not reproduce it: exit 1, and the two hashes named', () => {
+    const file = write('mine.trace.json', traceToJson(mineRun, mine));
+    const fix = write('fix.ts', scenario.variants.solution.code);
+    const r = cli('replay', file, '--variant', fix);
+    expect(r.code, r.err + r.out).toBe(1);
+    expect(r.out).toMatch(/NOT reproduced: the export's trace hash was [0-9a-f]{16}, this run's is [0-9a-f]{16} .*\(it ended violated, this run held\)/);
+  }, 240_000);
+
+  test('an export without the code, or a file that is no export, is refused with what to do', () => {
+    const { code: _dropped, ...noCode } = JSON.parse(traceToJson(mineRun, mine));
+    const a = cli('replay', write('old.trace.json', JSON.stringify(noCode)));
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/holds no code: pass --variant path\.ts/);
+    const b = cli('replay', write('plan.json', JSON.stringify(scenario.demo.faults)));
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/is not a trace the lab exported/);
+    const c = cli('replay', join(dir, 'missing.json'));
+    expect(c.code).toBe(2);
+    expect(c.err).toMatch(/no such file/);
+  }, 240_000);
 });

@@ -304,7 +304,7 @@ export const downloadTraceJsonAction: LabAction = {
   enabled: (ctx) => !!finishedRun(ctx),
   perform: (ctx) => {
     const run = finishedRun(ctx);
-    if (run) downloadText(`${exportName(run.result)}.trace.json`, traceToJson(run.result), 'application/json');
+    if (run) downloadText(`${exportName(run.result)}.trace.json`, traceToJson(run.result, ctx.state.context.runCode ?? undefined), 'application/json');
   },
 };
 

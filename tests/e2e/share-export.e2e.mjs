@@ -4,7 +4,10 @@
  * clipboard; before the verdict is shown the exports are disabled, so they never give it away.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openPage, urlOf, waitVerdict } from './helpers.mjs';
 
@@ -39,6 +42,7 @@ test('the lab exports the finished run as JSON and as a Mermaid diagram', { time
     assert.equal(doc.verdict, 'violated');
     assert.match(doc.traceHash, /^[0-9a-f]{16,}$/);
     assert.ok(doc.trace.length > 10);
+    assert.equal('code' in doc, false, "the starter's code is the scenario's: not copied into the export");
 
     await page.getByRole('button', { name: 'Copy Mermaid diagram' }).click();
     await page.waitForFunction(() => /Mermaid diagram copied/.test(document.querySelector('[data-testid="share-status"]')?.textContent ?? ''));
@@ -113,5 +117,38 @@ test('a shared replay of a counterexample (steered by scheduler choices) replays
   } finally {
     await a.context.close();
     await b.context.close();
+  }
+});
+
+test("a run of your own code, exported from the browser, replays in the CLI to the same trace hash", { timeout: 240_000 }, async () => {
+  const { context, page, errors } = await openPage(browser);
+  const dir = await mkdtemp(path.join(tmpdir(), 'eo-export-'));
+  try {
+    await page.goto(urlOf('/lab/receipt-redelivery/'));
+    await page.waitForFunction(() => {
+      const b = document.querySelector('[data-action="run"]');
+      return b && !b.disabled;
+    }, undefined, { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Starter', exact: true }).click();
+    const starter = await page.evaluate(() => window.__eoLab.getCode());
+    const mine = `// my attempt, exported\n${starter}`;
+    await page.evaluate((t) => window.__eoLab.setCode(t), mine);
+    await page.getByLabel('Speed').selectOption('instant');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitFinished(page);
+    const doc = await exportedRun(page);
+    assert.equal(doc.variant, 'your code');
+    assert.equal(doc.code, mine, 'the code that ran travels in the export');
+    const file = path.join(dir, 'mine.trace.json');
+    await writeFile(file, JSON.stringify(doc));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', 'replay', file, '--json'], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr + r.stdout);
+    const replayed = JSON.parse(r.stdout);
+    assert.equal(replayed.reproduced, true);
+    assert.equal(replayed.traceHash, doc.traceHash, 'the browser and Node ran the very same schedule');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
