@@ -131,6 +131,7 @@ const EventLine = memo(function EventLine({
               {flag}
             </span>
           )}
+          {flag && <span className="sr-only">: </span>}
           {e.text}
         </span>
       </button>
