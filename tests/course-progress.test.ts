@@ -242,3 +242,11 @@ test('an exploration counts only when it ran every schedule asked for and none b
   expect(exploredClean({ runs: 1, requested: 200, violations: 0, errors: 1 })).toBe(false); // did not load
   expect(exploredClean({ runs: 0, requested: 0, violations: 0, errors: 0 })).toBe(false);
 });
+
+test('marking says when it finished the lesson, once', () => {
+  expect(markPassed(first!.id, FIX)).toBe(false);
+  expect(markExploredClean(first!.id, OTHER)).toBe(false);
+  expect(markExploredClean(first!.id, FIX)).toBe(true);
+  expect(markPassed(first!.id, FIX)).toBe(false);
+  expect(markExploredClean(first!.id, OTHER)).toBe(false);
+});

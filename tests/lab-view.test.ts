@@ -371,6 +371,16 @@ describe('VerdictPanel', () => {
     const threwHtml = renderToStaticMarkup(h(VerdictPanel, { result: threw, revealed: true, running: false, onSelectStep: noop }));
     expect(threwHtml).toContain('Held, but the code threw');
     expect(threwHtml).not.toContain('Held: every invariant kept');
+    expect(threwHtml).not.toContain('held-explore-hint');
+  });
+
+  test('a held run says it is one schedule and points to Explore; a violated one does not', () => {
+    const held = renderToStaticMarkup(h(VerdictPanel, { result: { ...solution.result, variant: 'your code' }, revealed: true, running: false, onSelectStep: noop }));
+    expect(held).toContain('data-testid="held-explore-hint"');
+    expect(held).toMatch(/That is one schedule\..*Explore.*runs 200 more.*your code does not survive/s);
+    const sol = renderToStaticMarkup(h(VerdictPanel, { result: solution.result, revealed: true, running: false, onSelectStep: noop }));
+    expect(sol).toContain('the solution’s code does not survive');
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: false, onSelectStep: noop }))).not.toContain('held-explore-hint');
   });
 
   test('shows a code error with its line, and errors thrown during the run', () => {

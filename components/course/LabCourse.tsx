@@ -18,6 +18,8 @@ import { codeDigest, markExploredClean, markPassed, markSawOutcome, markVisited,
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
+const LESSON_DONE = 'Lesson done: your code held on the demonstration and came through an exploration with no violation.';
+
 /** Labs about transformations and keys, which link to the try-it panel. */
 const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
 
@@ -42,7 +44,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         return;
       }
       setOffPlan(null);
-      if (codeHeld(r)) markPassed(scenario.id, codeDigest(r.code));
+      if (codeHeld(r) && markPassed(scenario.id, codeDigest(r.code))) setAnnouncement(LESSON_DONE);
       const predicted = predictedRef.current;
       if (prediction && predicted && predicted.actual === undefined && !ranStarter(r, scenario.variants.starter.code)) {
         setOffPlan(
@@ -64,9 +66,13 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
     [scenario.id, scenario.demo, scenario.variants.starter.code, prediction],
   );
 
+  // The last exploration of "Your code" that found violations, for the chip (this visit only).
+  const [broke, setBroke] = useState<{ violations: number; runs: number } | null>(null);
   const onExploreFinished = useCallback(
     (e: ExploreFinished) => {
-      if (e.mode === 'yours' && exploredClean(e)) markExploredClean(scenario.id, codeDigest(e.code));
+      if (e.mode !== 'yours') return;
+      setBroke(e.violations > 0 ? { violations: e.violations, runs: e.runs } : null);
+      if (exploredClean(e) && markExploredClean(scenario.id, codeDigest(e.code))) setAnnouncement(LESSON_DONE);
     },
     [scenario.id],
   );
@@ -100,7 +106,11 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
           {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
         </Chip>
         <Chip on={!!mine?.explored} testId="explored-chip">
-          {mine?.explored ? `Your code came through ${EXPLORE_RUNS} explored schedules` : `Explore that code: no violation in ${EXPLORE_RUNS} schedules`}
+          {mine?.explored
+            ? `Your code came through ${EXPLORE_RUNS} explored schedules`
+            : broke
+              ? `Explored: ${broke.violations} of ${broke.runs} schedules broke your code — replay the counterexample below`
+              : `Explore that code: no violation in ${EXPLORE_RUNS} schedules`}
         </Chip>
         {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
       </section>

@@ -212,24 +212,31 @@ function remember(list: readonly string[] | undefined, digest: string): string[]
   return [...(list ?? []).filter((d) => d !== digest), digest].slice(-DIGESTS_KEPT);
 }
 
-/** "Your code" (this version of it, by digest) held on the demonstration plan. */
-export function markPassed(id: string, digest: string): void {
+/** "Your code" (this version of it, by digest) held on the demonstration plan. True when that finished the lesson. */
+export function markPassed(id: string, digest: string): boolean {
   const s = snapshot().scenarios[id];
-  if (s?.passed && s.heldCode?.at(-1) === digest) return;
+  if (s?.passed && s.heldCode?.at(-1) === digest) return false;
+  const before = lessonState(snapshot(), id);
   patchScenario(id, (s) => {
     const heldCode = remember(s.heldCode, digest);
     return { ...s, passed: true, heldCode, ...(s.explored || s.cleanCode?.includes(digest) ? { explored: true } : {}) };
   });
+  return before !== 'done' && lessonState(snapshot(), id) === 'done';
 }
 
-/** An exploration of "Your code" (this version of it) ran all its schedules and none broke an invariant. */
-export function markExploredClean(id: string, digest: string): void {
+/**
+ * An exploration of "Your code" (this version of it) ran all its schedules and none broke an
+ * invariant. True when that finished the lesson.
+ */
+export function markExploredClean(id: string, digest: string): boolean {
   const s = snapshot().scenarios[id];
-  if (s?.cleanCode?.at(-1) === digest) return;
+  if (s?.cleanCode?.at(-1) === digest) return false;
+  const before = lessonState(snapshot(), id);
   patchScenario(id, (s) => {
     const cleanCode = remember(s.cleanCode, digest);
     return { ...s, cleanCode, ...(s.explored || s.heldCode?.includes(digest) ? { explored: true } : {}) };
   });
+  return before !== 'done' && lessonState(snapshot(), id) === 'done';
 }
 
 export function recordQuiz(questionId: string, choice: string, correct: boolean): void {

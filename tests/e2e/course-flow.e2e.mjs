@@ -122,8 +122,19 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.goto(urlOf(`/lab/${FIRST.id}/`));
     await waitRunnable(page);
     assert.match(await page.evaluate(() => window.__eoLab.getCode()), /^\/\/ my fix\n/, 'the fix is kept across the visit to the map');
+    // A look-alike first: the claim without the provider's key holds on the demonstration, but an
+    // exploration draws a crash between the send and complete.
+    await page.evaluate((t) => window.__eoLab.setCode(t.replace(', { idempotencyKey })', ')')), solution);
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Held/);
+    await button(page, 'Explore').click();
+    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke your code/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
+    // The real fix again: held on the demonstration before, now explored.
+    await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
     await button(page, 'Explore').click();
     await page.locator('[data-testid="explored-chip"][data-done="true"]').waitFor({ timeout: 60_000 });
+    await page.getByText('Lesson done: your code held on the demonstration').waitFor({ state: 'attached' });
     assert.match(await page.getByTestId('explored-chip').innerText(), /Your code came through 200 explored schedules/);
 
     // The map after a reload: lesson 1 done with its details, lesson 2 is the next step.

@@ -2,6 +2,7 @@
  * The verdict of one run: held or violated, each invariant with its evidence, and a way to jump
  * to the step where one broke. A live region, so a screen reader hears the verdict when it lands.
  */
+import { EXPLORE_RUNS } from '../actions';
 import type { RunResult } from '@/simulations/run';
 import { whoseCode } from '../whose-code';
 import { groupRepeats, timesSuffix } from '../repeats';
@@ -98,6 +99,13 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
           </p>
         </div>
       </div>
+
+      {result.verdict === 'held' && !heldButThrew && (
+        <p data-testid="held-explore-hint" className="mx-4 mt-3 text-sm text-slate-600 dark:text-slate-300">
+          That is one schedule. <strong className="font-semibold">Explore</strong> (E) runs {EXPLORE_RUNS} more, each with faults drawn from its
+          seed, and shows the smallest one {whoseCode(result.variant).codeMidSentence} does not survive, if there is one.
+        </p>
+      )}
 
       {result.verdict === 'violated' && injectedByHand > 0 && (
         <p data-testid="injected-note" className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
