@@ -107,6 +107,22 @@ export const QUESTIONS: readonly Question[] = [
     see: { scenario: 'receipt-redelivery', variant: 'starter', seed: 1, faults: [crashBeforeAck], step: 9, expect: 'violated', invariant: 'at-most-one-receipt' },
   },
   {
+    id: 'receipt-redelivery-one-schedule',
+    scenario: 'receipt-redelivery',
+    prompt:
+      "Your fix derives the order's key, claims it in the operations table with a lease, and marks it done after sending. It holds on the demonstration, a crash before the acknowledgement. But it calls the e-mail provider without the key. What will Explore find?",
+    choices: [
+      { id: 'nothing', text: "Nothing: the demonstration's crash was the dangerous one, and the claim covers it" },
+      { id: 'gap', text: 'Schedules where the worker crashes after the send and before complete: the lease runs out, another worker claims the key and sends a second receipt' },
+      { id: 'deadlock', text: "Schedules where two workers wait for each other's claim forever" },
+      { id: 'never-sent', text: 'Schedules where the receipt is never sent, because the crashed worker holds the key for good' },
+    ],
+    correct: 'gap',
+    explanation:
+      "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock: the claim is one INSERT … ON CONFLICT, which never waits for another worker's claim. And the lease is exactly what keeps a crashed worker from holding the key for good.",
+    see: { scenario: 'crash-after-send', variant: 'starter', seed: 1, faults: [crashAfterSend], step: 20, expect: 'violated', invariant: 'at-most-one-receipt' },
+  },
+  {
     id: 'replay-safety-which-needs-key',
     scenario: 'replay-safety',
     prompt:

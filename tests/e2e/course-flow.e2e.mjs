@@ -72,7 +72,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await quiz.getByRole('button', { name: 'Check' }).click();
     await page.locator('[data-question="receipt-redelivery-what-happens"][data-state="correct"]').waitFor();
     assert.match(await quiz.getByTestId('quiz-feedback').innerText(), /^Correct\.\s+A queue may only forget a message/);
-    assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 1/);
+    assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 2/);
     // Focus sits on the explanation; the lab's single-key shortcuts do not fire from down here.
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'quiz-explanation');
     await page.keyboard.press('r');
@@ -145,7 +145,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.equal(await first.getAttribute('data-state'), 'done');
     const detail = await first.getByTestId('lesson-detail').innerText();
     assert.match(detail, /Predicted/);
-    assert.match(detail, /Questions 1\/1/);
+    assert.match(detail, /Questions 1\/2/);
     assert.match(detail, /Your code held and came through exploration/);
     assert.match(await page.getByTestId('next-step').innerText(), new RegExp(`Next step\\s+${SCENARIO_CATALOG[1].title}`, 'i'));
     assert.match(await page.getByTestId('lesson-link').nth(1).innerText(), /Next step/);
