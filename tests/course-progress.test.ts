@@ -8,6 +8,7 @@ import { SCENARIO_CATALOG } from '../simulations/catalog';
 import {
   PROGRESS_KEY,
   clearPrediction,
+  codeChips,
   codeDetail,
   codeDigest,
   lessonState,
@@ -79,7 +80,7 @@ test('visiting starts a lesson; only "Your code" held on the demonstration and e
   markPassed(first!.id, FIX);
   // Held on the one demonstration schedule: not done yet (a look-alike fix gets this far).
   expect(lessonState(current(), first!.id)).toBe('started');
-  expect(codeDetail('started', current().scenarios[first!.id])).toMatch(/held on the demonstration · not yet explored/);
+  expect(codeDetail('started', current().scenarios[first!.id])).toBe('✓ Held on the demonstration · next: Explore it');
   expect(nextLesson(current(), SCENARIO_CATALOG)?.id).toBe(first!.id);
   markExploredClean(first!.id, FIX);
   expect(lessonState(current(), first!.id)).toBe('done');
@@ -249,4 +250,40 @@ test('marking says when it finished the lesson, once', () => {
   expect(markExploredClean(first!.id, FIX)).toBe(true);
   expect(markPassed(first!.id, FIX)).toBe(false);
   expect(markExploredClean(first!.id, OTHER)).toBe(false);
+});
+
+test('the chips speak of the code now in "Your code": what this version did, and what is left to do with it', () => {
+  const opts = { demoSeed: 1, runs: 200 };
+  const chips = () => codeChips(current().scenarios[first!.id], OTHER, null, opts);
+  // Nothing yet.
+  expect(codeChips(undefined, FIX, null, opts)).toEqual({
+    held: { on: false, text: 'Make “Your code” hold on the demonstration' },
+    explored: { on: false, text: 'Explore this code: no violation in 200 schedules' },
+  });
+  // FIX held; the editor now holds OTHER: the tick is not carried over to code that never ran.
+  markPassed(first!.id, FIX);
+  expect(codeChips(current().scenarios[first!.id], FIX, null, opts).held).toEqual({ on: true, text: 'This code held on the demonstration' });
+  expect(chips().held).toEqual({ on: false, text: 'An earlier version held; Run this one on the demonstration (seed 1)' });
+  // OTHER explored and broke.
+  const broke = { digest: OTHER, violations: 26, runs: 200 };
+  expect(codeChips(current().scenarios[first!.id], OTHER, broke, opts).explored).toEqual({
+    on: false,
+    text: 'Explored: 26 of 200 schedules broke this code — replay the counterexample above',
+  });
+  // …and says nothing of another version's exploration.
+  expect(codeChips(current().scenarios[first!.id], FIX, broke, opts).explored.text).toBe('Explore this code: no violation in 200 schedules');
+  // OTHER explored clean, never run on the demonstration: what is left is that Run (QA: the chips said
+  // "held" of an earlier version and "explore" of code just explored clean).
+  markExploredClean(first!.id, OTHER);
+  expect(chips()).toEqual({
+    held: { on: false, text: 'Now Run this code on the demonstration (seed 1, its own faults)' },
+    explored: { on: true, text: 'This code came through 200 explored schedules' },
+  });
+  expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Explored clean · next: run that code on the demonstration');
+  // It holds there too: done, and both chips stay ticked whatever the code becomes.
+  markPassed(first!.id, OTHER);
+  expect(codeChips(current().scenarios[first!.id], codeDigest('something else'), null, opts)).toEqual({
+    held: { on: true, text: 'Your code held on the demonstration' },
+    explored: { on: true, text: 'Your code came through 200 explored schedules' },
+  });
 });

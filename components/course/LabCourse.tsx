@@ -5,7 +5,7 @@
  * code came through an exploration with no violation) recorded from each finished run and
  * exploration, and the scenario's "check yourself" questions below the lab.
  */
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
 import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
@@ -14,7 +14,7 @@ import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { codeDigest, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
+import { codeChips, codeDigest, markExploredClean, type BrokenExploration, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -67,22 +67,27 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
   );
 
   // The last exploration of "Your code" that found violations, for the chip (this visit only).
-  const [broke, setBroke] = useState<{ violations: number; runs: number } | null>(null);
+  const [broke, setBroke] = useState<BrokenExploration | null>(null);
   const onExploreFinished = useCallback(
     (e: ExploreFinished) => {
       if (e.mode !== 'yours') return;
-      setBroke(e.violations > 0 ? { violations: e.violations, runs: e.runs } : null);
-      if (exploredClean(e) && markExploredClean(scenario.id, codeDigest(e.code))) setAnnouncement(LESSON_DONE);
+      const digest = codeDigest(e.code);
+      setBroke(e.violations > 0 ? { digest, violations: e.violations, runs: e.runs } : null);
+      if (exploredClean(e) && markExploredClean(scenario.id, digest)) setAnnouncement(LESSON_DONE);
     },
     [scenario.id],
   );
+  // The code in "Your code" now: the chips speak of this version.
+  const [yourCode, setYourCode] = useState<string | null>(null);
+  const current = useMemo(() => (yourCode === null ? null : codeDigest(yourCode)), [yourCode]);
+  const chips = codeChips(mine, current, broke, { demoSeed: scenario.demo.seed, runs: EXPLORE_RUNS });
 
   const questions = questionsFor(scenario.id);
   const asked = questions.length > 0 ? questionsProgress(progress, questions.map((q) => q.id)) : null;
 
   return (
     <div className="space-y-10">
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} onYourCode={setYourCode} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
@@ -102,15 +107,11 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
                 : 'Predicted'}
           </Chip>
         )}
-        <Chip on={!!mine?.passed} testId="passed-chip">
-          {mine?.passed ? 'Your code held on the demonstration' : 'Make “Your code” hold on the demonstration'}
+        <Chip on={chips.held.on} testId="passed-chip">
+          {chips.held.text}
         </Chip>
-        <Chip on={!!mine?.explored} testId="explored-chip">
-          {mine?.explored
-            ? `Your code came through ${EXPLORE_RUNS} explored schedules`
-            : broke
-              ? `Explored: ${broke.violations} of ${broke.runs} schedules broke your code — replay the counterexample below`
-              : `Explore that code: no violation in ${EXPLORE_RUNS} schedules`}
+        <Chip on={chips.explored.on} testId="explored-chip">
+          {chips.explored.text}
         </Chip>
         {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
       </section>

@@ -265,8 +265,62 @@ export function lessonState(p: Progress, id: string): LessonState {
 /** Where the learner's own code stands in a lesson, as the map's detail line says it. */
 export function codeDetail(state: LessonState, s: ScenarioProgress | undefined): string {
   if (state === 'done') return '✓ Your code held and came through exploration';
-  if (s?.passed) return '✓ Your code held on the demonstration · not yet explored clean';
+  const held = s?.heldCode?.at(-1);
+  const clean = s?.cleanCode?.at(-1);
+  if (clean && clean !== held && !s?.heldCode?.includes(clean)) return '✓ Explored clean · next: run that code on the demonstration';
+  if (s?.passed) return '✓ Held on the demonstration · next: Explore it';
   return 'Your code has not held yet';
+}
+
+/** An exploration of a version of "Your code" that broke an invariant (kept for this visit). */
+export interface BrokenExploration {
+  digest: string;
+  violations: number;
+  runs: number;
+}
+
+/** A progress chip: done or not, and what it says. */
+export interface ChipText {
+  on: boolean;
+  text: string;
+}
+
+/**
+ * The two chips about the learner's code, for the code now in "Your code" (`current`, a digest):
+ * whether this version held on the demonstration and came through an exploration, and what is
+ * left to do with it. Once the lesson is done, both stay ticked whatever the code becomes.
+ */
+export function codeChips(
+  s: ScenarioProgress | undefined,
+  current: string | null,
+  broke: BrokenExploration | null,
+  { demoSeed, runs }: { demoSeed: number; runs: number },
+): { held: ChipText; explored: ChipText } {
+  if (s?.passed && s.explored) {
+    return { held: { on: true, text: 'Your code held on the demonstration' }, explored: { on: true, text: `Your code came through ${runs} explored schedules` } };
+  }
+  const heldNow = current !== null && !!s?.heldCode?.includes(current);
+  const cleanNow = current !== null && !!s?.cleanCode?.includes(current);
+  const held: ChipText = heldNow
+    ? { on: true, text: 'This code held on the demonstration' }
+    : {
+        on: false,
+        text: cleanNow
+          ? `Now Run this code on the demonstration (seed ${demoSeed}, its own faults)`
+          : s?.passed
+            ? `An earlier version held; Run this one on the demonstration (seed ${demoSeed})`
+            : 'Make “Your code” hold on the demonstration',
+      };
+  const explored: ChipText = cleanNow
+    ? { on: true, text: `This code came through ${runs} explored schedules` }
+    : {
+        on: false,
+        text:
+          broke && broke.digest === current
+            ? `Explored: ${broke.violations} of ${broke.runs} schedules broke this code — replay the counterexample above`
+            : `Explore this code: no violation in ${runs} schedules`,
+      };
+  return { held, explored };
 }
 
 /** The first lesson, in order, that is not done; null when all are. */

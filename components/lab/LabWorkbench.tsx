@@ -131,11 +131,13 @@ export interface LabWorkbenchProps {
   onRunFinished?: (r: RunFinished) => void;
   /** Called once per exploration, when its result is shown. */
   onExploreFinished?: (e: ExploreFinished) => void;
+  /** Called with the text of "Your code" as it loads and on every change (whichever tab is shown). */
+  onYourCode?: (text: string) => void;
   /** Shown just above the controls (the course's "predict, then run"). */
   beforeControls?: ReactNode;
 }
 
-export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, beforeControls }: LabWorkbenchProps) {
+export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYourCode, beforeControls }: LabWorkbenchProps) {
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
@@ -149,6 +151,14 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, befor
 
   const starter = scenario.variants.starter.code;
   const learner = useLearnerCode(scenario.id, starter);
+  const onYourCodeRef = useRef(onYourCode);
+  onYourCodeRef.current = onYourCode;
+  // After a pause in typing, not on every keystroke: the caller re-renders the whole lab.
+  useEffect(() => {
+    if (!learner.loaded) return;
+    const timer = setTimeout(() => onYourCodeRef.current?.(learner.text), 200);
+    return () => clearTimeout(timer);
+  }, [learner.text, learner.loaded]);
   const [mode, setMode] = useState<CodeMode>('yours');
   const modeRef = useRef(mode);
   modeRef.current = mode;

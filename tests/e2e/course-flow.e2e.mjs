@@ -110,26 +110,33 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
     await page.getByLabel('Speed').selectOption('instant');
     await button(page, 'Run').click();
-    await waitVerdict(page, /Held/);
+    await waitVerdict(page, /Held: every invariant kept/);
     await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
+    assert.match(await page.getByTestId('passed-chip').innerText(), /This code held on the demonstration/);
     // Held on the one demonstration schedule is not yet done: the same code must come through an exploration.
     assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
-    assert.match(await page.getByTestId('explored-chip').innerText(), /Explore that code: no violation in 200 schedules/);
+    assert.match(await page.getByTestId('explored-chip').innerText(), /Explore this code: no violation in 200 schedules/);
     await page.goto(urlOf('/'));
     await page.locator('[data-testid="lesson-link"]').first().waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="lesson-link"]')?.getAttribute('data-state') === 'started');
-    assert.match(await page.getByTestId('lesson-detail').first().innerText(), /held on the demonstration · not yet explored clean/);
+    assert.match(await page.getByTestId('lesson-detail').first().innerText(), /Held on the demonstration · next: Explore it/);
     await page.goto(urlOf(`/lab/${FIRST.id}/`));
     await waitRunnable(page);
     assert.match(await page.evaluate(() => window.__eoLab.getCode()), /^\/\/ my fix\n/, 'the fix is kept across the visit to the map');
     // A look-alike first: the claim without the provider's key holds on the demonstration, but an
     // exploration draws a crash between the send and complete.
-    await page.evaluate((t) => window.__eoLab.setCode(t.replace(', { idempotencyKey })', ')')), solution);
+    const lookAlike = solution.replace('{ to: msg.customer, orderId }, { idempotencyKey })', '{ to: msg.customer, orderId })');
+    assert.notEqual(lookAlike, solution, 'the e-mail call lost its key');
+    await page.evaluate((t) => window.__eoLab.setCode(t), lookAlike);
+    // The chips speak of the code now in the editor: this version has not run yet.
+    await page.waitForFunction(() => /An earlier version held/.test(document.querySelector('[data-testid="passed-chip"]')?.textContent ?? ''));
     await button(page, 'Run').click();
-    await waitVerdict(page, /Held/);
+    await waitVerdict(page, /Held: every invariant kept/);
+    await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
     await button(page, 'Explore').click();
-    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke your code/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke this code — replay the counterexample above/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
     assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
+    assert.match(await page.getByRole('region', { name: 'Explorer' }).innerText(), /at-most-one-receipt|At most one receipt/);
     // The real fix again: held on the demonstration before, now explored.
     await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
     await button(page, 'Explore').click();

@@ -102,7 +102,8 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
 
       {result.verdict === 'held' && !heldButThrew && (
         <p data-testid="held-explore-hint" className="mx-4 mt-3 text-sm text-slate-600 dark:text-slate-300">
-          That is one schedule. <strong className="font-semibold">Explore</strong> (E) runs {EXPLORE_RUNS} more, each with faults drawn from its
+          That is one schedule. <strong className="font-semibold">Explore</strong>
+          <span className="pointer-coarse:hidden"> (E)</span> runs {EXPLORE_RUNS} more, each with faults drawn from its
           seed, and shows the smallest one {whoseCode(result.variant).codeMidSentence} does not survive, if there is one.
         </p>
       )}
