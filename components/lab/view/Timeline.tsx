@@ -206,8 +206,9 @@ export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number
 
 /**
  * Time labels where simulated time moves on, in two rows: each goes on the first row where it
- * clears the label before it ("25 h 0 min 3.0 s" is three times as wide as "0.2 s"), and only
- * when neither row has room on the row that frees up first.
+ * clears the label before it ("25 h 0 min 3.0 s" is three times as wide as "0.2 s"). One that
+ * clears neither is left out rather than drawn over another ("26 h 0 min 1.26 h 0 min 1.5 s" on a
+ * phone, QA): its event still names its time to a screen reader and in the event log.
  */
 export function timeLabels(
   events: TraceEvent[],
@@ -227,7 +228,8 @@ export function timeLabels(
     // lost its "s" on the last column): it moves left by `shift`.
     const shift = Math.max(0, Math.min(colX(e.i), colX(e.i) + width - maxX));
     const x = colX(e.i) - shift;
-    const row: 0 | 1 = x >= freeFrom[0] ? 0 : x >= freeFrom[1] ? 1 : freeFrom[0] <= freeFrom[1] ? 0 : 1;
+    if (x < freeFrom[0] && x < freeFrom[1]) continue;
+    const row: 0 | 1 = x >= freeFrom[0] ? 0 : 1;
     freeFrom[row] = x + width + LABEL_MARGIN;
     out.push({ i: e.i, text, row, shift });
   }
