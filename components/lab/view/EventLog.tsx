@@ -5,7 +5,7 @@
  * one stop for Tab (the selected line's button; a run has dozens of events): ↑/↓, Home and End
  * move along it, selecting as they go.
  */
-import { memo, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import type { TraceEvent } from '@/simulations/types';
 import { faultLabel, formatSimTime, markKind, simClockTime } from './snapshots';
@@ -107,7 +107,7 @@ const EventLine = memo(function EventLine({
         tabIndex={tabStop ? 0 : -1}
         onClick={() => onSelect(e.i)}
         aria-current={selected ? 'step' : undefined}
-        className={`flex w-full items-baseline gap-2 rounded-md px-2 py-1 text-left text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600 ${
+        className={`flex w-full flex-wrap items-baseline gap-x-2 rounded-md sm:flex-nowrap px-2 py-1 text-left text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600 ${
           selected
             ? 'bg-teal-50 text-slate-900 ring-1 ring-teal-600/40 dark:bg-teal-400/15 dark:text-white dark:ring-teal-400/40'
             : 'text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800'
@@ -117,11 +117,12 @@ const EventLine = memo(function EventLine({
           <span className="sr-only">Event </span>
           {e.i + 1}
         </span>
-        <span style={{ width: `${timeWidth}ch` }} className="shrink-0 font-mono text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
+        <span style={{ '--time-w': `${timeWidth}ch` } as CSSProperties} className="shrink-0 font-mono sm:w-(--time-w) text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
           {formatSimTime(e.t)}
           {clock && <span className="block text-[11px] text-slate-500 dark:text-slate-400">{clock}</span>}
         </span>
-        <span className="min-w-0 flex-1 break-words">
+        {/* On a phone the text goes under its number and time, with the whole width to itself. */}
+        <span className="min-w-0 flex-1 break-words max-sm:basis-full max-sm:pl-8">
           {flag && (
             <span
               className={`mr-1.5 inline-block rounded px-1.5 py-px text-[10px] font-semibold tracking-wide uppercase ${
