@@ -282,20 +282,33 @@ async function replayExport(args: Args): Promise<number> {
   watchCode(variant);
   const r = await runScenario(db, { scenario, code, variant, seed: doc.seed, faults, choices: doc.choices });
   await db.close?.();
-  const reproduced = r.traceHash === doc.traceHash;
-  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced });
-  if (!json) {
-    out(
-      reproduced
-        ? `reproduced: the same trace hash as the export (${r.traceHash.slice(0, 16)})`
-        : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : ''}`,
-    );
+  // Other code on purpose (--variant): a run on the exported schedule, not a reproduction.
+  const otherCode = typeof given === 'string';
+  const reproduced = otherCode ? null : r.traceHash === doc.traceHash;
+  const again = ['npm run -s sim -- replay', shellWord(file), ...(otherCode ? ['--variant', shellWord(given)] : []), ...(dbFlag(args) ? ['--db', shellWord(withoutPassword(dbFlag(args)!))] : [])].join(' ');
+  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced }, again);
+  if (json) return status !== 0 ? status : reproduced === false ? 1 : 0;
+  if (r.error) {
+    out(otherCode ? 'nothing ran on the exported schedule.' : 'NOT reproduced: the code did not load, so nothing ran.');
+    return 1;
   }
+  if (otherCode) {
+    out(`other code on the exported schedule: ${r.verdict.toUpperCase()} (the exported run ended ${String(doc.verdict)})`);
+    return status;
+  }
+  out(
+    reproduced
+      ? `reproduced: the same trace hash as the export (${r.traceHash.slice(0, 16)})`
+      : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : ''}`,
+  );
   return status !== 0 ? status : reproduced ? 0 : 1;
 }
 
-/** Print a run (JSON or the human report); its exit code. */
-function reportRun(r: RunResult, args: Args, extra: Record<string, unknown> = {}): number {
+/**
+ * Print a run (JSON or the human report); its exit code. `replayLine` is the command that reruns it
+ * (default: `run` with the run's own flags).
+ */
+function reportRun(r: RunResult, args: Args, extra: Record<string, unknown> = {}, replayLine = replayCommand(r, dbFlag(args))): number {
   if (args.flags.has('json')) {
     out(JSON.stringify({ ...publicRun(r), ...extra }, null, 2));
     return r.verdict === 'error' ? 1 : 0;
@@ -309,13 +322,14 @@ function reportRun(r: RunResult, args: Args, extra: Record<string, unknown> = {}
     for (const e of r.trace) out(`${String(e.i).padStart(4)} ${formatSimTime(e.t).padStart(17)}  ${e.text}`);
   }
   out('');
-  for (const i of r.invariants) out(`${i.held ? '✓' : '✗'} ${i.title}: ${i.detail}${!i.held && i.step !== undefined ? ` (step ${i.step})` : ''}`);
+  // Events count from 1, as the lab numbers them ("Show event 21"); steps are the scheduler's.
+  for (const i of r.invariants) out(`${i.held ? '✓' : '✗'} ${i.title}: ${i.detail}${!i.held && i.step !== undefined ? ` (event ${i.step + 1})` : ''}`);
   for (const e of r.codeErrors) out(`! ${e.process}: ${e.message}${e.line ? ` (line ${e.line})` : ''}`);
   out(`\n${r.verdict.toUpperCase()} after ${r.steps} steps, ${formatSimTime(r.durationMs)} simulated · trace ${r.traceHash.slice(0, 16)}`);
   out(`effects: ${Object.entries(r.effects).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   const idle = r.faults.filter((_, i) => r.faultEvents[i] === null);
   if (idle.length) out(`never took effect: ${idle.map(describeFault).join('; ')}`);
-  if (r.verdict === 'violated') out(`replay: ${replayCommand(r, dbFlag(args))}`);
+  if (r.verdict === 'violated') out(`replay: ${replayLine}`);
   return 0;
 }
 

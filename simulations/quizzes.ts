@@ -119,7 +119,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'gap',
     explanation:
-      "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock: the claim is one INSERT … ON CONFLICT, which never waits for another worker's claim. And the lease is exactly what keeps a crashed worker from holding the key for good.",
+      "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock: the claim is one INSERT … ON CONFLICT, which never waits for another worker's claim. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)",
     see: { scenario: 'crash-after-send', variant: 'starter', seed: 1, faults: [crashAfterSend], step: 20, expect: 'violated', invariant: 'at-most-one-receipt' },
   },
   {

@@ -141,12 +141,29 @@ describe('replaying an export with the CLI (npm run sim -- replay)', () => {
     expect(json).toMatchObject({ reproduced: true, traceHash: mineRun.traceHash, exportedTraceHash: mineRun.traceHash, verdict: 'violated', seed: 5 });
   }, 240_000);
 
-  test('other code on the same schedule does not reproduce it: exit 1, and the two hashes named', () => {
+  test('edited code in the export does not reproduce it: exit 1, and the two hashes named; code that does not load says so', () => {
+    const edited = { ...JSON.parse(traceToJson(mineRun, mine)), code: scenario.variants.solution.code };
+    const r = cli('replay', write('edited.trace.json', JSON.stringify(edited)));
+    expect(r.code, r.err + r.out).toBe(1);
+    expect(r.out).toMatch(/NOT reproduced: the export's trace hash was [0-9a-f]{16}, this run's is [0-9a-f]{16} .*\(it ended violated, this run held\)/);
+    const broken = cli('replay', write('broken.trace.json', JSON.stringify({ ...edited, code: 'export async function handleMessage( {' })));
+    expect(broken.code).toBe(1);
+    expect(broken.out).toContain('NOT reproduced: the code did not load, so nothing ran.');
+    expect(broken.out).not.toMatch(/this run's is\s+—/);
+  }, 240_000);
+
+  test('--variant runs other code on the exported schedule: its verdict, not a failed reproduction; the replay line reruns it', () => {
     const file = write('mine.trace.json', traceToJson(mineRun, mine));
     const fix = write('fix.ts', scenario.variants.solution.code);
     const r = cli('replay', file, '--variant', fix);
-    expect(r.code, r.err + r.out).toBe(1);
-    expect(r.out).toMatch(/NOT reproduced: the export's trace hash was [0-9a-f]{16}, this run's is [0-9a-f]{16} .*\(it ended violated, this run held\)/);
+    expect(r.code, r.err + r.out).toBe(0);
+    expect(r.out).toContain('other code on the exported schedule: HELD (the exported run ended violated)');
+    expect(JSON.parse(cli('replay', file, '--variant', fix, '--json').out)).toMatchObject({ reproduced: null, verdict: 'held' });
+    // A violated replay prints a command that works: replay the file, not "run --variant 'your code'".
+    const again = cli('replay', file);
+    const line = again.out.split('\n').find((l) => l.startsWith('replay: '));
+    expect(line).toBe(`replay: npm run -s sim -- replay ${file}`);
+    expect(again.out).toMatch(/\(event \d+\)/);
   }, 240_000);
 
   test('an export without the code, or a file that is no export, is refused with what to do', () => {

@@ -72,7 +72,7 @@ export function noDoubleCharge(orderIds: readonly number[]): Invariant {
         if (charges.length > 1) {
           return {
             held: false,
-            detail: `order ${orderId} was charged ${charges.length} times: ${charges.map((c) => `${c.chargeId} by ${c.by} at ${formatSimMoment(c.atMs)} (key ${c.key ? c.key.slice(0, 8) + '…' : 'none'})`).join(', ')}`,
+            detail: `order ${orderId} was charged ${charges.length} times: ${charges.map((c) => `${c.chargeId} by ${c.by} at ${formatSimMoment(c.atMs)}, ${c.key ? `key ${c.key.slice(0, 8)}…` : 'no key'}`).join(', ')}`,
             step: charges[1]!.step,
           };
         }
