@@ -3,15 +3,18 @@
  * The lab for an iframe: the same LabWorkbench as /lab, framed by a one-line bar, reporting to
  * the host page — `ready` once, `run-finished` for every run whose verdict is shown, and
  * `exercise-passed` when the learner's own code ("Your code") holds on the scenario's
- * demonstration seed and fault plan and throws nothing, and `explore-finished` for every
- * exploration whose result is shown (the demonstration is one schedule; an exploration is 200).
+ * demonstration seed and fault plan and throws nothing, `explore-finished` for every
+ * exploration whose result is shown (the demonstration is one schedule; an exploration is 200), and
+ * `exercise-done` once the same code has done both — what the course calls a lesson done.
+ * (Which code did what is remembered for this page only: the embed keeps no progress.)
  */
 import { useCallback, useEffect, useRef } from 'react';
+import { codeDigest } from '@/components/course/progress';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
 import { parseFaultPlan } from '@/simulations/faults';
 import type { Fault } from '@/simulations/types';
-import { codeHeld } from '@/components/course/demo-run';
+import { codeHeld, exploredClean } from '@/components/course/demo-run';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';
@@ -29,6 +32,20 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
     post({ type: 'ready', scenario: scenario.id, view: 'lab' });
   }, [target, post, scenario.id]);
 
+  // Digests of the code that held on the demonstration and of the code explored clean, this page.
+  const held = useRef(new Set<string>());
+  const clean = useRef(new Map<string, number>());
+  const done = useRef(false);
+  const maybeDone = useCallback(
+    (digest: string) => {
+      const runs = clean.current.get(digest);
+      if (done.current || runs === undefined || !held.current.has(digest)) return;
+      done.current = true;
+      post({ type: 'exercise-done', scenario: scenario.id, runs });
+    },
+    [post, scenario.id],
+  );
+
   const onRunFinished = useCallback(
     (r: RunFinished) => {
       // The learner's code stays in the tab: the message says what ran and how it went, as documented.
@@ -36,17 +53,25 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
       post({ type: 'run-finished', ...finished });
       if (codeHeld(r) && r.seed === scenario.demo.seed && samePlan(r.faults, scenario.demo.faults)) {
         post({ type: 'exercise-passed', scenario: scenario.id, seed: r.seed, faults: r.faults });
+        const digest = codeDigest(r.code);
+        held.current.add(digest);
+        maybeDone(digest);
       }
     },
-    [post, scenario],
+    [post, scenario, maybeDone],
   );
 
   const onExploreFinished = useCallback(
     (e: ExploreFinished) => {
-      const { code: _code, ...finished } = e;
+      const { code, ...finished } = e;
       post({ type: 'explore-finished', ...finished });
+      if (e.mode === 'yours' && exploredClean(e)) {
+        const digest = codeDigest(code);
+        clean.current.set(digest, e.runs);
+        maybeDone(digest);
+      }
     },
-    [post],
+    [post, maybeDone],
   );
 
   return (

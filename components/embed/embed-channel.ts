@@ -26,6 +26,8 @@ export type EmbedMessage = Envelope &
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
     /** An exploration's result is shown: clean when runs === requested and violations === errors === 0. */
     | ({ type: 'explore-finished' } & Omit<ExploreFinished, 'code'>)
+    /** The same "Your code" held on the demonstration (exercise-passed) and came through a clean exploration, in either order. */
+    | { type: 'exercise-done'; scenario: string; runs: number }
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
     /** How tall the embed's content is, in CSS pixels: sent at first and on every change, to size the iframe by. */
     | { type: 'resize'; height: number }

@@ -37,7 +37,7 @@ async function frameOf(page, pattern) {
   throw new Error(`no frame matches ${pattern}`);
 }
 
-test('the example host page receives ready, run-finished, exercise-passed, explore-finished and quiz-answered', { timeout: 240_000 }, async () => {
+test('the example host page receives ready, run-finished, exercise-passed, explore-finished, exercise-done and quiz-answered', { timeout: 240_000 }, async () => {
   const { context, page, errors } = await openPage(browser);
   try {
     await page.setViewportSize({ width: 1280, height: 1000 });
@@ -89,6 +89,9 @@ test('the example host page receives ready, run-finished, exercise-passed, explo
       { scenario: 'receipt-redelivery', mode: 'yours', violations: 0, errors: 0, complete: true },
     );
     assert.equal('code' in explored, false, 'the explored code stays in the tab');
+    // The same code passed and explored clean: the exercise is done, as the course counts a lesson.
+    await waitEvent(page, (e) => e.type === 'exercise-done');
+    assert.deepEqual((await events(page)).filter((e) => e.type === 'exercise-done').map(({ scenario, runs }) => ({ scenario, runs })), [{ scenario: 'receipt-redelivery', runs: 200 }]);
 
     // The question.
     const quiz = await frameOf(page, /\/embed\/quiz\/lesson-receipt-key\//);
