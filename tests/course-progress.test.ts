@@ -12,6 +12,7 @@ import {
   codeDetail,
   codeDigest,
   lessonState,
+  markExploredBroken,
   markExploredClean,
   markPassed,
   markSawOutcome,
@@ -253,36 +254,35 @@ test('marking says when it finished the lesson, once', () => {
 });
 
 test('the chips speak of the code now in "Your code": what this version did, and what is left to do with it', () => {
-  const opts = { demoSeed: 1, runs: 200 };
-  const chips = () => codeChips(current().scenarios[first!.id], OTHER, null, opts);
-  // Nothing yet.
-  expect(codeChips(undefined, FIX, null, opts)).toEqual({
+  const opts = { runs: 200 };
+  const chips = (code = OTHER) => codeChips(current().scenarios[first!.id], code, opts);
+  // Nothing yet; and before the lab has read the code, nothing is said of a version.
+  expect(codeChips(undefined, FIX, opts)).toEqual({
     held: { on: false, text: 'Make “Your code” hold on the demonstration' },
-    explored: { on: false, text: 'Explore this code: no violation in 200 schedules' },
+    explored: { on: false, text: 'Next: Explore your current code (200 schedules, none may break it)' },
   });
-  // FIX held; the editor now holds OTHER: the tick is not carried over to code that never ran.
   markPassed(first!.id, FIX);
-  expect(codeChips(current().scenarios[first!.id], FIX, null, opts).held).toEqual({ on: true, text: 'This code held on the demonstration' });
-  expect(chips().held).toEqual({ on: false, text: 'An earlier version held; Run this one on the demonstration (seed 1)' });
-  // OTHER explored and broke.
-  const broke = { digest: OTHER, violations: 26, runs: 200 };
-  expect(codeChips(current().scenarios[first!.id], OTHER, broke, opts).explored).toEqual({
-    on: false,
-    text: 'Explored: 26 of 200 schedules broke this code — replay the counterexample above',
-  });
-  // …and says nothing of another version's exploration.
-  expect(codeChips(current().scenarios[first!.id], FIX, broke, opts).explored.text).toBe('Explore this code: no violation in 200 schedules');
+  expect(codeChips(current().scenarios[first!.id], null, opts).held.on).toBe(false);
+  expect(codeChips(current().scenarios[first!.id], null, opts).held.text).not.toMatch(/earlier|current/);
+  // FIX held; the editor now holds OTHER: the tick is not carried over to code that never ran there.
+  expect(chips(FIX).held).toEqual({ on: true, text: 'Your current code held on the demonstration' });
+  expect(chips().held).toEqual({ on: false, text: 'Next: Run your current code on the lesson’s own seed and faults' });
+  // FIX explored and broke: said of FIX, kept across visits (it is saved), and on the map.
+  markExploredBroken(first!.id, FIX, 26, 200);
+  expect(chips(FIX).explored).toEqual({ on: false, text: 'Explored: 26 of 200 schedules broke your current code — replay the counterexample above' });
+  expect(chips().explored.text).toBe('Next: Explore your current code (200 schedules, none may break it)');
+  expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Held on the demonstration · but 26 of 200 explored schedules broke it');
   // OTHER explored clean, never run on the demonstration: what is left is that Run (QA: the chips said
   // "held" of an earlier version and "explore" of code just explored clean).
   markExploredClean(first!.id, OTHER);
   expect(chips()).toEqual({
-    held: { on: false, text: 'Now Run this code on the demonstration (seed 1, its own faults)' },
-    explored: { on: true, text: 'This code came through 200 explored schedules' },
+    held: { on: false, text: 'Next: Run your current code on the lesson’s own seed and faults' },
+    explored: { on: true, text: 'Your current code came through 200 explored schedules' },
   });
   expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Explored clean · next: run that code on the demonstration');
   // It holds there too: done, and both chips stay ticked whatever the code becomes.
   markPassed(first!.id, OTHER);
-  expect(codeChips(current().scenarios[first!.id], codeDigest('something else'), null, opts)).toEqual({
+  expect(chips(codeDigest('something else'))).toEqual({
     held: { on: true, text: 'Your code held on the demonstration' },
     explored: { on: true, text: 'Your code came through 200 explored schedules' },
   });

@@ -14,7 +14,7 @@ import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { codeChips, codeDigest, markExploredClean, type BrokenExploration, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
+import { codeChips, codeDigest, markExploredBroken, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -32,11 +32,19 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
   const [announcement, setAnnouncement] = useState('');
   // A run off the demonstration plan while a prediction waits: say why nothing was revealed.
   const [offPlan, setOffPlan] = useState<string | null>(null);
+  // A run of "Your code" off the lesson's seed and faults, which the chips below do not count.
+  const [planNote, setPlanNote] = useState<string | null>(null);
 
   useEffect(() => markVisited(scenario.id), [scenario.id]);
 
   const onRunFinished = useCallback(
     (r: RunFinished) => {
+      // A run of "Your code" off the lesson's plan counts for nothing: say so, and how to get back.
+      setPlanNote(
+        r.mode === 'yours' && !isDemoRun(r, scenario.demo)
+          ? `That run of your code used ${r.seed === scenario.demo.seed ? 'another fault plan' : `seed ${r.seed}`}, not the lesson's own seed and faults, so it does not count for the lesson. Press “Back to the lesson's seed and faults” above, then Run.`
+          : null,
+      );
       if (!isDemoRun(r, scenario.demo)) {
         if (predictedRef.current && predictedRef.current.actual === undefined) {
           setOffPlan(`That run used ${r.seed === scenario.demo.seed ? 'a different fault plan' : `seed ${r.seed}`}; your prediction is about the demonstration (seed ${scenario.demo.seed} with its own faults). Set the seed back, clear injected faults, and run again.`);
@@ -66,21 +74,19 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
     [scenario.id, scenario.demo, scenario.variants.starter.code, prediction],
   );
 
-  // The last exploration of "Your code" that found violations, for the chip (this visit only).
-  const [broke, setBroke] = useState<BrokenExploration | null>(null);
   const onExploreFinished = useCallback(
     (e: ExploreFinished) => {
       if (e.mode !== 'yours') return;
       const digest = codeDigest(e.code);
-      setBroke(e.violations > 0 ? { digest, violations: e.violations, runs: e.runs } : null);
-      if (exploredClean(e) && markExploredClean(scenario.id, digest)) setAnnouncement(LESSON_DONE);
+      if (e.violations > 0) markExploredBroken(scenario.id, digest, e.violations, e.runs);
+      else if (exploredClean(e) && markExploredClean(scenario.id, digest)) setAnnouncement(LESSON_DONE);
     },
     [scenario.id],
   );
   // The code in "Your code" now: the chips speak of this version.
   const [yourCode, setYourCode] = useState<string | null>(null);
   const current = useMemo(() => (yourCode === null ? null : codeDigest(yourCode)), [yourCode]);
-  const chips = codeChips(mine, current, broke, { demoSeed: scenario.demo.seed, runs: EXPLORE_RUNS });
+  const chips = codeChips(mine, current, { runs: EXPLORE_RUNS });
 
   const questions = questionsFor(scenario.id);
   const asked = questions.length > 0 ? questionsProgress(progress, questions.map((q) => q.id)) : null;
@@ -114,6 +120,11 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
           {chips.explored.text}
         </Chip>
         {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
+        {planNote && !(mine?.passed && mine.explored) && (
+          <p data-testid="plan-note" className="basis-full text-sm font-normal text-amber-900 dark:text-amber-200">
+            {planNote}
+          </p>
+        )}
       </section>
 
       {/* The lab's single-key shortcuts (Space runs, R resets) belong to the lab, not to the exercises below it. */}

@@ -33,6 +33,8 @@ export interface ScenarioProgress {
   heldCode?: string[];
   /** Digests of the latest versions of "Your code" whose exploration found no violation. */
   cleanCode?: string[];
+  /** The latest exploration of "Your code" that found violations: which version, and how many. */
+  broke?: { digest: string; violations: number; runs: number };
 }
 
 /** How many digests of each kind a lesson keeps: enough for a learner going back and forth. */
@@ -224,6 +226,11 @@ export function markPassed(id: string, digest: string): boolean {
   return before !== 'done' && lessonState(snapshot(), id) === 'done';
 }
 
+/** An exploration of "Your code" (this version of it) found schedules that break it. */
+export function markExploredBroken(id: string, digest: string, violations: number, runs: number): void {
+  patchScenario(id, (s) => ({ ...s, broke: { digest, violations, runs } }));
+}
+
 /**
  * An exploration of "Your code" (this version of it) ran all its schedules and none broke an
  * invariant. True when that finished the lesson.
@@ -268,15 +275,9 @@ export function codeDetail(state: LessonState, s: ScenarioProgress | undefined):
   const held = s?.heldCode?.at(-1);
   const clean = s?.cleanCode?.at(-1);
   if (clean && clean !== held && !s?.heldCode?.includes(clean)) return '✓ Explored clean · next: run that code on the demonstration';
+  if (held && s?.broke?.digest === held) return `✓ Held on the demonstration · but ${s.broke.violations} of ${s.broke.runs} explored schedules broke it`;
   if (s?.passed) return '✓ Held on the demonstration · next: Explore it';
   return 'Your code has not held yet';
-}
-
-/** An exploration of a version of "Your code" that broke an invariant (kept for this visit). */
-export interface BrokenExploration {
-  digest: string;
-  violations: number;
-  runs: number;
 }
 
 /** A progress chip: done or not, and what it says. */
@@ -286,39 +287,38 @@ export interface ChipText {
 }
 
 /**
- * The two chips about the learner's code, for the code now in "Your code" (`current`, a digest):
- * whether this version held on the demonstration and came through an exploration, and what is
- * left to do with it. Once the lesson is done, both stay ticked whatever the code becomes.
+ * The two chips about the learner's code, for the code now in "Your code" (`current`, a digest;
+ * null until the lab has read it): whether this version held on the demonstration and came through
+ * an exploration, and what is left to do with it. Once the lesson is done, both stay ticked
+ * whatever the code becomes.
  */
-export function codeChips(
-  s: ScenarioProgress | undefined,
-  current: string | null,
-  broke: BrokenExploration | null,
-  { demoSeed, runs }: { demoSeed: number; runs: number },
-): { held: ChipText; explored: ChipText } {
+export function codeChips(s: ScenarioProgress | undefined, current: string | null, { runs }: { runs: number }): { held: ChipText; explored: ChipText } {
   if (s?.passed && s.explored) {
     return { held: { on: true, text: 'Your code held on the demonstration' }, explored: { on: true, text: `Your code came through ${runs} explored schedules` } };
   }
-  const heldNow = current !== null && !!s?.heldCode?.includes(current);
-  const cleanNow = current !== null && !!s?.cleanCode?.includes(current);
+  // Not read yet (the first moments of a page): say nothing about a version.
+  if (current === null) {
+    return { held: { on: false, text: 'Make “Your code” hold on the demonstration' }, explored: { on: false, text: `Then Explore it: ${runs} schedules, none may break it` } };
+  }
+  const heldNow = !!s?.heldCode?.includes(current);
+  const cleanNow = !!s?.cleanCode?.includes(current);
   const held: ChipText = heldNow
-    ? { on: true, text: 'This code held on the demonstration' }
-    : {
-        on: false,
-        text: cleanNow
-          ? `Now Run this code on the demonstration (seed ${demoSeed}, its own faults)`
-          : s?.passed
-            ? `An earlier version held; Run this one on the demonstration (seed ${demoSeed})`
-            : 'Make “Your code” hold on the demonstration',
-      };
-  const explored: ChipText = cleanNow
-    ? { on: true, text: `This code came through ${runs} explored schedules` }
+    ? { on: true, text: 'Your current code held on the demonstration' }
     : {
         on: false,
         text:
-          broke && broke.digest === current
-            ? `Explored: ${broke.violations} of ${broke.runs} schedules broke this code — replay the counterexample above`
-            : `Explore this code: no violation in ${runs} schedules`,
+          cleanNow || s?.passed
+            ? 'Next: Run your current code on the lesson’s own seed and faults'
+            : 'Make “Your code” hold on the demonstration',
+      };
+  const explored: ChipText = cleanNow
+    ? { on: true, text: `Your current code came through ${runs} explored schedules` }
+    : {
+        on: false,
+        text:
+          s?.broke && s.broke.digest === current
+            ? `Explored: ${s.broke.violations} of ${s.broke.runs} schedules broke your current code — replay the counterexample above`
+            : `Next: Explore your current code (${runs} schedules, none may break it)`,
       };
   return { held, explored };
 }

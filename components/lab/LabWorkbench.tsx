@@ -153,9 +153,16 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const learner = useLearnerCode(scenario.id, starter);
   const onYourCodeRef = useRef(onYourCode);
   onYourCodeRef.current = onYourCode;
-  // After a pause in typing, not on every keystroke: the caller re-renders the whole lab.
+  // At once when the saved code is read; then after a pause in typing, not on every keystroke
+  // (the caller re-renders the whole lab).
+  const yourCodeReported = useRef(false);
   useEffect(() => {
     if (!learner.loaded) return;
+    if (!yourCodeReported.current) {
+      yourCodeReported.current = true;
+      onYourCodeRef.current?.(learner.text);
+      return;
+    }
     const timer = setTimeout(() => onYourCodeRef.current?.(learner.text), 200);
     return () => clearTimeout(timer);
   }, [learner.text, learner.loaded]);

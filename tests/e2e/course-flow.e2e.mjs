@@ -112,10 +112,10 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await button(page, 'Run').click();
     await waitVerdict(page, /Held: every invariant kept/);
     await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
-    assert.match(await page.getByTestId('passed-chip').innerText(), /This code held on the demonstration/);
+    assert.match(await page.getByTestId('passed-chip').innerText(), /Your current code held on the demonstration/);
     // Held on the one demonstration schedule is not yet done: the same code must come through an exploration.
     assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
-    assert.match(await page.getByTestId('explored-chip').innerText(), /Explore this code: no violation in 200 schedules/);
+    assert.match(await page.getByTestId('explored-chip').innerText(), /Next: Explore your current code \(200 schedules, none may break it\)/);
     await page.goto(urlOf('/'));
     await page.locator('[data-testid="lesson-link"]').first().waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="lesson-link"]')?.getAttribute('data-state') === 'started');
@@ -129,16 +129,26 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.notEqual(lookAlike, solution, 'the e-mail call lost its key');
     await page.evaluate((t) => window.__eoLab.setCode(t), lookAlike);
     // The chips speak of the code now in the editor: this version has not run yet.
-    await page.waitForFunction(() => /An earlier version held/.test(document.querySelector('[data-testid="passed-chip"]')?.textContent ?? ''));
+    await page.waitForFunction(() => /Next: Run your current code on the lesson’s own seed and faults/.test(document.querySelector('[data-testid="passed-chip"]')?.textContent ?? ''));
     await button(page, 'Run').click();
     await waitVerdict(page, /Held: every invariant kept/);
     await page.locator('[data-testid="passed-chip"][data-done="true"]').waitFor();
     await button(page, 'Explore').click();
-    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke this code — replay the counterexample above/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke your current code — replay the counterexample above/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''), undefined, { timeout: 60_000 });
     assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
     assert.match(await page.getByRole('region', { name: 'Explorer' }).innerText(), /at-most-one-receipt|At most one receipt/);
-    // The real fix again: held on the demonstration before, now explored.
+    // Replay the counterexample, then run the real fix on it: it holds, but off the lesson's plan,
+    // which the lesson does not count, and says how to get back (QA: nothing said so).
+    await page.getByRole('button', { name: 'Replay the smallest counterexample' }).click();
+    await page.waitForFunction(() => /Finished|Paused|Playing/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
     await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
+    await button(page, 'Run').click();
+    await page.getByTestId('plan-note').waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('plan-note').innerText(), /does not count for the lesson\. Press “Back to the lesson's seed and faults” above, then Run\./);
+    await page.getByTestId('lesson-plan').click();
+    await button(page, 'Run').click();
+    await page.getByTestId('plan-note').waitFor({ state: 'detached', timeout: 30_000 });
+    // The real fix: held on the demonstration before, now explored.
     await button(page, 'Explore').click();
     await page.locator('[data-testid="explored-chip"][data-done="true"]').waitFor({ timeout: 60_000 });
     await page.getByText('Lesson done: your code held on the demonstration').waitFor({ state: 'attached' });
