@@ -13,3 +13,17 @@ test('process and e-mail names are kept on one line; the words between them stil
   );
   expect(html.replace(/<[^>]+>/g, '')).toBe(text);
 });
+
+test('X opens "explore both" in presenter mode; the lab keys a clicker sends are unchanged', async () => {
+  const { presenterCommand } = await import('../components/demo/PresenterDemo');
+  expect(presenterCommand('x')).toBe('explore');
+  expect(presenterCommand('X')).toBe('explore');
+  expect(presenterCommand('PageDown')).toBe('next');
+  expect(presenterCommand('e')).toBeNull();
+});
+
+test('the explore dialog says "none" when no schedule broke, and how many otherwise', async () => {
+  const { exploredLine } = await import('../components/demo/PresenterExplore');
+  expect(exploredLine({ runs: 200, violations: 0 })).toBe('none of 200 schedules broke an invariant');
+  expect(exploredLine({ runs: 200, violations: 143 })).toBe('143 of 200 schedules broke an invariant');
+});

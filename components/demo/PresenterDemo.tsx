@@ -12,20 +12,21 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import { fromPromise } from 'xstate';
 import type { RunAnswer } from '@/components/db/worker-client';
 import { useDatabase } from '@/components/db/PgliteProvider';
-import { backAction, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions';
+import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions';
 import { labMachine, SPEED_DELAY_MS, type RunInput, type Speed } from '@/components/lab/lab-machine';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
 import { describeFaultAt } from '@/simulations/faults';
+import { PresenterExplore } from './PresenterExplore';
 import { faultEventNumber } from '@/components/lab/view/snapshots';
 
 type Variant = 'starter' | 'solution';
 
 /** What a presenter key does; `null` for keys that are not ours. */
-export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last';
+export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last' | 'explore';
 
-/** The presenter's keys: arrows, Space, R, Home/End, and the PageDown/PageUp a clicker sends. */
+/** The presenter's keys: arrows, Space, R, Home/End, X (explore both), and the PageDown/PageUp a clicker sends. */
 export function presenterCommand(key: string): PresenterCommand | null {
   switch (key) {
     case 'ArrowRight':
@@ -43,6 +44,9 @@ export function presenterCommand(key: string): PresenterCommand | null {
       return 'first';
     case 'End':
       return 'last';
+    case 'x':
+    case 'X':
+      return 'explore';
     default:
       return null;
   }
@@ -75,6 +79,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     [scenario.id],
   );
   const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
+  // "Explore both" (X): a dialog over the demonstration, which keeps its place underneath.
+  const [exploring, setExploring] = useState(false);
+  const exploringRef = useRef(exploring);
+  exploringRef.current = exploring;
   const { context } = state;
 
   useEffect(() => {
@@ -141,6 +149,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           if (startAtEnd()) return;
           if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
           return;
+        case 'explore':
+          setExploring(true);
+          return;
       }
     },
     [],
@@ -149,6 +160,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   useEffect(() => {
     function onKeyDown(event: KeyboardEvent) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      // The explore dialog is modal: its own keys (Escape, Tab, Enter) only.
+      if (exploringRef.current) return;
       const target = event.target as HTMLElement | null;
       // The speed menu keeps the focus after a choice; a clicker's PageDown/PageUp there would
       // change the speed instead of the slide. They are the presenter's keys wherever the focus is.
@@ -386,11 +399,21 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 );
               })}
           <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
-            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · ↓/↑ scroll
+            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · X explore both · ↓/↑ scroll
           </span>
           <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />
+          <button
+            type="button"
+            data-action="explore-both"
+            disabled={db.status !== 'ready'}
+            onClick={(e) => clicked(e, () => command('explore'))}
+            className="ml-6 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:opacity-40"
+          >
+            Explore both ×{EXPLORE_RUNS} (X)
+          </button>
         </p>
       </footer>
+      {exploring && <PresenterExplore scenario={scenario} onClose={() => setExploring(false)} />}
     </div>
   );
 }

@@ -298,3 +298,41 @@ test('presenter mode: clicker presses made while the demonstration is still bein
     await context.close();
   }
 });
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`presenter mode (${colorScheme}): X explores both over the same 200 schedules, the starter breaks and the solution holds; Escape closes and the demonstration keeps its place`, { timeout: 180_000 }, async () => {
+    const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 800, colorScheme });
+    try {
+      for (let i = 1; i <= 3; i++) {
+        await page.keyboard.press('ArrowRight');
+        await waitStatus(page, new RegExp(`^Event ${i} of`));
+      }
+      // The button sits in the footer's plan line, on screen at 1280×800.
+      const box = await page.getByRole('button', { name: /Explore both/ }).boundingBox();
+      assert.ok(box && box.y + box.height <= 800 && box.x + box.width <= 1280, 'the Explore both button is on screen');
+      await page.keyboard.press('x');
+      const dialog = page.getByRole('dialog', { name: /the same 200 schedules for both/ });
+      await dialog.waitFor();
+      await page.waitForFunction(() => document.querySelector('[data-testid="presenter-explore-solution"]')?.getAttribute('data-status') === 'done', undefined, { timeout: 120_000 });
+      const starter = await dialog.getByTestId('presenter-explore-starter').innerText();
+      const solution = await dialog.getByTestId('presenter-explore-solution').innerText();
+      assert.match(starter, /^Starter\s+(\d+) of 200 schedules broke an invariant/);
+      assert.ok(Number(/(\d+) of 200/.exec(starter)[1]) > 0);
+      assert.match(starter, /✗ At most one receipt per order: \d+ schedules?/);
+      assert.match(solution, /^Solution\s+none of 200 schedules broke an invariant/);
+      assert.match(await dialog.getByTestId('presenter-explore-summary').innerText(), /^The demonstration was one schedule: the starter breaks in \d+ of these, the solution in none\.$/);
+      // Presenter keys do nothing while the dialog is open.
+      await page.keyboard.press('ArrowRight');
+      assert.match(await status(page), /^Event 3 of/);
+      assert.deepEqual(await axeSerious(page), []);
+      await shot(page, `demo-explore-both-${colorScheme}`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.keyboard.press('ArrowRight');
+      await waitStatus(page, /^Event 4 of/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -1,0 +1,162 @@
+'use client';
+/**
+ * Presenter mode's "explore both": the starter and the solution, each over the same 200 schedules
+ * (seeds 1–200, faults drawn from each seed), side by side in projector type. The demonstration
+ * shows one schedule; this is the room's answer to "but is that the only way it breaks?" — the
+ * starter breaks in many, the solution in none. A modal dialog: Escape or Close ends it, and
+ * closing cancels what is still running.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useDatabase } from '@/components/db/PgliteProvider';
+import { EXPLORE_RUNS } from '@/components/lab/actions';
+import type { LabScenario } from '@/components/lab/lab-scenario';
+import type { ExploreResult } from '@/simulations/run';
+
+type Variant = 'starter' | 'solution';
+const VARIANTS: readonly Variant[] = ['starter', 'solution'];
+
+type Row =
+  | { status: 'waiting' }
+  | { status: 'running'; done: number; total: number }
+  | { status: 'done'; result: ExploreResult }
+  | { status: 'failed'; message: string };
+
+const WAITING: Record<Variant, Row> = { starter: { status: 'waiting' }, solution: { status: 'waiting' } };
+
+/** "143 of 200 schedules broke an invariant" / "none of 200 schedules broke an invariant", for a finished row. */
+export function exploredLine(result: Pick<ExploreResult, 'runs' | 'violations'>): string {
+  return result.violations === 0 ? `none of ${result.runs} schedules broke an invariant` : `${result.violations} of ${result.runs} schedules broke an invariant`;
+}
+
+export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario; onClose: () => void }) {
+  const db = useDatabase();
+  const dbRef = useRef(db);
+  dbRef.current = db;
+  const ready = db.status === 'ready';
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [rows, setRows] = useState<Record<Variant, Row>>(WAITING);
+
+  useEffect(() => {
+    const d = dialog.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+
+  // The starter, then the solution: one worker, one exploration at a time.
+  useEffect(() => {
+    if (!ready) return;
+    let live = true;
+    let cancel: (() => void) | null = null;
+    (async () => {
+      for (const variant of VARIANTS) {
+        if (!live) return;
+        const job = dbRef.current.explore(
+          { scenario: scenario.id, variant, code: scenario.variants[variant].code, runs: EXPLORE_RUNS },
+          (p) => live && setRows((r) => ({ ...r, [variant]: { status: 'running', done: p.done, total: p.total } })),
+        );
+        cancel = job.cancel;
+        setRows((r) => ({ ...r, [variant]: { status: 'running', done: 0, total: EXPLORE_RUNS } }));
+        try {
+          const result = await job.result;
+          if (live) setRows((r) => ({ ...r, [variant]: { status: 'done', result } }));
+        } catch (error) {
+          if (live) setRows((r) => ({ ...r, [variant]: { status: 'failed', message: error instanceof Error ? error.message : String(error) } }));
+          return;
+        }
+      }
+    })();
+    return () => {
+      live = false;
+      cancel?.();
+    };
+  }, [ready, scenario]);
+
+  const titles = Object.fromEntries(scenario.invariants.map((i) => [i.id, i.title]));
+  const finished = VARIANTS.every((v) => rows[v].status === 'done');
+
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby="presenter-explore-title"
+      data-testid="presenter-explore"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      className="m-auto w-[min(72rem,94vw)] rounded-2xl border-4 border-slate-950 bg-white p-8 text-slate-950 backdrop:bg-slate-950/70 short:p-5 dark:border-slate-200 dark:bg-slate-950 dark:text-white"
+    >
+      <h2 id="presenter-explore-title" className="text-3xl font-extrabold short:text-2xl">
+        {scenario.title}: the same {EXPLORE_RUNS} schedules for both
+      </h2>
+      <p className="mt-2 text-xl text-slate-700 short:text-lg dark:text-slate-300">
+        Seeds 1–{EXPLORE_RUNS}, each with faults drawn from its seed among those this lesson&rsquo;s design is meant to survive.
+      </p>
+      <div className="mt-6 space-y-6 short:mt-4 short:space-y-4">
+        {VARIANTS.map((variant) => (
+          <ExploreRow key={variant} label={variant === 'starter' ? 'Starter' : 'Solution'} row={rows[variant]} titles={titles} ready={ready} />
+        ))}
+      </div>
+      <div className="mt-8 flex items-center justify-between gap-4 short:mt-5">
+        <p className="text-xl font-semibold short:text-lg" role="status" aria-live="polite" data-testid="presenter-explore-summary">
+          {finished ? summary(rows.starter, rows.solution) : ''}
+        </p>
+        <button
+          type="button"
+          autoFocus
+          onClick={onClose}
+          className="shrink-0 rounded-xl bg-white px-5 py-3 text-xl font-bold whitespace-nowrap text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 dark:bg-slate-900 dark:text-white dark:ring-slate-200"
+        >
+          Close (Esc)
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** The sentence the room is left with, once both are explored. */
+function summary(starter: Row, solution: Row): string {
+  if (starter.status !== 'done' || solution.status !== 'done') return '';
+  const s = starter.result.violations;
+  const f = solution.result.violations;
+  if (s > 0 && f === 0) return `The demonstration was one schedule: the starter breaks in ${s} of these, the solution in none.`;
+  return `Starter: ${exploredLine(starter.result)}. Solution: ${exploredLine(solution.result)}.`;
+}
+
+function ExploreRow({ label, row, titles, ready }: { label: string; row: Row; titles: Record<string, string>; ready: boolean }) {
+  const done = row.status === 'done' ? row.result : null;
+  const share = done && done.runs > 0 ? done.violations / done.runs : row.status === 'running' && row.total > 0 ? row.done / row.total : 0;
+  const broken = done ? Object.entries(done.byInvariant).filter(([, n]) => n > 0) : [];
+  return (
+    <section data-testid={`presenter-explore-${label.toLowerCase()}`} data-status={row.status} aria-label={label}>
+      <p className="flex flex-wrap items-baseline gap-x-4 text-3xl font-bold short:text-2xl">
+        <span className="w-40">{label}</span>
+        <span className={done ? (done.violations > 0 ? 'text-red-800 dark:text-red-300' : 'text-emerald-800 dark:text-emerald-300') : 'text-slate-600 dark:text-slate-300'}>
+          {done
+            ? exploredLine(done)
+            : row.status === 'running'
+              ? `exploring… ${row.done} of ${row.total}`
+              : row.status === 'failed'
+                ? `could not explore: ${row.message}`
+                : ready
+                  ? 'waiting for the starter'
+                  : 'waiting for the in-browser database'}
+        </span>
+      </p>
+      <div className="mt-2 h-5 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800" aria-hidden="true">
+        <div
+          className={`h-full ${done ? (done.violations > 0 ? 'bg-red-600' : 'bg-emerald-600') : 'bg-slate-500'}`}
+          style={{ width: `${done && done.violations === 0 ? 100 : Math.round(share * 100)}%` }}
+        />
+      </div>
+      {broken.length > 0 && (
+        <ul className="mt-2 text-xl text-slate-800 short:text-lg dark:text-slate-200">
+          {broken.map(([id, n]) => (
+            <li key={id}>
+              ✗ {titles[id] ?? id}: {n} {n === 1 ? 'schedule' : 'schedules'}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
