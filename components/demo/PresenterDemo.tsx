@@ -150,6 +150,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
           return;
         case 'explore':
+          // The room looks at the dialog: the demonstration waits where it is.
+          tryAction(pauseAction);
           setExploring(true);
           return;
       }

@@ -36,9 +36,12 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
   const dialog = useRef<HTMLDialogElement>(null);
   const [rows, setRows] = useState<Record<Variant, Row>>(WAITING);
 
+  // The heading takes the focus, not Close: a presenter's habitual Space must not close it.
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     const d = dialog.current;
     if (d && !d.open) d.showModal();
+    heading.current?.focus();
     return () => d?.close();
   }, []);
 
@@ -60,7 +63,9 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
           const result = await job.result;
           if (live) setRows((r) => ({ ...r, [variant]: { status: 'done', result } }));
         } catch (error) {
-          if (live) setRows((r) => ({ ...r, [variant]: { status: 'failed', message: error instanceof Error ? error.message : String(error) } }));
+          const message = error instanceof Error ? error.message : String(error);
+          // The rows after it will not run: say so rather than wait for ever.
+          if (live) setRows((r) => ({ ...r, [variant]: { status: 'failed', message }, ...(variant === 'starter' ? { solution: { status: 'failed', message: 'not explored, as the starter’s exploration failed' } } : {}) }));
           return;
         }
       }
@@ -85,11 +90,12 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
       }}
       className="m-auto w-[min(72rem,94vw)] rounded-2xl border-4 border-slate-950 bg-white p-8 text-slate-950 backdrop:bg-slate-950/70 short:p-5 dark:border-slate-200 dark:bg-slate-950 dark:text-white"
     >
-      <h2 id="presenter-explore-title" className="text-3xl font-extrabold short:text-2xl">
-        {scenario.title}: the same {EXPLORE_RUNS} schedules for both
+      <h2 id="presenter-explore-title" ref={heading} tabIndex={-1} className="text-3xl font-extrabold outline-none short:text-2xl">
+        {scenario.title} — the same {EXPLORE_RUNS} schedules for both
       </h2>
       <p className="mt-2 text-xl text-slate-700 short:text-lg dark:text-slate-300">
-        Seeds 1–{EXPLORE_RUNS}, each with faults drawn from its seed among those this lesson&rsquo;s design is meant to survive.
+        Seeds 1–{EXPLORE_RUNS}, each with faults drawn from its seed among those this lesson&rsquo;s design is meant to survive. Red:
+        schedules that broke an invariant; green: schedules that held.
       </p>
       <div className="mt-6 space-y-6 short:mt-4 short:space-y-4">
         {VARIANTS.map((variant) => (
@@ -102,7 +108,6 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
         </p>
         <button
           type="button"
-          autoFocus
           onClick={onClose}
           className="shrink-0 rounded-xl bg-white px-5 py-3 text-xl font-bold whitespace-nowrap text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 dark:bg-slate-900 dark:text-white dark:ring-slate-200"
         >
@@ -118,7 +123,8 @@ function summary(starter: Row, solution: Row): string {
   if (starter.status !== 'done' || solution.status !== 'done') return '';
   const s = starter.result.violations;
   const f = solution.result.violations;
-  if (s > 0 && f === 0) return `The demonstration was one schedule: the starter breaks in ${s} of these, the solution in none.`;
+  const runs = starter.result.runs;
+  if (s > 0 && f === 0) return `The demonstration was one schedule: the starter breaks in ${s === runs ? `all ${runs}` : s} of these, the solution in none.`;
   return `Starter: ${exploredLine(starter.result)}. Solution: ${exploredLine(solution.result)}.`;
 }
 
@@ -142,11 +148,9 @@ function ExploreRow({ label, row, titles, ready }: { label: string; row: Row; ti
                   : 'waiting for the in-browser database'}
         </span>
       </p>
-      <div className="mt-2 h-5 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800" aria-hidden="true">
-        <div
-          className={`h-full ${done ? (done.violations > 0 ? 'bg-red-600' : 'bg-emerald-600') : 'bg-slate-500'}`}
-          style={{ width: `${done && done.violations === 0 ? 100 : Math.round(share * 100)}%` }}
-        />
+      {/* Red: schedules that broke an invariant; green: schedules that held (while running, grey: done so far). */}
+      <div className={`mt-2 h-5 overflow-hidden rounded-full ${done ? 'bg-emerald-600' : 'bg-slate-200 dark:bg-slate-800'}`} aria-hidden="true">
+        <div className={`h-full ${done ? 'bg-red-600' : 'bg-slate-500'}`} style={{ width: `${Math.round(share * 100)}%` }} />
       </div>
       {broken.length > 0 && (
         <ul className="mt-2 text-xl text-slate-800 short:text-lg dark:text-slate-200">
@@ -155,6 +159,7 @@ function ExploreRow({ label, row, titles, ready }: { label: string; row: Row; ti
               ✗ {titles[id] ?? id}: {n} {n === 1 ? 'schedule' : 'schedules'}
             </li>
           ))}
+          {broken.length > 1 && <li className="text-lg text-slate-600 short:text-base dark:text-slate-400">A schedule can break several of these.</li>}
         </ul>
       )}
     </section>
