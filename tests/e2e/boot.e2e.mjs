@@ -67,7 +67,7 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
       'no warning about the prebuilt database',
     );
     // Started with a small shared memory (simulations/pglite-start.ts), not the stock 128 MB it would zero at boot.
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByLabel('SQL', { exact: true }).fill("SELECT current_setting('shared_buffers') AS shared_buffers");
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').getByRole('cell', { name: '8MB', exact: true }).waitFor({ timeout: 30_000 });
@@ -127,7 +127,7 @@ test("when the HTML's worker cannot start, the page starts its own and the datab
       warnings.some((w) => /started by the page's HTML\); starting it from the page's code instead/.test(w)),
       `a console warning says what happened (saw: ${JSON.stringify(warnings)})`,
     );
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
     assert.deepEqual(errors.filter((e) => !/turbopack-worker-missing|404|Failed to load resource/i.test(e)), [], 'no other page errors');
@@ -179,7 +179,7 @@ test('without the prebuilt data directory the worker says so and runs initdb: th
       `a console warning says why (saw: ${JSON.stringify(warnings)})`,
     );
     // The schema is there all the same.
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
   } finally {

@@ -304,7 +304,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await screenshot(page, 'lab-errors-light');
 
     // PGlite still answers after the lock-down.
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').waitFor();
     assert.deepEqual(errors, [], 'no page or console errors');
@@ -316,7 +316,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 test('lab: a slow query is not blamed on the run waiting behind it, and Stop query restarts the database', { timeout: 180_000 }, async (t) => {
   const { context, page, errors } = await openLab('receipt-redelivery');
   try {
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     const panel = page.getByTestId('query-panel');
     const sql = page.getByLabel('SQL', { exact: true });
     // A slow query, then Run: the run waits for it, and is not taken for a loop that never yields.

@@ -109,7 +109,7 @@ for (const colorScheme of ['light', 'dark']) {
     const { context, page, errors } = await openPage(browser, { colorScheme });
     try {
       await page.goto(urlOf(LAB));
-      await page.getByText('Query the database yourself').click();
+      await page.locator('#main').getByText('Query the database yourself').click();
       const sql = page.getByLabel('SQL', { exact: true });
       assert.equal(await sql.inputValue(), 'SELECT * FROM operations');
       await waitForDbReady(page, 30_000);

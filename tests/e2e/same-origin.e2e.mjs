@@ -23,7 +23,7 @@ test('no request leaves the origin: PGlite and Monaco come from the app itself',
     await page.goto(urlOf('/lab/lease-expiry/'));
     await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
     await waitForDbReady(page, 30_000);
-    await page.getByText('Query the database yourself').click();
+    await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').waitFor();
     // Give Monaco's TypeScript worker a moment to fetch whatever it fetches.
