@@ -158,8 +158,12 @@ function choicesFlag(args: Args): number[] | undefined {
 function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] }, dbUrl?: string): string {
   const words = ['npm run -s sim -- run', shellWord(r.scenario), '--variant', shellWord(r.variant), '--seed', String(r.seed)];
   words.push('--faults', shellQuote(JSON.stringify(r.faults)), '--choices', r.choices.length ? r.choices.join(',') : "''");
-  if (dbUrl) words.push('--db', shellWord(withoutPassword(dbUrl)));
-  return words.join(' ');
+  return [...words, ...dbWords(dbUrl)].join(' ');
+}
+
+/** `--db <url>` for a replay line, without the password; nothing for PGlite. */
+function dbWords(dbUrl: string | undefined): string[] {
+  return dbUrl ? ['--db', shellWord(withoutPassword(dbUrl))] : [];
 }
 
 /** A database URL fit to print: the password left out (node-postgres then reads PGPASSWORD or ~/.pgpass). */
@@ -266,7 +270,7 @@ async function replayExport(args: Args): Promise<number> {
     code = variantSource(scenario, given);
   } else if (doc.variant === 'starter' || doc.variant === 'solution') {
     variant = doc.variant;
-    code = scenario.variants[doc.variant].code;
+    code = variantSource(scenario, variant);
   } else if (typeof doc.code === 'string') {
     variant = String(doc.variant ?? 'your code');
     code = doc.code;
@@ -285,7 +289,7 @@ async function replayExport(args: Args): Promise<number> {
   // Other code on purpose (--variant): a run on the exported schedule, not a reproduction.
   const otherCode = typeof given === 'string';
   const reproduced = otherCode ? null : r.traceHash === doc.traceHash;
-  const again = ['npm run -s sim -- replay', shellWord(file), ...(otherCode ? ['--variant', shellWord(given)] : []), ...(dbFlag(args) ? ['--db', shellWord(withoutPassword(dbFlag(args)!))] : [])].join(' ');
+  const again = ['npm run -s sim -- replay', shellWord(file), ...(otherCode ? ['--variant', shellWord(given)] : []), ...dbWords(dbFlag(args))].join(' ');
   const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced }, again);
   if (json) return status !== 0 ? status : reproduced === false ? 1 : 0;
   if (r.error) {

@@ -39,13 +39,14 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
 
   const onRunFinished = useCallback(
     (r: RunFinished) => {
+      const onPlan = isDemoRun(r, scenario.demo);
       // A run of "Your code" off the lesson's plan counts for nothing: say so, and how to get back.
       setPlanNote(
-        r.mode === 'yours' && !isDemoRun(r, scenario.demo)
+        r.mode === 'yours' && !onPlan
           ? `That run of your code used ${r.seed === scenario.demo.seed ? 'another fault plan' : `seed ${r.seed}`}, not the lesson's own seed and faults, so it does not count for the lesson. Press “Back to the lesson's seed and faults” above, then Run.`
           : null,
       );
-      if (!isDemoRun(r, scenario.demo)) {
+      if (!onPlan) {
         if (predictedRef.current && predictedRef.current.actual === undefined) {
           setOffPlan(`That run used ${r.seed === scenario.demo.seed ? 'a different fault plan' : `seed ${r.seed}`}; your prediction is about the demonstration (seed ${scenario.demo.seed} with its own faults). Set the seed back, clear injected faults, and run again.`);
         }

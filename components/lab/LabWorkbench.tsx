@@ -343,7 +343,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
     if (result.verdict === 'error') return;
     onRunFinishedRef.current?.({
       scenario: scenario.id,
-      mode: result.variant === 'starter' || result.variant === 'solution' ? result.variant : 'yours',
+      mode: modeOf(result.variant),
       code: ranCode ?? '',
       seed: result.seed,
       faults: result.faults,
@@ -365,7 +365,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
     const { result } = explorer;
     onExploreFinishedRef.current?.({
       scenario: scenario.id,
-      mode: result.variant === 'starter' || result.variant === 'solution' ? result.variant : 'yours',
+      mode: modeOf(result.variant),
       code: exploredCode ?? '',
       runs: result.runs,
       requested: explorer.requested ?? result.runs,
@@ -485,6 +485,11 @@ export function injectedCount(result: Pick<RunResult, 'faults' | 'faultEvents'> 
   if (!result || injected.length === 0) return 0;
   const byHand = new Set(injected.map((f) => JSON.stringify(f)));
   return result.faults.filter((f, i) => byHand.has(JSON.stringify(f)) && result.faultEvents[i] !== null).length;
+}
+
+/** The tab a result's variant label came from: "starter", "solution", or anything else for "Your code". */
+function modeOf(variant: string): RunFinished['mode'] {
+  return variant === 'starter' || variant === 'solution' ? variant : 'yours';
 }
 
 function variantName(mode: CodeMode): string {

@@ -56,6 +56,8 @@ const LABEL_INSET = 4;
 
 /** The width a time label takes on the axis, for characters `charW` wide. */
 export const labelWidth = (text: string, charW: number) => LABEL_INSET + text.length * charW;
+/** Where a time label's text starts: its column's left edge, inset, moved left by its shift. */
+const labelTextX = (colX: (i: number) => number, colW: number, l: { i: number; shift: number }) => colX(l.i) - colW / 2 + LABEL_INSET - l.shift;
 
 const LANE_H = 48;
 const COL_W = 40;
@@ -152,7 +154,7 @@ export function cutLabels(
   const cut: number[] = [];
   for (const l of labels) {
     // Where the <text> below starts and ends.
-    const start = colX(l.i) - colW / 2 + LABEL_INSET - l.shift;
+    const start = labelTextX(colX, colW, l);
     const end = start + l.text.length * labelCharW;
     if ((start < left && end > left) || (start < right && end > right)) cut.push(l.i);
   }
@@ -378,7 +380,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                   />
                   <text
                     data-time-label={l.i}
-                    x={colX(l.i) - colW / 2 + LABEL_INSET - l.shift}
+                    x={labelTextX(colX, colW, l)}
                     y={type.labelY[l.row]}
                     style={{ fontSize: type.labelPx }}
                     className="fill-slate-500 font-mono dark:fill-slate-400"
