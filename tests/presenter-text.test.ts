@@ -18,6 +18,8 @@ test('X opens "explore both" in presenter mode; the lab keys a clicker sends are
   const { presenterCommand } = await import('../components/demo/PresenterDemo');
   expect(presenterCommand('x')).toBe('explore');
   expect(presenterCommand('X')).toBe('explore');
+  expect(presenterCommand('f')).toBe('fix');
+  expect(presenterCommand('F')).toBe('fix');
   expect(presenterCommand('PageDown')).toBe('next');
   expect(presenterCommand('e')).toBeNull();
 });

@@ -19,14 +19,15 @@ import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
 import { describeFaultAt } from '@/simulations/faults';
 import { PresenterExplore } from './PresenterExplore';
+import { PresenterFix } from './PresenterFix';
 import { faultEventNumber } from '@/components/lab/view/snapshots';
 
 type Variant = 'starter' | 'solution';
 
 /** What a presenter key does; `null` for keys that are not ours. */
-export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last' | 'explore';
+export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last' | 'explore' | 'fix';
 
-/** The presenter's keys: arrows, Space, R, Home/End, X (explore both), and the PageDown/PageUp a clicker sends. */
+/** The presenter's keys: arrows, Space, R, Home/End, X (explore both), F (the fix), and the PageDown/PageUp a clicker sends. */
 export function presenterCommand(key: string): PresenterCommand | null {
   switch (key) {
     case 'ArrowRight':
@@ -47,6 +48,9 @@ export function presenterCommand(key: string): PresenterCommand | null {
     case 'x':
     case 'X':
       return 'explore';
+    case 'f':
+    case 'F':
+      return 'fix';
     default:
       return null;
   }
@@ -79,10 +83,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     [scenario.id],
   );
   const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
-  // "Explore both" (X): a dialog over the demonstration, which keeps its place underneath.
-  const [exploring, setExploring] = useState(false);
-  const exploringRef = useRef(exploring);
-  exploringRef.current = exploring;
+  // "Explore both" (X) and "The fix" (F): dialogs over the demonstration, which keeps its place underneath.
+  const [dialog, setDialog] = useState<'explore' | 'fix' | null>(null);
+  const dialogRef = useRef(dialog);
+  dialogRef.current = dialog;
   const { context } = state;
 
   useEffect(() => {
@@ -152,7 +156,11 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         case 'explore':
           // The room looks at the dialog: the demonstration waits where it is.
           tryAction(pauseAction);
-          setExploring(true);
+          setDialog('explore');
+          return;
+        case 'fix':
+          tryAction(pauseAction);
+          setDialog('fix');
           return;
       }
     },
@@ -162,8 +170,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   useEffect(() => {
     function onKeyDown(event: KeyboardEvent) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-      // The explore dialog is modal: its own keys (Escape, Tab, Enter) only.
-      if (exploringRef.current) return;
+      // The dialogs are modal: their own keys (Escape, Tab, Enter) only.
+      if (dialogRef.current) return;
       const target = event.target as HTMLElement | null;
       // The speed menu keeps the focus after a choice; a clicker's PageDown/PageUp there would
       // change the speed instead of the slide. They are the presenter's keys wherever the focus is.
@@ -401,9 +409,17 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 );
               })}
           <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
-            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · X explore both · ↓/↑ scroll
+            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · F the fix · X explore both · ↓/↑ scroll
           </span>
           <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />
+          <button
+            type="button"
+            data-action="the-fix"
+            onClick={(e) => clicked(e, () => command('fix'))}
+            className="ml-6 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400"
+          >
+            The fix (F)
+          </button>
           <button
             type="button"
             data-action="explore-both"
@@ -415,7 +431,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           </button>
         </p>
       </footer>
-      {exploring && <PresenterExplore scenario={scenario} onClose={() => setExploring(false)} />}
+      {dialog === 'explore' && <PresenterExplore scenario={scenario} onClose={() => setDialog(null)} />}
+      {dialog === 'fix' && <PresenterFix scenario={scenario} onClose={() => setDialog(null)} />}
     </div>
   );
 }

@@ -3,10 +3,12 @@
  * The code column: "Starter | Solution | Your code" one click apart, the editor, and "Reset to
  * starter" with an Undo that brings the previous text back for ~10 s.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import { setEditorKind, useEditorKind } from '@/components/editor/editor-kind';
 import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
+import { codeDiff, diffSummary } from './code-diff';
+import { CodeDiff } from './CodeDiff';
 import type { LabScenario } from './lab-scenario';
 import { LEARNER_TYPINGS } from './learner-typings';
 
@@ -184,6 +186,81 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
         readOnly={mode !== 'yours'}
         markers={markers}
       />
+      {mode !== 'starter' && <CodeChanges scenario={scenario} mode={mode} text={text} />}
     </section>
+  );
+}
+
+type Against = 'starter' | 'solution';
+
+/**
+ * "What changed", under the editor: for the Solution, what it changes in the starter (the fix,
+ * line by line); for "Your code", what you changed in the starter, or how your code differs from
+ * the solution. Closed, its summary still gives the count, which follows your typing.
+ */
+function CodeChanges({ scenario, mode, text }: { scenario: LabScenario; mode: 'solution' | 'yours'; text: string }) {
+  const [open, setOpen] = useState(false);
+  const [against, setAgainst] = useState<Against>('starter');
+  const starter = scenario.variants.starter.code;
+  const solution = scenario.variants.solution.code;
+  const view =
+    mode === 'solution'
+      ? { before: starter, after: text, beforeName: 'the starter', afterName: 'the solution', title: 'What the solution changes', same: 'nothing', wording: undefined }
+      : against === 'starter'
+        ? { before: starter, after: text, beforeName: 'the starter', afterName: 'your code', title: 'What you changed in the starter', same: 'nothing yet', wording: undefined }
+        : {
+            before: text,
+            after: solution,
+            beforeName: 'your code',
+            afterName: 'the solution',
+            title: 'Your code beside the solution',
+            same: 'the same lines',
+            wording: { added: 'only in the solution', removed: 'only in yours' },
+          };
+  const diff = useMemo(() => codeDiff(view.before, view.after), [view.before, view.after]);
+  const summary = diffSummary(diff, view.wording) ?? view.same;
+
+  return (
+    <details
+      open={open}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+      data-testid="code-changes"
+      className="border-t border-slate-200 dark:border-slate-800"
+    >
+      <summary className="cursor-pointer px-4 py-2 text-xs font-semibold text-slate-700 hover:bg-slate-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600 dark:text-slate-200 dark:hover:bg-slate-800/60">
+        {view.title}
+        <span className="font-normal text-slate-600 dark:text-slate-300" data-testid="code-changes-summary">
+          {' '}
+          · {summary}
+        </span>
+      </summary>
+      {open && (
+        <div className="border-t border-slate-200 dark:border-slate-800">
+          {mode === 'yours' && (
+            <div className="flex flex-wrap items-center gap-2 px-4 pt-2 text-xs text-slate-600 dark:text-slate-300">
+              <span id="changes-against">Compare your code with</span>
+              <div role="group" aria-labelledby="changes-against" className="inline-flex rounded-lg bg-slate-100 p-0.5 dark:bg-slate-800">
+                {(['starter', 'solution'] as const).map((a) => (
+                  <button
+                    key={a}
+                    type="button"
+                    aria-pressed={against === a}
+                    onClick={() => setAgainst(a)}
+                    className={`rounded-md px-2.5 py-0.5 font-semibold focus-visible:outline-2 focus-visible:outline-teal-600 ${
+                      against === a
+                        ? 'bg-white text-slate-900 shadow-sm dark:bg-slate-950 dark:text-white'
+                        : 'text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white'
+                    }`}
+                  >
+                    {a === 'starter' ? 'the starter' : 'the solution'}
+                  </button>
+                ))}
+              </div>
+            </div>
+          )}
+          <CodeDiff rows={diff.rows} label={`${view.title}: ${summary}`} before={view.beforeName} after={view.afterName} />
+        </div>
+      )}
+    </details>
   );
 }

@@ -346,3 +346,46 @@ for (const colorScheme of ['light', 'dark']) {
     }
   });
 }
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`presenter mode (${colorScheme}): F shows the fix as a line diff, only what changed marked; presenter keys rest until Escape`, { timeout: 120_000 }, async () => {
+    const { context, page, errors } = await openPresenter('crash-after-send', { width: 1280, height: 720, colorScheme });
+    try {
+      await page.keyboard.press('ArrowRight');
+      const held = await waitStatus(page, /^Event 1 of/);
+      // Both footer buttons are on screen at 1280×720.
+      for (const name of [/^The fix \(F\)$/, /Explore both/]) {
+        const box = await page.getByRole('button', { name }).boundingBox();
+        assert.ok(box && box.y + box.height <= 720 && box.x + box.width <= 1280, `${name} is on screen`);
+      }
+      await page.keyboard.press('f');
+      const dialog = page.getByRole('dialog', { name: 'Sent, but not marked done — the fix' });
+      await dialog.waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'presenter-fix-title', 'the heading has the focus, not Close');
+      assert.equal(await dialog.getByTestId('presenter-fix-summary').innerText(), 'From the starter to the solution: 4 lines added, 1 removed.');
+      const diff = dialog.getByRole('region', { name: /^What the solution changes/ });
+      assert.equal(await diff.locator('[data-kind="removed"]').count(), 1);
+      assert.equal(await diff.locator('[data-kind="added"]').count(), 4);
+      assert.match(await diff.locator('[data-kind="added"]').nth(2).innerText(), /\{ idempotencyKey: key \}/);
+      // The order's fields move to a line of their own unchanged: only the comma after them is marked.
+      assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), [',']);
+      // The start of the handler is folded: four unchanged lines.
+      assert.match(await diff.locator('[data-kind="fold"]').first().innerText(), /4 unchanged lines \(1–4\)/);
+      // A screen reader hears which side a line is on.
+      assert.match(await diff.locator('[data-kind="removed"] .sr-only').innerText(), /^removed from the starter, line 7:/);
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press(' ');
+      assert.equal(await status(page), held, 'presenter keys rest while the dialog is open');
+      assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
+      assert.deepEqual(await axeSerious(page), []);
+      await shot(page, `demo-the-fix-${colorScheme}`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.keyboard.press('ArrowRight');
+      await waitStatus(page, /^Event 2 of/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

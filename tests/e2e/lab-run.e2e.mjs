@@ -582,3 +582,47 @@ for (const colorScheme of ['light', 'dark']) {
     }
   });
 }
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`lab (${colorScheme}): "What changed" shows the solution's fix line by line, then follows "Your code" against the starter or the solution`, { timeout: 120_000 }, async () => {
+    const { context, page, errors } = await openPage(browser, { colorScheme });
+    try {
+      await page.goto(urlOf('/lab/random-key-on-retry/'));
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 60_000 });
+      await button(page, 'Starter').click();
+      assert.equal(await page.getByTestId('code-changes').count(), 0, 'the starter has nothing to compare with');
+
+      await button(page, 'Solution').click();
+      const changes = page.getByTestId('code-changes');
+      const summary = changes.locator('summary');
+      assert.equal(await summary.innerText(), 'What the solution changes · 4 lines added, 3 removed');
+      // Closed until asked for, and opened from the keyboard.
+      assert.equal(await changes.getAttribute('open'), null);
+      await summary.focus();
+      await page.keyboard.press('Enter');
+      const diff = changes.getByRole('region', { name: /^What the solution changes/ });
+      await diff.waitFor();
+      // The one word that changed on the key's line is marked: uuid() out, key in.
+      assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), ['opKey, type ', 'type ', 'key']);
+      assert.match(await diff.locator('[data-kind="removed"] del').allTextContents().then((t) => t.join('|')), /env\.random\.uuid\(\)/);
+      assert.match(await diff.locator('[data-kind="added"]').nth(1).innerText(), /const key = opKey\('charge', \{ orderId: order\.id \}\)/);
+      assert.deepEqual(await axeSerious(page), []);
+
+      // "Your code" keeps the section open and compares the code on screen with the starter…
+      await button(page, 'Your code').click();
+      assert.equal(await summary.innerText(), 'What you changed in the starter · nothing yet');
+      await setCode(page, (await getCode(page)).replace('env.random.uuid()', "opKey('charge', { orderId: order.id })"));
+      await page.waitForFunction(() => document.querySelector('[data-testid="code-changes"] summary')?.textContent?.includes('1 line added, 1 removed'));
+      // …or with the solution.
+      await changes.getByRole('button', { name: 'the solution' }).click();
+      assert.match(await summary.innerText(), /^Your code beside the solution · \d+ lines only in the solution, \d+ only in yours$/);
+      assert.equal(await changes.getByRole('button', { name: 'the solution' }).getAttribute('aria-pressed'), 'true');
+      assert.match(await changes.getByRole('region').locator('[data-kind="removed"] .sr-only').first().innerText(), /^removed from your code, line \d+:/);
+      await screenshot(page, `lab-code-changes-${colorScheme}`);
+      assert.deepEqual(await axeSerious(page), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
