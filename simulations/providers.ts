@@ -287,7 +287,7 @@ export class Providers {
     const count = this.ledger.emails.filter((e) => e.orderId === req.orderId && e.template === template).length;
     return {
       response,
-      summary: `e-mail ${emailId} sent${count > 1 ? ` — ${template ? `${template} e-mail` : 'receipt'} #${count} for order ${req.orderId}` : ''}${forgotten}`,
+      summary: `e-mail ${emailId} sent${count > 1 ? ` — ${template ? `${template} e-mail` : 'receipt'} #${count} for order ${req.orderId}` : ''}${forgotten}${key && !this.emailHonoursKeys ? ' (this provider keeps no idempotency keys: the key was ignored)' : ''}`,
       replySummary: `sent ${emailId}`,
     };
   }

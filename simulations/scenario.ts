@@ -6,6 +6,7 @@
 import { exportedFunction, learnerLocation } from './compile';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
 import type { SimDatabase } from './sim-database';
+import { transactionControl } from './sql-words';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from './types';
 
 /** One version of the learner's code. */
@@ -242,6 +243,78 @@ export const messagesSettled: Invariant = {
           step: outcome.trace.find((e) => e.type === 'dead-letter')?.i,
         }
       : { held: true, detail: `every message was acknowledged${acknowledgedBy(outcome.trace)}` };
+  },
+};
+
+/** A transaction a process holds open at some point of a trace: its BEGIN and the SQL it ran since. */
+export interface OpenTransaction {
+  begin: TraceEvent;
+  statements: string[];
+}
+
+/**
+ * Walks a trace and calls `visit` for each event a process made while it held a transaction open
+ * (BEGIN … COMMIT/ROLLBACK; a crash or the engine's rollback ends one too), with that transaction
+ * as it stood then. For checkers of what PGlite cannot show: it runs one transaction at a time, so
+ * a race that PostgreSQL would allow between two open transactions never happens in this tab.
+ */
+export function eventsInTransactions(trace: readonly TraceEvent[], visit: (e: TraceEvent, tx: OpenTransaction) => void): void {
+  const open = new Map<string, OpenTransaction>();
+  for (const e of trace) {
+    if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
+      open.delete(e.actor);
+      continue;
+    }
+    const tx = open.get(e.actor);
+    if (e.type === 'db') {
+      const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+      const word = transactionControl(sql)?.toLowerCase();
+      if (word === 'begin' || word === 'start') {
+        if (!tx) open.set(e.actor, { begin: e, statements: [] });
+        continue;
+      }
+      // ROLLBACK TO SAVEPOINT stays inside the transaction.
+      if ((word === 'commit' || word === 'end' || word === 'abort' || word === 'rollback') && !/^\s*rollback\s+to\b/i.test(sql)) {
+        open.delete(e.actor);
+        continue;
+      }
+      if (tx) tx.statements.push(sql);
+    }
+    if (tx) visit(e, tx);
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * No e-mail goes out from inside an open database transaction. A transaction cannot take an
+ * e-mail back, and it holds its connection (and any locks) for as long as the provider takes. In
+ * this tab it also hides the race the claim exists for: PGlite runs one transaction at a time, so
+ * BEGIN; SELECT; send; INSERT; COMMIT looks atomic here, while on PostgreSQL two workers' SELECTs
+ * both find no row and both send (`npm run sim -- explore … --db` shows it).
+ */
+export const noEmailInsideTransaction: Invariant = {
+  id: 'no-email-inside-transaction',
+  title: 'No e-mail sent from inside a database transaction',
+  check({ outcome, db }) {
+    let found: { e: TraceEvent; tx: OpenTransaction } | null = null;
+    eventsInTransactions(outcome.trace, (e, tx) => {
+      if (!found && e.type === 'call' && e.call?.startsWith('email.')) found = { e, tx };
+    });
+    if (!found) return { held: true, detail: 'every e-mail was sent outside any transaction' };
+    const { e, tx } = found as { e: TraceEvent; tx: OpenTransaction };
+    const race =
+      db.name === 'pglite'
+        ? 'It also hid a race in this run: PGlite runs one transaction at a time, so no other worker could read until the COMMIT. On PostgreSQL a SELECT takes no lock: two workers would both find no row and both send. '
+        : 'On PostgreSQL a SELECT in it takes no lock: two workers can both find no row and both send. ';
+    return {
+      held: false,
+      detail:
+        `${e.actor} called ${e.call} at ${seconds(e.t)} inside the transaction it began at ${seconds(tx.begin.t)}. ` +
+        `A rollback cannot take an e-mail back, and the transaction stays open for as long as the provider takes. ${race}` +
+        'Claim in one statement (INSERT … ON CONFLICT), and send outside the transaction.',
+      step: e.i,
+    };
   },
 };
 

@@ -155,15 +155,22 @@ export async function relayOnce(env: Env) {
     expect(r.invariants.find((i) => i.id === 'each-row-once')!.held, replayHint(r)).toBe(false);
   });
 
-  test('a transaction without FOR UPDATE duplicates on the server, while PGlite (transactions serialized) hides it', async () => {
+  test('a transaction without FOR UPDATE duplicates on the server; PGlite (transactions serialized) hides the duplicate, and the lock check names it on both', async () => {
+    const broke = (r: Awaited<ReturnType<typeof runScenario>>, id: string) => r.invariants.some((i) => i.id === id && !i.held);
     let onServer = 0;
     let onPglite = 0;
+    let lockCheck = 0;
     for (let seed = 1; seed <= 20; seed++) {
       const req = { scenario, code: txWithoutLocks, variant: 'tx-without-locks', seed, faults: [] };
-      if ((await runScenario(server, req)).verdict === 'violated') onServer++;
-      if ((await runScenario(lite.db as PgliteSimDatabase, req)).verdict === 'violated') onPglite++;
+      const remote = await runScenario(server, req);
+      const local = await runScenario(lite.db as PgliteSimDatabase, req);
+      if (broke(remote, 'each-row-once')) onServer++;
+      if (broke(local, 'each-row-once')) onPglite++;
+      if (broke(remote, 'locks-what-it-publishes') && broke(local, 'locks-what-it-publishes')) lockCheck++;
+      expect(local.verdict).toBe('violated');
     }
     expect(onServer).toBeGreaterThan(0);
     expect(onPglite).toBe(0);
+    expect(lockCheck).toBe(20);
   });
 });

@@ -9,16 +9,19 @@ import type { ProcessSpec } from '../engine';
 import {
   atMostOneReceipt,
   caughtThrow,
+  eventsInTransactions,
   everyOrderReceipted,
   handlerOf,
   messagesSettled,
+  noEmailInsideTransaction,
   WORKER_RESTART,
   workerProcess,
   type CodeError,
   type Invariant,
+  type OpenTransaction,
   type Scenario,
 } from '../scenario';
-import type { Env, Fault } from '../types';
+import type { Env, Fault, TraceEvent } from '../types';
 import { atMostOneEmail } from './kit';
 
 const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -326,7 +329,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
-        providers: { timeoutMs: 120_000 },
+        // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
+        providers: { timeoutMs: 30_000 },
         horizonMs: 3_600_000,
       },
       observed: {},
@@ -380,13 +384,45 @@ const eachRowOnce: Invariant = {
       };
     }
     const missing = Array.from({ length: OUTBOX_ROWS }, (_, i) => i + 1).filter((id) => !publishes.has(id));
-    if (missing.length) return { held: false, detail: `order ${missing.join(', ')} never published` };
+    if (missing.length) return { held: false, detail: `${listOf(missing)} ${missing.length === 1 ? 'was' : 'were'} never published` };
     const again = [...afterCrash];
     return {
       held: true,
       detail: again.length
-        ? `all ${OUTBOX_ROWS} rows published; order ${again.join(', ')} again only because its relay crashed before marking it (at-least-once, by design: consumers dedupe)`
+        ? `all ${OUTBOX_ROWS} rows published; ${listOf(again)} again only because its relay crashed before marking it (at-least-once, by design: consumers dedupe)`
         : `all ${OUTBOX_ROWS} rows published once, split between the relays`,
+    };
+  },
+};
+
+/** A row-locking read of the outbox: SELECT … FROM outbox … FOR UPDATE (or FOR NO KEY UPDATE), SKIP LOCKED or not. */
+const LOCKING_READ = /\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i;
+
+/**
+ * A relay that publishes from inside a transaction has locked the rows it read. PGlite runs one
+ * transaction at a time, so in this tab a transaction alone keeps two relays apart; on PostgreSQL
+ * their transactions overlap, and a plain SELECT in each reads the same unpublished rows. Only a
+ * row lock (FOR UPDATE, with SKIP LOCKED to take other rows rather than wait) makes the second
+ * relay leave them. Publishing outside a transaction is eachRowOnce's to judge: that race PGlite shows.
+ */
+const locksWhatItPublishes: Invariant = {
+  id: 'locks-what-it-publishes',
+  title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
+  check({ outcome, db }) {
+    let found: { e: TraceEvent; tx: OpenTransaction } | null = null;
+    eventsInTransactions(outcome.trace, (e, tx) => {
+      if (!found && e.type === 'publish' && !tx.statements.some((sql) => LOCKING_READ.test(sql))) found = { e, tx };
+    });
+    if (!found) return { held: true, detail: 'every row published from inside a transaction was locked by the SELECT that read it' };
+    const { e } = found as { e: TraceEvent; tx: OpenTransaction };
+    const why =
+      db.name === 'pglite'
+        ? 'Each row went out once in this run only because PGlite runs one transaction at a time: the other relay waited for the COMMIT. On PostgreSQL both transactions run at once, both SELECTs read the same unpublished rows, and both relays publish them. '
+        : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
+    return {
+      held: false,
+      detail: `${e.actor} published from inside its transaction, but the SELECT that read the rows took no lock (no FOR UPDATE). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED.`,
+      step: e.i,
     };
   },
 };
@@ -398,7 +434,7 @@ export const relayConcurrency: Scenario = {
   brief: [
     'One relay is a single point of failure, so you run two. Now both read the same unpublished rows: without coordination each publishes them, and an order can go out twice.',
     'The starter reads unpublished rows, publishes them and marks them, as separate statements. FOR UPDATE SKIP LOCKED inside one transaction lets each relay lock the rows it takes and skip the ones the other holds.',
-    'PGlite is a single connection, so here its transactions never overlap: it can show the autocommit race of the starter, but not a lock wait. That also means a transaction without FOR UPDATE SKIP LOCKED holds in this tab, though on PostgreSQL both relays would read the same rows in their overlapping transactions and publish them twice: keep the lock. Run this scenario with the CLI on a real PostgreSQL (--db postgres://…) to watch the relays wait for and skip each other\'s locks.',
+    'PGlite is a single connection, so here its transactions never overlap: it can show the autocommit race of the starter, but not a lock wait. A transaction without FOR UPDATE would therefore publish each row once in this tab, though on PostgreSQL both relays would read the same rows in their overlapping transactions and publish them twice. So a second invariant checks what PGlite cannot show: a relay that publishes inside a transaction must have locked the rows it read. Run this scenario with the CLI on a real PostgreSQL (--db postgres://…) to watch the relays wait for and skip each other\'s locks.',
   ],
   variants: {
     starter: {
@@ -453,7 +489,7 @@ export async function relayOnce(env: Env) {
   // this menu only crashes relays before they publish: what locking alone must survive.
   faultMenu: [crash('relay-1', 'after', 'db', 1), crash('relay-2', 'after', 'db', 2), crash('relay-1', 'before', 'queue.publish')],
   maxFaults: 1,
-  invariants: [eachRowOnce],
+  invariants: [eachRowOnce, locksWhatItPublishes],
   tables: ['outbox'],
   actors: ['relay-1', 'relay-2', 'postgres', 'queue'],
 };
@@ -524,7 +560,8 @@ export async function handleMessage(event: PaymentEvent, env: Env) {
         messages: WEBHOOKS,
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
-        providers: { timeoutMs: 120_000 },
+        // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
+        providers: { timeoutMs: 30_000 },
         horizonMs: 3_600_000,
       },
       observed: {},
@@ -542,7 +579,12 @@ export async function handleMessage(event: PaymentEvent, env: Env) {
     crash('handler-2', 'after', 'email.send'),
   ],
   maxFaults: 2,
-  invariants: [atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'), everyPaymentConfirmed, messagesSettled],
+  invariants: [
+    atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'),
+    everyPaymentConfirmed,
+    messagesSettled,
+    noEmailInsideTransaction,
+  ],
   tables: ['operations'],
   actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
 };

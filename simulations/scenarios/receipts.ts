@@ -8,6 +8,7 @@ import {
   everyOrderReceipted,
   handlerOf,
   messagesSettled,
+  noEmailInsideTransaction,
   noStuckKeys,
   workerProcess,
   type BuiltWorld,
@@ -20,11 +21,13 @@ import type { Fault } from '../types';
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
 
 /**
- * The receipt lessons' world: two workers, one message, an e-mail provider that honours keys. A
- * send gives up after 30 s, inside the solutions' 60 s lease: the lease outlasts the work it
- * protects, as lib/consumer.ts asks, so only a dead (or stuck) worker is overtaken.
+ * The receipt lessons' world: two workers, one message, an e-mail provider that honours keys
+ * unless `emailHonoursKeys: false` (the lessons whose point is the database's claim: there a key
+ * alone must not be a way round it). A send gives up after 30 s, inside the solutions' 60 s lease:
+ * the lease outlasts the work it protects, as lib/consumer.ts asks, so only a dead (or stuck)
+ * worker is overtaken.
  */
-function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number } = {}): BuiltWorld {
+function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number; emailHonoursKeys?: boolean } = {}): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
   return {
@@ -33,7 +36,7 @@ function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: 
       messages: MESSAGES,
       visibilityTimeoutMs: 30_000,
       maxReceives: 10,
-      providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: true },
+      providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },
       horizonMs: 3_600_000,
     },
     observed: {},
@@ -99,7 +102,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   },
   faultMenu: [crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 2), crashAfterSend('worker-1'), duplicate],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
   actors: ACTORS,
 };
@@ -112,6 +115,7 @@ export const concurrentRedelivery: Scenario = {
     'A dedupe check only works if checking and claiming are one atomic step. Otherwise two workers holding the same message both ask "done already?", both hear no, and both send.',
     'Here the queue delivers message m1 to worker-1 and worker-2 at the same time. The starter checks the operations table with a SELECT and inserts its row after sending.',
     'Replace check-then-insert with a claim that the primary key makes atomic: INSERT … ON CONFLICT … RETURNING. Exactly one worker gets the row back.',
+    'This lesson\'s e-mail provider keeps no idempotency keys, as many do not: your database alone decides who sends. Wrapping the SELECT and the INSERT in one transaction is no way round it either: the lab checks that no e-mail goes out from inside a transaction.',
   ],
   variants: {
     starter: {
@@ -143,14 +147,14 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   const key = opKey('receipt-email', { orderId: msg.orderId });
   const c = await claim(env.db, key, 60);          // one atomic statement
   if (!c.owned) return c.done ? 'ack' : 'retry-later';
-  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
   await complete(env.db, key, sent);
   return 'ack';
 }
 `,
     },
   },
-  build: (mod) => receiptWorld(mod),
+  build: (mod) => receiptWorld(mod, { emailHonoursKeys: false }),
   demo: {
     seed: 3,
     faults: [duplicate],
@@ -158,7 +162,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   },
   faultMenu: [duplicate, crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1)],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
   actors: ACTORS,
 };
@@ -171,6 +175,7 @@ export const leaseExpiry: Scenario = {
     'A claim says "I am working on this". If the worker that claimed dies, someone must be allowed to take over, or the operation is blocked for good.',
     'Here worker-1 claims order 1042 and crashes before sending. The starter claims with no lease (lease_until = infinity), so every later delivery sees "running", backs off, and the message is finally dead-lettered. The customer never gets a receipt.',
     "The fix needs two things, and the starter has neither: a finite lease (lease_until = now() + 60 s), and a claim that takes an expired row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now()) where the starter's DO NOTHING never does. lib's claim() has both: once the lease has expired, and only if the row is not done, the next claim takes it over.",
+    "As in the last lesson, the e-mail provider here keeps no idempotency keys: the operations table has to get the receipt out, once.",
   ],
   variants: {
     starter: {
@@ -190,7 +195,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     const row = await env.db.query('SELECT state FROM operations WHERE op_key = $1', [key]);
     return row.rows[0]?.state === 'done' ? 'ack' : 'retry-later';
   }
-  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
   await complete(env.db, key, sent);
   return 'ack';
 }
@@ -206,14 +211,14 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   const key = opKey('receipt-email', { orderId: msg.orderId });
   const c = await claim(env.db, key, 60);           // a 60-second lease
   if (!c.owned) return c.done ? 'ack' : 'retry-later';
-  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
   await complete(env.db, key, sent);
   return 'ack';
 }
 `,
     },
   },
-  build: (mod) => receiptWorld(mod),
+  build: (mod) => receiptWorld(mod, { emailHonoursKeys: false }),
   demo: {
     seed: 1,
     faults: [crashAfterDb('worker-1', 1)],
@@ -221,7 +226,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   },
   faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate],
   maxFaults: 2,
-  invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled],
+  invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
   actors: ACTORS,
 };
@@ -286,7 +291,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     duplicate,
   ],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
   actors: ACTORS,
 };
