@@ -53,7 +53,7 @@ export default function CourseMap() {
           >
             <span className="font-semibold text-slate-900 group-hover:text-teal-800 dark:text-white dark:group-hover:text-teal-300">Check yourself →</span>
             <span className="mt-1 block text-sm leading-6 text-slate-600 dark:text-slate-400">
-              The lesson’s two questions: which dedupe key stops a second receipt, and how to retry a conversion that timed out.{' '}
+              Two questions on the whole course: which dedupe key stops a second receipt, and how to retry a conversion that timed out.{' '}
               <CheckSummary />.
             </span>
           </Link>

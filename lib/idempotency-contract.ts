@@ -4,6 +4,15 @@
  * - the same key with different parameters is refused (`idempotency_error`);
  * - keys are kept for a retention window (at least 24 hours); a replay after that is a new request.
  * A provider simulator enforces it; the lesson's explanations cite it.
+ *
+ * Two parts of Stripe's contract this store leaves out, because the simulated charges never fail
+ * and a simulated request is applied in one step:
+ * - Stripe saves the first result whatever it was, a decline or a 500 included, and replays it for
+ *   the whole window. A key that names the order alone (`opKey('charge', { orderId })`) would then
+ *   replay a decline to a retry with a new card (and refuse the new card's parameters): a real
+ *   checkout keys each payment attempt, e.g. an attempt id stored with the order.
+ * - A request whose key belongs to a request still being processed is refused with a conflict and
+ *   nothing saved; retrying it a moment later with the same key is the answer.
  */
 import { canonical } from './op-key';
 

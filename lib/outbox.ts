@@ -6,6 +6,10 @@
  * committed. The relay is at-least-once: a crash after publish and before COMMIT publishes the
  * same rows again, which the idempotent consumer downstream absorbs. `FOR UPDATE SKIP LOCKED`
  * lets several relays share the table without publishing the same row concurrently.
+ *
+ * Order is kept only within one pass: two relays publish their batches side by side, a rolled-back
+ * pass publishes its rows again after later ones, and ids can commit out of order. A consumer that
+ * needs order must get it from the message (a version or sequence per entity), not from delivery.
  */
 import type { Db } from './db';
 import { withTransaction } from './db';

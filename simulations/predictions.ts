@@ -120,7 +120,7 @@ export const PREDICTIONS: readonly Prediction[] = [
   },
   {
     scenario: 'business-date-reminder',
-    prompt: 'The scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day. How many reminders will order 1042 get?',
+    prompt: 'The scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day. How many reminders will order 1042 get in all, over the two days?',
     ...receiptsFor(1042, 'reminder', 'reminders'),
   },
   { scenario: 'human-rerun', prompt: 'An operator reruns the nightly billing job by hand the next day. How many times will order 3001 be charged?', ...chargesFor(3001) },

@@ -119,7 +119,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'gap',
     explanation:
-      "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock: the claim is one INSERT … ON CONFLICT, which never waits for another worker's claim. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)",
+      "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock either: the claim is one INSERT … ON CONFLICT, which at most waits a moment for a concurrent claim's statement to commit, never for the other worker's work, because the lease is a value in the row, not a lock held. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)",
     see: { scenario: 'crash-after-send', variant: 'starter', seed: 1, faults: [crashAfterSend], step: 20, expect: 'violated', invariant: 'at-most-one-receipt' },
   },
   {
@@ -245,7 +245,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'original',
     explanation:
-      'The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal only comes when a key is reused with different parameters — a sign that two different operations share a key.',
+      'The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal comes when a key is reused with different parameters — a sign that two different operations share a key — and, at Stripe, when the retry arrives while the first request with that key is still being processed (a conflict worth retrying a moment later, with the same key).',
     see: { scenario: 'random-key-on-retry', variant: 'solution', seed: 1, faults: [lostChargeResponse], expect: 'held', invariant: 'no-double-charge' },
   },
   {
@@ -353,7 +353,7 @@ export const QUESTIONS: readonly Question[] = [
     ],
     correct: 'consumer',
     explanation:
-      'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Each half guarantees what it can, and together they are effectively once.',
+      'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.',
     see: { scenario: 'relay-crash', variant: 'starter', seed: 1, faults: [relayCrashAfterPublish], step: 23, expect: 'violated', invariant: 'at-most-one-receipt' },
   },
   {

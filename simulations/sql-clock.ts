@@ -7,6 +7,10 @@
  * way (simulated time stands still within a step, so all four agree). CURRENT_TIMESTAMP and the
  * other time keywords cannot be shadowed: the engine writes them as `now()` casts before they run
  * (./sql-words.ts).
+ *
+ * One difference from PostgreSQL: there `now()` is the time the transaction started, fixed until
+ * COMMIT; here it is the simulated time of each step, so a transaction spread over several steps
+ * sees it move. No lesson's check depends on it (only `published_at` stamps differ).
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';

@@ -280,10 +280,24 @@ test('the chips speak of the code now in "Your code": what this version did, and
     explored: { on: true, text: 'Your current code came through 200 explored schedules' },
   });
   expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Explored clean · next: run that code on the demonstration');
-  // It holds there too: done, and both chips stay ticked whatever the code becomes.
+  // It holds there too: done. The lesson stays done, but the chips go on speaking of the code on
+  // screen (QA: after the lesson, an edit that broke 80 of 200 schedules still showed two ticks).
   markPassed(first!.id, OTHER);
-  expect(chips(codeDigest('something else'))).toEqual({
+  expect(lessonState(current(), first!.id)).toBe('done');
+  expect(chips()).toEqual({
+    held: { on: true, text: 'Your current code held on the demonstration' },
+    explored: { on: true, text: 'Your current code came through 200 explored schedules' },
+  });
+  expect(codeChips(current().scenarios[first!.id], null, opts)).toEqual({
     held: { on: true, text: 'Your code held on the demonstration' },
     explored: { on: true, text: 'Your code came through 200 explored schedules' },
   });
+  const edited = codeDigest('something else');
+  expect(chips(edited)).toEqual({
+    held: { on: false, text: 'Your current code has not run on the lesson’s own seed and faults yet' },
+    explored: { on: false, text: 'Your current code has not been explored yet (200 schedules)' },
+  });
+  markExploredBroken(first!.id, edited, 80, 200);
+  expect(chips(edited).explored).toEqual({ on: false, text: 'Explored: 80 of 200 schedules broke your current code — replay the counterexample above' });
+  expect(lessonState(current(), first!.id)).toBe('done');
 });

@@ -23,7 +23,7 @@ export default function CheckPage() {
           Each lab has its own questions below the lab.
         </p>
       </header>
-      <QuizList questions={generalQuestions()} heading="The lesson’s two questions" id="lesson-questions" />
+      <QuizList questions={generalQuestions()} heading="Two questions on the whole course" id="lesson-questions" />
     </div>
   );
 }

@@ -23,7 +23,7 @@ export function NextStep({ lessons }: { lessons: readonly ScenarioEntry[] }) {
   const [label, href, title] = next
     ? [fresh ? 'Start here' : 'Next step', `/lab/${next.id}/`, next.title]
     : generalLeft > 0
-      ? ['Next step', '/check/', 'Check yourself: the lesson’s two questions']
+      ? ['Next step', '/check/', 'Check yourself: two questions on the whole course']
       : ['All done', '/try/', 'Try the signature and key panel'];
 
   return (

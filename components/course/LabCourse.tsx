@@ -53,6 +53,8 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         return;
       }
       setOffPlan(null);
+      // A finished lesson's announcement is news once: it is not left in the status region for later runs.
+      setAnnouncement('');
       if (codeHeld(r) && markPassed(scenario.id, codeDigest(r.code))) setAnnouncement(LESSON_DONE);
       const predicted = predictedRef.current;
       if (prediction && predicted && predicted.actual === undefined && !ranStarter(r, scenario.variants.starter.code)) {
@@ -79,6 +81,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
     (e: ExploreFinished) => {
       if (e.mode !== 'yours') return;
       const digest = codeDigest(e.code);
+      setAnnouncement('');
       if (e.violations > 0) markExploredBroken(scenario.id, digest, e.violations, e.runs);
       else if (exploredClean(e) && markExploredClean(scenario.id, digest)) setAnnouncement(LESSON_DONE);
     },
@@ -112,6 +115,11 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
               : mine?.predicted?.afterSeeing
                 ? 'Predicted after seeing the run'
                 : 'Predicted'}
+          </Chip>
+        )}
+        {mine?.passed && mine.explored && (
+          <Chip on testId="done-chip">
+            Lesson done
           </Chip>
         )}
         <Chip on={chips.held.on} testId="passed-chip">

@@ -88,7 +88,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
       'Prediction locked in',
       saved.choice,
       <dd>
-        Not yet: run the <strong>Starter</strong> on the demonstration plan, and the answer appears here with the verdict.
+        Not yet: run the starter code (<strong>Starter</strong>, or “Your code” unchanged) on the demonstration plan.
       </dd>,
       note && (
         <p role="status" data-testid="prediction-note" className="mt-1 font-medium">

@@ -289,16 +289,17 @@ export interface ChipText {
 /**
  * The two chips about the learner's code, for the code now in "Your code" (`current`, a digest;
  * null until the lab has read it): whether this version held on the demonstration and came through
- * an exploration, and what is left to do with it. Once the lesson is done, both stay ticked
- * whatever the code becomes.
+ * an exploration, and what is left to do with it. A lesson once done stays done (the lab says so
+ * with a chip of its own), but these two go on speaking of the code on screen: after the lesson, an
+ * edit that breaks 80 of 200 schedules is not shown a tick (QA: it was).
  */
 export function codeChips(s: ScenarioProgress | undefined, current: string | null, { runs }: { runs: number }): { held: ChipText; explored: ChipText } {
-  if (s?.passed && s.explored) {
-    return { held: { on: true, text: 'Your code held on the demonstration' }, explored: { on: true, text: `Your code came through ${runs} explored schedules` } };
-  }
+  const done = !!(s?.passed && s.explored);
   // Not read yet (the first moments of a page): say nothing about a version.
   if (current === null) {
-    return { held: { on: false, text: 'Make “Your code” hold on the demonstration' }, explored: { on: false, text: `Then Explore it: ${runs} schedules, none may break it` } };
+    return done
+      ? { held: { on: true, text: 'Your code held on the demonstration' }, explored: { on: true, text: `Your code came through ${runs} explored schedules` } }
+      : { held: { on: false, text: 'Make “Your code” hold on the demonstration' }, explored: { on: false, text: `Then Explore it: ${runs} schedules, none may break it` } };
   }
   const heldNow = !!s?.heldCode?.includes(current);
   const cleanNow = !!s?.cleanCode?.includes(current);
@@ -306,8 +307,9 @@ export function codeChips(s: ScenarioProgress | undefined, current: string | nul
     ? { on: true, text: 'Your current code held on the demonstration' }
     : {
         on: false,
-        text:
-          cleanNow || s?.passed
+        text: done
+          ? 'Your current code has not run on the lesson’s own seed and faults yet'
+          : cleanNow || s?.passed
             ? 'Next: Run your current code on the lesson’s own seed and faults'
             : 'Make “Your code” hold on the demonstration',
       };
@@ -318,7 +320,9 @@ export function codeChips(s: ScenarioProgress | undefined, current: string | nul
         text:
           s?.broke && s.broke.digest === current
             ? `Explored: ${s.broke.violations} of ${s.broke.runs} schedules broke your current code — replay the counterexample above`
-            : `Next: Explore your current code (${runs} schedules, none may break it)`,
+            : done
+              ? `Your current code has not been explored yet (${runs} schedules)`
+              : `Next: Explore your current code (${runs} schedules, none may break it)`,
       };
   return { held, explored };
 }

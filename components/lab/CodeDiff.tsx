@@ -46,6 +46,7 @@ function Words({ segments, kind }: { segments: Segment[]; kind: 'added' | 'remov
 
 export function CodeDiff({ rows, label, before, after, size = 'normal' }: CodeDiffProps) {
   const type = size === 'large' ? 'text-xl leading-8 short:text-lg short:leading-7' : 'text-[13px] leading-5';
+  const gutter = size === 'large' ? 'w-14' : 'w-9';
   return (
     <div
       role="region"
@@ -59,7 +60,7 @@ export function CodeDiff({ rows, label, before, after, size = 'normal' }: CodeDi
           if (row.kind === 'fold') {
             return (
               <div key={i} className="flex text-slate-500 italic dark:text-slate-400" data-kind="fold">
-                <span className="w-14 shrink-0 select-none pr-3 text-right" aria-hidden="true">
+                <span className={`${gutter} shrink-0 select-none pr-1 text-right`} aria-hidden="true">
                   ⋯
                 </span>
                 <span className="px-2">
@@ -72,7 +73,7 @@ export function CodeDiff({ rows, label, before, after, size = 'normal' }: CodeDi
           const sign = row.kind === 'added' ? '+' : row.kind === 'removed' ? '−' : ' ';
           return (
             <div key={i} className={`flex ${ROW[row.kind]}`} data-kind={row.kind}>
-              <span className="w-14 shrink-0 select-none pr-1 text-right tabular-nums opacity-70" aria-hidden="true">
+              <span className={`${gutter} shrink-0 select-none pr-1 text-right tabular-nums opacity-70`} aria-hidden="true">
                 {line}
               </span>
               <span className="w-5 shrink-0 select-none text-center font-bold" aria-hidden="true">

@@ -61,7 +61,7 @@ export const ambiguousTimeoutCharge: Scenario = {
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
     'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
-    'It knows only what was marked done. A crash after the charge went through and before complete leaves the operation running; a takeover on day two, after the provider forgot the key, charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so the explorer never crashes checkout there, but you can, by hand.',
+    'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does. So the explorer never crashes checkout there and never loses more than two answers in a row, but you can, by hand.',
   ],
   variants: {
     starter: {
@@ -114,7 +114,9 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
       await complete(env.db, key, charge);
       return charge;
     } catch (err) {
-      // Out of attempts: the lease lets a later run take over.
+      // Out of attempts, not knowing: the operation stays running. A
+      // run within the provider's 24 h is safe (same key); after that,
+      // only asking the provider (reconciliation) can tell.
       if (attempt === 4) throw err;
       await env.sleep(1000 * attempt);
     }
@@ -152,8 +154,10 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
     story: 'The first charge goes through, but its response is lost: checkout times out after 5 s and retries. The next day a rerun charges the order again.',
   },
   // A crash after a charge went through and before complete (a crash after a lost response
-  // included), replayed after the provider's 24 hours, needs a reconciliation with the provider that
-  // no key can give: crashes on the menu land before the first charge, on purpose.
+  // included), or four lost responses that end checkout with the key still running, replayed after
+  // the provider's 24 hours, needs a reconciliation with the provider that no key can give (the
+  // brief says so): crashes on the menu land before the first charge, and at most two responses
+  // are lost, on purpose.
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'payments.charge', nth: 2 },
@@ -387,6 +391,7 @@ export const humanRerun: Scenario = {
     'Queues are not the only source of repeats. Someone looks at yesterday\'s dashboard, thinks the billing job failed, and runs it again by hand.',
     'Here the billing job runs at 09:00, charging three orders and sending each a receipt. At 11:00 the next day, 26 hours later, an operator reruns it with the same orders. The starter just does the work again: every charge and every receipt repeats.',
     'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — claim it in the operations table before doing it, pass the same key to the provider, and mark it done after. A provider\'s answer can be lost on the way back (a timeout): retry the call a few times with the same key, rather than letting the error end the job with the key still claimed. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them for at least 24 hours, not for ever); your table has not.',
+    'Your table knows only what was marked done, though. If every retry times out, or the job dies between a charge and its complete, the key stays claimed, and a rerun after the provider forgot it charges again: there only asking the provider what it already did (reconciliation) can help. The explorer keeps to faults a few retries get past.',
   ],
   variants: {
     starter: {
@@ -496,9 +501,9 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
     faults: [],
     story: 'No fault at all: the job runs at 09:00, and an operator reruns it by hand at 11:00 the next day, 26 hours later.',
   },
-  // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete,
-  // replayed 26 h later, is beyond any key (the provider forgot it): the job's crashes on the menu
-  // land elsewhere. The crash before the first e-mail leaves its key claimed, not done: the
+  // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete, or
+  // retries that all time out, replayed 26 h later, is beyond any key (the provider forgot it; the
+  // brief says so): the job's crashes on the menu land elsewhere, and at most two answers are lost. The crash before the first e-mail leaves its key claimed, not done: the
   // operator's rerun takes it over and sends that receipt, once.
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },

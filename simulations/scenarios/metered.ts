@@ -72,7 +72,7 @@ export const batchCredits: Scenario = {
   brief: [
     'A transformation API (HMAC, HTML to PDF) creates nothing, so a replay is safe — but every item that succeeds bills a credit, and a job that reruns from the start pays twice.',
     'Here a job signs ten payloads in one batch. The account has 5 credits until its allowance renews at 60 s, the rate window takes 6 items per 10 s, and a batch answers at most 8 items before its deadline. Results come back in the order sent: some items fail with 429 (rate window) or 402 (credits), the last ones get no answer at all. The starter resends the whole batch.',
-    'Keep the results you got, and resend only the indices that failed with 429 or 402 or never got a response — after the wait the answer asks for. The whole batch call can time out too (its request or its answer lost): catch that, wait, and send the items still pending again.',
+    'Keep the results you got, and resend only the indices that failed with 429 or 402 or never got a response — after the wait the answer asks for. The whole batch call can time out too: catch that, wait, and send the items still pending again. That is free when the request was lost on the way; when the answer was lost, the provider already billed the batch, and resending bills it again. With no key to send, no design avoids that: it is the price of a metered API without idempotency keys, so the explorer loses only requests, and you can lose an answer by hand to see it.',
   ],
   variants: {
     starter: {
@@ -247,6 +247,7 @@ export const movingAnswers: Scenario = {
     'A lookup is safe to replay — it changes nothing — but its answer can change. Deliverability checks, DNS, live prices and the current time can all say something different the second time.',
     'Here a worker checks whether the customer\'s address is deliverable and hands the answer on to the CRM, then crashes before acking. The redelivery comes 30 s later; the data has moved, and the starter\'s second lookup tells the CRM something else.',
     'If downstream must see one answer, store the first result under the operation\'s key (complete(db, key, answer)) and serve any replay from the store instead of asking again. Give the claim a lease shorter than the queue\'s patience — claim(env.db, key, 60): the message comes back every 30 s and at most 10 times, and while a crashed worker\'s lease runs, every redelivery can only be told to come back later.',
+    'Why not a Map in the module? Each worker is its own process with its own memory, and a crash wipes it: a cache in a variable is gone after the restart and was never seen by the other worker. Only the database outlives both.',
   ],
   variants: {
     starter: {

@@ -152,7 +152,19 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await button(page, 'Explore').click();
     await page.locator('[data-testid="explored-chip"][data-done="true"]').waitFor({ timeout: 60_000 });
     await page.getByText('Lesson done: your code held on the demonstration').waitFor({ state: 'attached' });
-    assert.match(await page.getByTestId('explored-chip').innerText(), /Your code came through 200 explored schedules/);
+    assert.match(await page.getByTestId('explored-chip').innerText(), /Your current code came through 200 explored schedules/);
+    assert.match(await page.getByTestId('done-chip').innerText(), /Lesson done/);
+
+    // After the lesson the chips go on speaking of the code on screen: the look-alike again shows
+    // its broken exploration, not a tick (QA: an edit that broke 80 of 200 kept two ticks). The
+    // lesson stays done, and the old "Lesson done" announcement goes once the next exploration ends.
+    await page.evaluate((t) => window.__eoLab.setCode(t), lookAlike);
+    await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke your current code/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''));
+    assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
+    assert.match(await page.getByTestId('done-chip').innerText(), /Lesson done/);
+    await button(page, 'Explore').click();
+    await page.getByText('Lesson done: your code held on the demonstration').waitFor({ state: 'detached', timeout: 60_000 });
+    assert.match(await page.getByTestId('done-chip').innerText(), /Lesson done/);
 
     // The map after a reload: lesson 1 done with its details, lesson 2 is the next step.
     await page.goto(urlOf('/'));
