@@ -514,6 +514,7 @@ export const webhookDedupe: Scenario = {
     'Providers deliver webhooks at least once too: after a slow answer, a timeout on their side or a retry policy, the same event arrives again, sometimes while the first delivery is still being handled.',
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
     'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
+    'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
   ],
   variants: {
     starter: {

@@ -4,6 +4,7 @@
  * longer text is cut, whole on hover and to a screen reader;
  * timestamps read as simulated time since the run started.
  */
+import { Fragment, type ReactNode } from 'react';
 import type { LabRun } from '@/simulations/lab-run';
 import { formatCell, openTransactionsAt, tableChange, tablesAt } from './snapshots';
 
@@ -13,6 +14,17 @@ export interface DbInspectorProps {
   tables: string[];
   /** The selected trace event index. */
   selected: number;
+}
+
+/** JSON with a line-break opportunity after each comma, so a wrapped result breaks between fields. */
+function breakAfterCommas(text: string): ReactNode {
+  const parts = text.split(/(?<=,)/);
+  return parts.map((part, i) => (
+    <Fragment key={i}>
+      {part}
+      {i < parts.length - 1 && <wbr />}
+    </Fragment>
+  ));
 }
 
 const CELL_TONE = {
@@ -99,13 +111,17 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
                                   key={c}
                                   scope={ci === 0 ? 'row' : undefined}
                                   title={cell.title}
-                                  className={`px-3 py-1.5 align-top font-normal whitespace-nowrap ${CELL_TONE[cell.kind]}`}
+                                  // JSON (a stored result) wraps, anywhere if it must: at 1366 px the operations
+                                  // table's result column was cut off with nothing to say it scrolls (QA).
+                                  className={`px-3 py-1.5 align-top font-normal ${cell.kind === 'json' ? 'min-w-40 whitespace-normal [overflow-wrap:anywhere]' : 'whitespace-nowrap'} ${CELL_TONE[cell.kind]}`}
                                 >
                                   {cell.clipped ? (
                                     <>
-                                      <span aria-hidden="true">{cell.text}</span>
+                                      <span aria-hidden="true">{cell.kind === 'json' ? breakAfterCommas(cell.text) : cell.text}</span>
                                       <span className="sr-only">{cell.title}</span>
                                     </>
+                                  ) : cell.kind === 'json' ? (
+                                    breakAfterCommas(cell.text)
                                   ) : (
                                     cell.text
                                   )}
