@@ -11,6 +11,7 @@ import { useDatabase } from '@/components/db/PgliteProvider';
 import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import type { ExploreResult } from '@/simulations/run';
+import { PresenterDialog } from './PresenterDialog';
 
 type Variant = 'starter' | 'solution';
 const VARIANTS: readonly Variant[] = ['starter', 'solution'];
@@ -33,17 +34,7 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
   const dbRef = useRef(db);
   dbRef.current = db;
   const ready = db.status === 'ready';
-  const dialog = useRef<HTMLDialogElement>(null);
   const [rows, setRows] = useState<Record<Variant, Row>>(WAITING);
-
-  // The heading takes the focus, not Close: a presenter's habitual Space must not close it.
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (d && !d.open) d.showModal();
-    heading.current?.focus();
-    return () => d?.close();
-  }, []);
 
   // The starter, then the solution: one worker, one exploration at a time.
   useEffect(() => {
@@ -80,19 +71,17 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
   const finished = VARIANTS.every((v) => rows[v].status === 'done');
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="presenter-explore-title"
-      data-testid="presenter-explore"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      className="m-auto w-[min(72rem,94vw)] rounded-2xl border-4 border-slate-950 bg-white p-8 text-slate-950 backdrop:bg-slate-950/70 short:p-5 dark:border-slate-200 dark:bg-slate-950 dark:text-white"
+    <PresenterDialog
+      id="presenter-explore"
+      title={`${scenario.title} — the same ${EXPLORE_RUNS} schedules for both`}
+      onClose={onClose}
+      size="w-[min(72rem,94vw)]"
+      footer={
+        <p className="text-xl font-semibold short:text-lg" role="status" aria-live="polite" data-testid="presenter-explore-summary">
+          {finished ? summary(rows.starter, rows.solution) : ''}
+        </p>
+      }
     >
-      <h2 id="presenter-explore-title" ref={heading} tabIndex={-1} className="text-3xl font-extrabold outline-none short:text-2xl">
-        {scenario.title} — the same {EXPLORE_RUNS} schedules for both
-      </h2>
       <p className="mt-2 text-xl text-slate-700 short:text-lg dark:text-slate-300">
         Seeds 1–{EXPLORE_RUNS}, each with faults drawn from its seed among those this lesson&rsquo;s design is meant to survive. Red:
         schedules that broke an invariant; green: schedules that held.
@@ -102,19 +91,7 @@ export function PresenterExplore({ scenario, onClose }: { scenario: LabScenario;
           <ExploreRow key={variant} label={variant === 'starter' ? 'Starter' : 'Solution'} row={rows[variant]} titles={titles} ready={ready} />
         ))}
       </div>
-      <div className="mt-8 flex items-center justify-between gap-4 short:mt-5">
-        <p className="text-xl font-semibold short:text-lg" role="status" aria-live="polite" data-testid="presenter-explore-summary">
-          {finished ? summary(rows.starter, rows.solution) : ''}
-        </p>
-        <button
-          type="button"
-          onClick={onClose}
-          className="shrink-0 rounded-xl bg-white px-5 py-3 text-xl font-bold whitespace-nowrap text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 dark:bg-slate-900 dark:text-white dark:ring-slate-200"
-        >
-          Close (Esc)
-        </button>
-      </div>
-    </dialog>
+    </PresenterDialog>
   );
 }
 
