@@ -354,7 +354,7 @@ export const QUESTIONS: readonly Question[] = [
     correct: 'consumer',
     explanation:
       'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.',
-    see: { scenario: 'relay-crash', variant: 'starter', seed: 1, faults: [relayCrashAfterPublish], step: 23, expect: 'violated', invariant: 'at-most-one-receipt' },
+    see: { scenario: 'relay-crash', variant: 'starter', seed: 1, faults: [relayCrashAfterPublish], step: 25, expect: 'violated', invariant: 'at-most-one-receipt' },
   },
   {
     id: 'relay-concurrency-skip-locked',

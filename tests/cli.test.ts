@@ -24,10 +24,10 @@ test('list --json names every scenario with its variants', () => {
 });
 
 test('run --json: the starter violates, the solution holds, the same seed gives the same traceHash', () => {
-  const a = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '7', '--json').out);
-  const b = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '7', '--json').out);
-  const s = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'solution', '--seed', '7', '--json').out);
-  expect(a).toMatchObject({ scenario: 'receipt-redelivery', variant: 'starter', seed: 7, verdict: 'violated' });
+  const a = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '8', '--json').out);
+  const b = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'starter', '--seed', '8', '--json').out);
+  const s = JSON.parse(sim('run', 'receipt-redelivery', '--variant', 'solution', '--seed', '8', '--json').out);
+  expect(a).toMatchObject({ scenario: 'receipt-redelivery', variant: 'starter', seed: 8, verdict: 'violated' });
   expect(a.traceHash).toMatch(/^[0-9a-f]{64}$/);
   expect(b.traceHash).toBe(a.traceHash);
   expect(a.effects['receipts:order-1042']).toBe(2);

@@ -122,7 +122,7 @@ describe('predict, then run', () => {
     expect(figures).toEqual({
       'receipt-redelivery': 'order 1042 got 2 receipts',
       'random-key-on-retry': 'order 1042 was charged 2 times',
-      'relay-concurrency': '2 orders were published more than once (6 messages in all)',
+      'relay-concurrency': '4 orders were published more than once (8 messages in all)',
       'batch-credits': '15 credits spent on 10 items',
       'business-date-reminder': 'order 1042 got 3 reminders',
     });
