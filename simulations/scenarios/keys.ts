@@ -508,6 +508,9 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'payments.charge', nth: 2 },
+    // A lost request: the timeout alone does not say the charge happened (a job that swallows the
+    // error and marks the charge done was found passing without it).
+    { kind: 'lose-request', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'email.send', nth: 2 },
     { kind: 'crash', process: 'nightly-job', after: 'db', nth: 3 },
     { kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 },

@@ -274,7 +274,18 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   },
   // The order INSERT is the starter's first statement and the solution's second (after BEGIN): the
   // sql-narrowed crash names that point in both, where 'after db 2' only existed in the solution.
-  faultMenu: [crash('shop', 'after', 'db', 1), CRASH_AFTER_ORDER_INSERT, crash('shop', 'before', 'queue.publish'), crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 2)],
+  // The shop crashing right after a publish of its own catches "publish first" and "publish inside
+  // the transaction" (a wrong-fix hunt found both passing); the outbox's shop never publishes.
+  faultMenu: [
+    crash('shop', 'after', 'db', 1),
+    CRASH_AFTER_ORDER_INSERT,
+    crash('shop', 'before', 'queue.publish'),
+    crash('shop', 'after', 'queue.publish'),
+    // …and one right after the outbox row, for an outbox row written outside the order's transaction.
+    { kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO outbox', nth: 1 },
+    crash('relay-1', 'after', 'queue.publish'),
+    crash('relay-1', 'after', 'db', 2),
+  ],
   maxFaults: 2,
   invariants: [nothingLost, noPhantom, confirmedSaved],
   tables: ['orders', 'outbox'],
@@ -395,8 +406,19 @@ const eachRowOnce: Invariant = {
   },
 };
 
-/** A row-locking read of the outbox: SELECT … FROM outbox … FOR UPDATE (or FOR NO KEY UPDATE), SKIP LOCKED or not. */
-const LOCKING_READ = /\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i;
+/**
+ * What keeps two relays' transactions apart on PostgreSQL: a row-locking read of the outbox
+ * (SELECT … FROM outbox … FOR UPDATE or FOR NO KEY UPDATE, SKIP LOCKED or not); an UPDATE of the
+ * outbox that re-checks published_at IS NULL (its row locks make a second relay re-check and skip
+ * the rows); or an advisory lock taken in the transaction (the relays take turns). A wrong-fix hunt
+ * found the last two refused at first: both are right on PostgreSQL.
+ */
+const LOCKING = [
+  /\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i,
+  /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i,
+  /\bpg_advisory_(xact_)?lock\s*\(/i,
+];
+const locksRows = (sql: string) => LOCKING.some((re) => re.test(sql));
 
 /**
  * A relay that publishes from inside a transaction has locked the rows it read. PGlite runs one
@@ -411,7 +433,7 @@ const locksWhatItPublishes: Invariant = {
   check({ outcome, db }) {
     let found: { e: TraceEvent; tx: OpenTransaction } | null = null;
     eventsInTransactions(outcome.trace, (e, tx) => {
-      if (!found && e.type === 'publish' && !tx.statements.some((sql) => LOCKING_READ.test(sql))) found = { e, tx };
+      if (!found && e.type === 'publish' && !tx.statements.some(locksRows)) found = { e, tx };
     });
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked by the SELECT that read it' };
     const { e } = found as { e: TraceEvent; tx: OpenTransaction };
@@ -421,7 +443,7 @@ const locksWhatItPublishes: Invariant = {
         : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
     return {
       held: false,
-      detail: `${e.actor} published from inside its transaction, but the SELECT that read the rows took no lock (no FOR UPDATE). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED.`,
+      detail: `${e.actor} published from inside its transaction, but the SELECT that read the rows took no lock (no FOR UPDATE). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock, or an UPDATE … WHERE published_at IS NULL before publishing, would do too).`,
       step: e.i,
     };
   },

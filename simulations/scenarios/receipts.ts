@@ -224,6 +224,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     faults: [crashAfterDb('worker-1', 1)],
     story: 'worker-1 crashes right after its claim, before it sends anything.',
   },
+  // Not caught here (a wrong-fix hunt found them passing): a lease far shorter than the work, and a
+  // takeover clause without state <> 'done'. Deliveries come only at 30 s steps, so no second worker
+  // ever claims while the first is still sending, or after a done row's 60 s lease has ended.
   faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
@@ -282,11 +285,15 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     faults: [crashAfterSend('worker-1')],
     story: 'worker-1 crashes after the provider sent the e-mail, before complete().',
   },
+  // A lost request and a crash just before the send catch the look-alikes a wrong-fix hunt found
+  // passing: completing before sending, and treating a timed-out send as sent.
   faultMenu: [
     crashAfterSend('worker-1'),
     crashAfterSend('worker-2'),
     crashBeforeAck('worker-1'),
+    { kind: 'crash', process: 'worker-1', before: 'email.send' },
     { kind: 'lose-response', call: 'email.send', nth: 1 },
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
     { kind: 'slow-response', call: 'email.send', nth: 1, ms: 90_000 },
     duplicate,
   ],
