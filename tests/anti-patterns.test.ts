@@ -41,6 +41,10 @@ const CASES = [
   { file: 'crash-after-send-complete-before-send.ts', scenario: 'crash-after-send', invariant: 'every-order-receipted', says: /no receipt was ever sent for order 1042/ },
   { file: 'crash-after-send-swallow-send-error.ts', scenario: 'crash-after-send', invariant: 'every-order-receipted', says: /no receipt was ever sent for order 1042/ },
   { file: 'human-rerun-swallow-and-complete.ts', scenario: 'human-rerun', invariant: 'every-order-billed', says: /was never charged/ },
+  // Marked done before the work, or the two writes of one effect in separate statements.
+  { file: 'replay-safety-email-done-first-nokey.ts', scenario: 'replay-safety', invariant: 'every-effect-applied', says: /no e-mail was sent/ },
+  { file: 'replay-safety-audit-then-count-no-tx.ts', scenario: 'replay-safety', invariant: 'every-effect-applied', says: /the counter was never incremented/ },
+  { file: 'relay-crash-done-first-nokey.ts', scenario: 'relay-crash', invariant: 'every-order-receipted', says: /no receipt was ever sent for order 1/ },
 ] as const;
 
 /** Right on PostgreSQL by other means than the lesson's: the checks must not refuse them. */

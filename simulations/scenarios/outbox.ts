@@ -349,7 +349,16 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     };
   },
   demo: { seed: 1, faults: [crash('relay-1', 'after', 'queue.publish')], story: 'relay-1 crashes after publishing the order, before its COMMIT; it restarts and publishes it again.' },
-  faultMenu: [crash('relay-1', 'after', 'queue.publish'), crash('relay-1', 'after', 'db', 3), crash('worker-1', 'before', 'queue.ack'), crash('worker-1', 'after', 'email.send')],
+  // The worker crashing right after its claim (db 1) and after a second statement (db 2, a "done"
+  // marked before the send) catches done-before-send handlers (a wrong-fix hunt found one passing).
+  faultMenu: [
+    crash('relay-1', 'after', 'queue.publish'),
+    crash('relay-1', 'after', 'db', 3),
+    crash('worker-1', 'before', 'queue.ack'),
+    crash('worker-1', 'after', 'email.send'),
+    crash('worker-1', 'after', 'db', 1),
+    crash('worker-1', 'after', 'db', 2),
+  ],
   maxFaults: 2,
   invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled],
   tables: ['orders', 'outbox', 'operations'],
