@@ -626,3 +626,23 @@ for (const colorScheme of ['light', 'dark']) {
     }
   });
 }
+
+test('lab: a check-then-insert inside one transaction sends once in PGlite, and the verdict says why that proves nothing', { timeout: 120_000 }, async () => {
+  const { readFileSync } = await import('node:fs');
+  const code = readFileSync(new URL('../fixtures/anti-patterns/concurrent-redelivery-select-in-tx.ts', import.meta.url), 'utf8');
+  const { context, page, errors } = await openLab('concurrent-redelivery');
+  try {
+    await button(page, 'Your code').click();
+    await setCode(page, code);
+    await runInstantly(page);
+    const verdict = await waitVerdict(page, /Violated/);
+    // One receipt, as PGlite ran the two transactions one after the other…
+    assert.match(verdict, /At most one receipt per order\s+every order got at most one receipt \(1 sent\)/);
+    // …and the check of what PGlite cannot show names the transaction and the race it hid.
+    assert.match(verdict, /No e-mail sent from inside a database transaction\s+worker-\d called email\.send at [\d.]+ s inside the transaction it began at [\d.]+ s\./);
+    assert.match(verdict, /PGlite runs one transaction at a time, so no other worker could read until the COMMIT\. On PostgreSQL a SELECT takes no lock: two workers would both find no row and both send\./);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
