@@ -6,6 +6,7 @@
 import { exportedFunction, learnerLocation } from './compile';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
 import type { SimDatabase } from './sim-database';
+import { formatSimTime } from './sim-time';
 import { transactionControl } from './sql-words';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from './types';
 
@@ -253,12 +254,16 @@ export interface OpenTransaction {
 }
 
 /**
- * Walks a trace and calls `visit` for each event a process made while it held a transaction open
- * (BEGIN … COMMIT/ROLLBACK; a crash or the engine's rollback ends one too), with that transaction
- * as it stood then. For checkers of what PGlite cannot show: it runs one transaction at a time, so
- * a race that PostgreSQL would allow between two open transactions never happens in this tab.
+ * The first event of a trace that a process made while it held a transaction open (BEGIN …
+ * COMMIT/ROLLBACK; a crash or the engine's rollback ends one too) and that `test` accepts, with
+ * that transaction as it stood then; null when there is none. For checkers of what PGlite cannot
+ * show: it runs one transaction at a time, so a race that PostgreSQL would allow between two open
+ * transactions never happens in this tab.
  */
-export function eventsInTransactions(trace: readonly TraceEvent[], visit: (e: TraceEvent, tx: OpenTransaction) => void): void {
+export function firstInTransaction(
+  trace: readonly TraceEvent[],
+  test: (e: TraceEvent, tx: OpenTransaction) => boolean,
+): { e: TraceEvent; tx: OpenTransaction } | null {
   const open = new Map<string, OpenTransaction>();
   for (const e of trace) {
     if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
@@ -280,11 +285,10 @@ export function eventsInTransactions(trace: readonly TraceEvent[], visit: (e: Tr
       }
       if (tx) tx.statements.push(sql);
     }
-    if (tx) visit(e, tx);
+    if (tx && test(e, tx)) return { e, tx };
   }
+  return null;
 }
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
  * No e-mail goes out from inside an open database transaction. A transaction cannot take an
@@ -297,12 +301,9 @@ export const noEmailInsideTransaction: Invariant = {
   id: 'no-email-inside-transaction',
   title: 'No e-mail sent from inside a database transaction',
   check({ outcome, db }) {
-    let found: { e: TraceEvent; tx: OpenTransaction } | null = null;
-    eventsInTransactions(outcome.trace, (e, tx) => {
-      if (!found && e.type === 'call' && e.call?.startsWith('email.')) found = { e, tx };
-    });
+    const found = firstInTransaction(outcome.trace, (e) => e.type === 'call' && !!e.call?.startsWith('email.'));
     if (!found) return { held: true, detail: 'every e-mail was sent outside any transaction' };
-    const { e, tx } = found as { e: TraceEvent; tx: OpenTransaction };
+    const { e, tx } = found;
     const race =
       db.name === 'pglite'
         ? 'It also hid a race in this run: PGlite runs one transaction at a time, so no other worker could read until the COMMIT. On PostgreSQL a SELECT takes no lock: two workers would both find no row and both send. '
@@ -310,7 +311,7 @@ export const noEmailInsideTransaction: Invariant = {
     return {
       held: false,
       detail:
-        `${e.actor} called ${e.call} at ${seconds(e.t)} inside the transaction it began at ${seconds(tx.begin.t)}. ` +
+        `${e.actor} called ${e.call} at ${formatSimTime(e.t)} inside the transaction it began at ${formatSimTime(tx.begin.t)}. ` +
         `A rollback cannot take an e-mail back, and the transaction stays open for as long as the provider takes. ${race}` +
         'Claim in one statement (INSERT … ON CONFLICT), and send outside the transaction.',
       step: e.i,

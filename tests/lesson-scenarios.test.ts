@@ -13,7 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers';
 import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
 import { explore, runScenario } from '../simulations/run';
-import { eventsInTransactions } from '../simulations/scenario';
+import { firstInTransaction } from '../simulations/scenario';
 import { scenarioById } from '../simulations/scenarios/index';
 import type { Fault, LookupResult, TraceEvent, TransformRequest, TransformResult } from '../simulations/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
@@ -309,7 +309,7 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
   const keyOnly = fixture('receipts-key-only.ts');
   const relayTxWithoutLock = fixture('relay-concurrency-tx-without-lock.ts');
 
-  test('eventsInTransactions: BEGIN opens, COMMIT/ROLLBACK, a crash or a rollback closes; ROLLBACK TO SAVEPOINT and a second BEGIN do not', () => {
+  test('firstInTransaction: BEGIN opens, COMMIT/ROLLBACK, a crash or a rollback closes; ROLLBACK TO SAVEPOINT and a second BEGIN do not', () => {
     let i = 0;
     const ev = (actor: string, type: TraceEvent['type'], sql?: string): TraceEvent => ({ i: i++, t: 0, step: 0, actor, type, text: sql ?? type, data: sql ? { sql } : undefined });
     const trace = [
@@ -334,11 +334,20 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
       ev('w1', 'call'), // 18: outside
     ];
     const inside: number[] = [];
-    eventsInTransactions(trace, (e, tx) => {
-      if (e.type !== 'db') inside.push(e.i);
-      else expect(tx.begin.actor).toBe(e.actor);
-    });
+    // A test that never accepts sees every event inside a transaction, in order.
+    expect(
+      firstInTransaction(trace, (e, tx) => {
+        if (e.type !== 'db') inside.push(e.i);
+        else expect(tx.begin.actor).toBe(e.actor);
+        return false;
+      }),
+    ).toBeNull();
     expect(inside).toEqual([1, 6, 10]);
+    // The first accepted event comes back with its transaction as it stood then.
+    const found = firstInTransaction(trace, (e) => e.type === 'call' && e.i > 1);
+    expect(found?.e.i).toBe(6);
+    expect(found?.tx.begin.i).toBe(0);
+    expect(found?.tx.statements).toEqual(['SAVEPOINT a', 'ROLLBACK TO SAVEPOINT a']);
   });
 
   test('concurrent-redelivery: SELECT and INSERT in one transaction sends once here (PGlite serializes), and the e-mail inside the transaction is named', async () => {

@@ -14,7 +14,7 @@ import type { Ledger } from '@/simulations/providers';
 import { questionsFor } from '@/simulations/quizzes';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
-import { codeChips, codeDigest, markExploredBroken, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
+import { codeChips, codeDigest, lessonDone, markExploredBroken, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
 
@@ -91,6 +91,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
   const [yourCode, setYourCode] = useState<string | null>(null);
   const current = useMemo(() => (yourCode === null ? null : codeDigest(yourCode)), [yourCode]);
   const chips = codeChips(mine, current, { runs: EXPLORE_RUNS });
+  const done = lessonDone(mine);
 
   const questions = questionsFor(scenario.id);
   const asked = questions.length > 0 ? questionsProgress(progress, questions.map((q) => q.id)) : null;
@@ -117,7 +118,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
                 : 'Predicted'}
           </Chip>
         )}
-        {mine?.passed && mine.explored && (
+        {done && (
           <Chip on testId="done-chip">
             Lesson done
           </Chip>
@@ -129,7 +130,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
           {chips.explored.text}
         </Chip>
         {asked && <Chip on={asked.allRight}>{asked.text}</Chip>}
-        {planNote && !(mine?.passed && mine.explored) && (
+        {planNote && !done && (
           <p data-testid="plan-note" className="basis-full text-sm font-normal text-amber-900 dark:text-amber-200">
             {planNote}
           </p>

@@ -263,9 +263,14 @@ export function recordSorting(choices: Record<string, string>, correct: number, 
  */
 export type LessonState = 'done' | 'started' | 'new';
 
+/** Done: "Your code" held on the demonstration and the same code came through an exploration. Once done, a lesson stays done. */
+export function lessonDone(s: ScenarioProgress | undefined): boolean {
+  return !!(s?.passed && s.explored);
+}
+
 export function lessonState(p: Progress, id: string): LessonState {
   const s = p.scenarios[id];
-  if (s?.passed && s.explored) return 'done';
+  if (lessonDone(s)) return 'done';
   return s?.visited || s?.predicted || s?.passed || s?.cleanCode ? 'started' : 'new';
 }
 
@@ -294,7 +299,7 @@ export interface ChipText {
  * edit that breaks 80 of 200 schedules is not shown a tick (QA: it was).
  */
 export function codeChips(s: ScenarioProgress | undefined, current: string | null, { runs }: { runs: number }): { held: ChipText; explored: ChipText } {
-  const done = !!(s?.passed && s.explored);
+  const done = lessonDone(s);
   // Not read yet (the first moments of a page): say nothing about a version.
   if (current === null) {
     return done

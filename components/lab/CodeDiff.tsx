@@ -1,13 +1,14 @@
 /**
  * A unified line diff of two versions of a handler (see code-diff.ts): a sign and a line number in
  * the gutter, added lines green, removed lines red, and inside an edited line the words that
- * changed marked more strongly. Screen readers hear "added, line 9:" before each changed line.
+ * changed marked more strongly. Screen readers hear "added in the solution, line 9:" before each
+ * changed line.
  */
 import type { DiffRow, Segment } from './code-diff';
 
 export interface CodeDiffProps {
   rows: readonly DiffRow[];
-  /** Names the scrollable region, e.g. "Changes from the starter to the solution". */
+  /** Names the scrollable region, e.g. "What the solution changes: 4 lines added, 1 removed". */
   label: string;
   /** The two versions as a screen reader names them: "removed from the starter", "added in the solution". */
   before: string;

@@ -42,8 +42,8 @@ const ALIKE = 0.4;
 /**
  * An edit — removed lines followed by the lines that replaced them — marked word by word (jsdiff's
  * word diff over the two blocks), so a line split in two or an argument added shows just what is
- * new. When the blocks share less than half their characters the marks would be noise, and every
- * line is shown whole; so is a line that is changed from end to end.
+ * new. When the blocks share less than ALIKE of their characters the marks would be noise, and
+ * every line is shown whole; so is a line that is changed from end to end.
  */
 function markEdit(before: string[], after: string[]): { removed: Segment[][]; added: Segment[][] } {
   const whole = (lines: string[]) => lines.map((text) => [{ text, changed: false }]);

@@ -503,7 +503,8 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   },
   // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete, or
   // retries that all time out, replayed 26 h later, is beyond any key (the provider forgot it; the
-  // brief says so): the job's crashes on the menu land elsewhere, and at most two answers are lost. The crash before the first e-mail leaves its key claimed, not done: the
+  // brief says so): the job's crashes on the menu land elsewhere, and at most two answers are lost.
+  // The crash before the first e-mail leaves its key claimed, not done: the
   // operator's rerun takes it over and sends that receipt, once.
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },

@@ -9,7 +9,7 @@ import type { ProcessSpec } from '../engine';
 import {
   atMostOneReceipt,
   caughtThrow,
-  eventsInTransactions,
+  firstInTransaction,
   everyOrderReceipted,
   handlerOf,
   messagesSettled,
@@ -18,10 +18,9 @@ import {
   workerProcess,
   type CodeError,
   type Invariant,
-  type OpenTransaction,
   type Scenario,
 } from '../scenario';
-import type { Env, Fault, TraceEvent } from '../types';
+import type { Env, Fault } from '../types';
 import { atMostOneEmail } from './kit';
 
 const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -440,12 +439,9 @@ const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   check({ outcome, db }) {
-    let found: { e: TraceEvent; tx: OpenTransaction } | null = null;
-    eventsInTransactions(outcome.trace, (e, tx) => {
-      if (!found && e.type === 'publish' && !tx.statements.some(locksRows)) found = { e, tx };
-    });
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !tx.statements.some(locksRows));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked by the SELECT that read it' };
-    const { e } = found as { e: TraceEvent; tx: OpenTransaction };
+    const { e } = found;
     const why =
       db.name === 'pglite'
         ? 'Each row went out once in this run only because PGlite runs one transaction at a time: the other relay waited for the COMMIT. On PostgreSQL both transactions run at once, both SELECTs read the same unpublished rows, and both relays publish them. '
