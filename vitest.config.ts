@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@': fileURLToPath(new URL('.', import.meta.url)),
-      'effectively-once': fileURLToPath(new URL('./simulations/learner-api.ts', import.meta.url)),
+      'effectively-once': fileURLToPath(new URL('./simulations/learner/api.ts', import.meta.url)),
     },
   },
   test: {

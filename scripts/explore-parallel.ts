@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { ExploreTally, type Counterexample, type ExploreOptions, type ExploreResult, type ScheduleSummary } from '../simulations/run';
+import { ExploreTally, type Counterexample, type ExploreOptions, type ExploreResult, type ScheduleSummary } from '../simulations/run/run';
 
 /** Options of a parallel exploration. */
 export interface ParallelExploreOptions extends Omit<ExploreOptions, 'onProgress' | 'shouldStop' | 'hostNow'> {

@@ -4,11 +4,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
+import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { bootPrebuilt } from '../components/db/prebuilt-datadir';
-import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run';
+import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { PgliteSimDatabase } from '../simulations/sim-database';
+import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { WorkerData, WorkerReply, WorkerRequest } from './explore-parallel';
 
 const port = parentPort!;

@@ -25,14 +25,14 @@
  */
 import { availableParallelism } from 'node:os';
 import { PGlite, type ExecProtocolOptions, type ExecProtocolOptionsStream } from '@electric-sql/pglite';
-import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
+import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { exploreParallel } from './explore-parallel';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
-import { drawFaults, explore, runScenario } from '../simulations/run';
+import { drawFaults, explore, runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { PgliteStatements, type Lead, type PgliteConnection } from '../simulations/pglite-statements';
-import { PgliteSimDatabase } from '../simulations/sim-database';
-import { ResponseReader } from '../simulations/pg-wire-reader';
+import { PgliteStatements, type Lead, type PgliteConnection } from '../simulations/db/pglite-statements';
+import { PgliteSimDatabase } from '../simulations/db/pglite';
+import { ResponseReader } from '../simulations/db/pg-wire-reader';
 
 type Recorded =
   | { kind: 'query'; text: string; params?: unknown[] }

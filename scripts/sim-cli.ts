@@ -4,17 +4,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_START_PARAMS } from '../simulations/pglite-start';
-import { describeFault, parseFaultPlan } from '../simulations/faults';
-import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run';
-import type { Scenario } from '../simulations/scenario';
+import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
+import { describeFault, parseFaultPlan } from '../simulations/engine/faults';
+import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run/run';
+import type { Scenario } from '../simulations/lessons/kit/scenario';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
-import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
-import { shellQuote, shellWord } from '../simulations/shell-quote';
-import { MAX_SEED } from '../simulations/share-link';
-import { formatSimTime } from '../simulations/sim-time';
-import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/trace-export';
-import type { Fault } from '../simulations/types';
+import { PgliteSimDatabase, type SimDatabase } from '../simulations/db/pglite';
+import { shellQuote, shellWord } from '../simulations/course/shell-quote';
+import { MAX_SEED } from '../simulations/course/share-link';
+import { formatSimTime } from '../simulations/engine/sim-time';
+import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
+import type { Fault } from '../simulations/engine/types';
 import { startWatchdog } from './cli-watchdog';
 import { defaultWorkers, exploreParallel } from './explore-parallel';
 
@@ -204,7 +204,7 @@ async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<voi
   if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
   if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--db takes a postgres:// URL');
   // Node-only and heavy: loaded only when asked for.
-  const { PostgresSimDatabase } = await import('../simulations/pg-sim-database');
+  const { PostgresSimDatabase } = await import('../simulations/db/postgres');
   try {
     return await PostgresSimDatabase.open(url);
   } catch (err) {

@@ -6,7 +6,7 @@
  * verdict is the one `expect` names, so a question can never point at a run that contradicts it.
  * No engine code here: the course map and the quiz embeds import it without loading PGlite.
  */
-import type { Fault } from './types';
+import type { Fault } from './engine/types';
 
 /** A lab state that shows a question's answer happening. */
 export interface SeeIt {

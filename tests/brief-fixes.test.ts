@@ -8,7 +8,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { explore, runScenario } from '../simulations/run';
+import { explore, runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 

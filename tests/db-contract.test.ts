@@ -7,7 +7,7 @@ import { claim, complete, handleMessage } from '../lib/consumer';
 import { placeOrder, relayOnce, type OutboxRow } from '../lib/outbox';
 import { opKey } from '../lib/op-key';
 import { withTransaction } from '../lib/db';
-import { SIM_EPOCH_MS } from '../simulations/sql-clock';
+import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { dbTargets, useDbTarget } from './helpers/db-targets';
 
 const T0 = SIM_EPOCH_MS;

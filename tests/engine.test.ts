@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine';
-import { parseFaultPlan } from '../simulations/faults';
-import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run';
+import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine/scheduler';
+import { parseFaultPlan } from '../simulations/engine/faults';
+import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
-import type { Env, Fault } from '../simulations/types';
+import type { Env, Fault } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const sim = simDbPerFile();
@@ -559,7 +559,7 @@ describe('message copies', () => {
 });
 
 test('a sleep reads in the unit a person would use', async () => {
-  const { sleepText } = await import('../simulations/engine');
+  const { sleepText } = await import('../simulations/engine/scheduler');
   expect([500, 1_000, 2_500, 9_999, 30_000, 90_500, 120_000, 90_000_000, 93_600_000, 77_400_000, 53_980_000].map(sleepText)).toEqual([
     '500 ms',
     '1 s',
@@ -576,7 +576,7 @@ test('a sleep reads in the unit a person would use', async () => {
 });
 
 test("the scenarios' durations round to the minute as a whole, as sleepText does", async () => {
-  const { humanDuration } = await import('../simulations/scenarios/kit');
+  const { humanDuration } = await import('../simulations/lessons/kit/one-shot');
   expect([30_000, 90_000, 9_000_000, 53_980_000, 86_380_000, 93_600_000].map(humanDuration)).toEqual(['30.0 s', '2 min', '2 h 30 min', '15 h', '1 day', '1 day 2 h']);
 });
 

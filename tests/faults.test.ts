@@ -1,7 +1,7 @@
 /** Fault plans from outside are validated whole: fuzzed inputs either parse or fail clearly. */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { describeFault, describeFaultAt, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/faults';
+import { describeFault, describeFaultAt, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/engine/faults';
 import { SCENARIOS } from '../simulations/scenarios/index';
 
 test('every scenario fault round-trips through the validator and has a sentence', () => {

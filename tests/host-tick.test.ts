@@ -4,7 +4,7 @@
  * thousands of steps without the event loop turning; each must not leave a task behind).
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { afterHostTick, hostTick } from '../simulations/host-tick';
+import { afterHostTick, hostTick } from '../simulations/engine/host-tick';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -3,8 +3,8 @@ import { expect, test } from 'vitest';
 import { createActor, fromCallback, fromPromise, type SnapshotFrom } from 'xstate';
 import { labMachine, type RunInput } from '../components/lab/lab-machine';
 import type { RunAnswer } from '../components/db/worker-client';
-import type { LabRun } from '../simulations/lab-run';
-import type { ExploreResult } from '../simulations/run';
+import type { LabRun } from '../simulations/run/lab-run';
+import type { ExploreResult } from '../simulations/run/run';
 
 const EVENTS = 16;
 

@@ -1,8 +1,8 @@
 /** Lab runs: snapshots for the inspector never change the run itself. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { changedRows, runForLab, tablesAt } from '../simulations/lab-run';
-import { openTransactionsAt } from '../simulations/snapshots';
-import { runScenario } from '../simulations/run';
+import { changedRows, runForLab, tablesAt } from '../simulations/run/lab-run';
+import { openTransactionsAt } from '../simulations/run/snapshots';
+import { runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { openSimDb } from './helpers/sim-db';
 

@@ -13,13 +13,13 @@ import { firstOfSame, Ledger } from '../components/lab/view/Ledger';
 import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
-import type { TraceEvent } from '../simulations/types';
+import type { TraceEvent } from '../simulations/engine/types';
 import { cutLabels, labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
 import fc from 'fast-check';
 import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
-import * as labRun from '../simulations/lab-run';
-import type { LabRun } from '../simulations/lab-run';
-import { explore, type ExploreResult, type RunResult } from '../simulations/run';
+import * as labRun from '../simulations/run/lab-run';
+import type { LabRun } from '../simulations/run/lab-run';
+import { explore, type ExploreResult, type RunResult } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { openSimDb } from './helpers/sim-db';
 

@@ -6,8 +6,8 @@
  * marked the lesson passed), the second Violated.
  */
 import { describe, expect, test } from 'vitest';
-import { enterProcess, exportedFunction, loadLearnerModule } from '../simulations/compile';
-import { explore, runScenario } from '../simulations/run';
+import { enterProcess, exportedFunction, loadLearnerModule } from '../simulations/learner/compile';
+import { explore, runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 

@@ -12,11 +12,11 @@ import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimMoment, formatSimTime, simClockTime } from '../components/lab/view/snapshots';
 import { clockShown, timeColumnWidth } from '../components/lab/view/EventLog';
-import { runForLab } from '../simulations/lab-run';
-import { runScenario } from '../simulations/run';
+import { runForLab } from '../simulations/run/lab-run';
+import { runScenario } from '../simulations/run/run';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
-import type { Fault, TraceEvent } from '../simulations/types';
+import type { Fault, TraceEvent } from '../simulations/engine/types';
 
 const h = React.createElement;
 const sim = simDbPerFile();

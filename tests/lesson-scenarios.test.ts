@@ -10,12 +10,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers';
+import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers/providers';
 import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
-import { explore, runScenario } from '../simulations/run';
-import { firstInTransaction } from '../simulations/scenario';
+import { explore, runScenario } from '../simulations/run/run';
+import { firstInTransaction } from '../simulations/lessons/kit/scenario';
 import { scenarioById } from '../simulations/scenarios/index';
-import type { Fault, LookupResult, TraceEvent, TransformRequest, TransformResult } from '../simulations/types';
+import type { Fault, LookupResult, TraceEvent, TransformRequest, TransformResult } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const sim = simDbPerFile();

@@ -5,11 +5,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { Engine, type WorldSpec } from '../simulations/engine';
-import { PostgresSimDatabase } from '../simulations/pg-sim-database';
-import { drawFaults, runScenario } from '../simulations/run';
+import { Engine, type WorldSpec } from '../simulations/engine/scheduler';
+import { PostgresSimDatabase } from '../simulations/db/postgres';
+import { drawFaults, runScenario } from '../simulations/run/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
-import type { PgliteSimDatabase } from '../simulations/sim-database';
+import type { PgliteSimDatabase } from '../simulations/db/pglite';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let lite: Awaited<ReturnType<typeof openSimDb>>;
@@ -71,7 +71,7 @@ test('on a real server a row lock blocks the second transaction, and the trace s
   const got: Record<string, number[]> = {};
   const relay = (id: string, lock: string) => ({
     id,
-    async main(env: import('../simulations/types').Env) {
+    async main(env: import('../simulations/engine/types').Env) {
       const c = await env.db.connect();
       await c.query('BEGIN');
       const { rows } = await c.query<{ id: number }>(`SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1 ${lock}`);
@@ -95,7 +95,7 @@ test('on a real server SKIP LOCKED splits the rows between two open transactions
   const got: Record<string, number[]> = {};
   const relay = (id: string) => ({
     id,
-    async main(env: import('../simulations/types').Env) {
+    async main(env: import('../simulations/engine/types').Env) {
       const c = await env.db.connect();
       await c.query('BEGIN');
       const { rows } = await c.query<{ id: number }>('SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED');

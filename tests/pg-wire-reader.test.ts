@@ -5,7 +5,7 @@
 import { PGlite, protocol } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ResponseReader, type BackendMessage } from '../simulations/pg-wire-reader';
+import { ResponseReader, type BackendMessage } from '../simulations/db/pg-wire-reader';
 
 const { serialize } = protocol;
 let pg: PGlite;

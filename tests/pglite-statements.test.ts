@@ -6,7 +6,7 @@
 import { PGlite, parse as pgliteParse, protocol } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bindMessage, firstResult, PgliteStatements } from '../simulations/pglite-statements';
+import { bindMessage, firstResult, PgliteStatements } from '../simulations/db/pglite-statements';
 
 let pg: PGlite;
 let statements: PgliteStatements;

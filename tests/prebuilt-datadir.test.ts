@@ -24,11 +24,11 @@ import {
   unpackDataDir,
 } from '../components/db/prebuilt-datadir';
 import { SCHEMA_SQL } from '../lib/schema';
-import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/pglite-start';
-import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/sql-clock';
-import { drawFaults, runScenario } from '../simulations/run';
+import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
+import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/db/sql-clock';
+import { drawFaults, runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { PgliteSimDatabase } from '../simulations/sim-database';
+import { PgliteSimDatabase } from '../simulations/db/pglite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GENERATED = path.join(root, 'generated', 'pglite-datadir.tar');

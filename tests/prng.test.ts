@@ -4,7 +4,7 @@
  * check-then-act no seed in 1–200 broke). Same seed, same draws, always.
  */
 import { expect, test } from 'vitest';
-import { Prng, spreadSeed } from '../simulations/prng';
+import { Prng, spreadSeed } from '../simulations/engine/prng';
 
 test('seeds 1–200 take every pattern of the first four two-way choices, and the first two are not always equal', () => {
   const patterns = new Map<string, number>();

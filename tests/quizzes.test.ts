@@ -9,8 +9,8 @@ import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { PREDICTIONS, predictionFor, type RunFacts } from '../simulations/predictions';
 import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/quizzes';
-import { runScenario } from '../simulations/run';
-import { decodeLabLink, labLinkHref } from '../simulations/share-link';
+import { runScenario } from '../simulations/run/run';
+import { decodeLabLink, labLinkHref } from '../simulations/course/share-link';
 import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 

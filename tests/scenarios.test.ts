@@ -7,8 +7,8 @@
 import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/catalog';
 import { SCENARIO_IDS } from '../simulations/scenario-ids';
-import { formatSimMoment } from '../simulations/sim-time';
-import { explore, runScenario } from '../simulations/run';
+import { formatSimMoment } from '../simulations/engine/sim-time';
+import { explore, runScenario } from '../simulations/run/run';
 import { SCENARIOS } from '../simulations/scenarios/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 

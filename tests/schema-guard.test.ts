@@ -6,9 +6,9 @@
  * `DROP TABLE operations` in the query panel broke every later run, the solution's included.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { explore, runScenario, type RunResult } from '../simulations/run';
+import { explore, runScenario, type RunResult } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { dropCreatedSql } from '../simulations/schema-guard';
+import { dropCreatedSql } from '../simulations/db/schema-guard';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;

@@ -9,11 +9,11 @@
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { PostgresSimDatabase } from '../simulations/pg-sim-database';
-import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/pglite-start';
-import { runScenario, type RunResult } from '../simulations/run';
+import { PostgresSimDatabase } from '../simulations/db/postgres';
+import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
+import { runScenario, type RunResult } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { PgliteSimDatabase, type SimDatabase } from '../simulations/sim-database';
+import { PgliteSimDatabase, type SimDatabase } from '../simulations/db/pglite';
 import { replayHint } from './helpers/sim-db';
 
 const concurrent = scenarioById('concurrent-redelivery');

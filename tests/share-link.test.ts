@@ -17,8 +17,8 @@ import {
   MAX_SEED,
   validateLabLink,
   type LabLinkInput,
-} from '../simulations/share-link';
-import type { Fault } from '../simulations/types';
+} from '../simulations/course/share-link';
+import type { Fault } from '../simulations/engine/types';
 import { SCENARIOS } from '../simulations/scenarios/index';
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');

@@ -6,11 +6,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/sql-words';
-import { runScenario } from '../simulations/run';
+import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/db/sql-words';
+import { runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { isParked } from '../simulations/sim-database';
-import { SIM_EPOCH_MS } from '../simulations/sql-clock';
+import { isParked } from '../simulations/db/pglite';
+import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 describe('onSimulatedClock', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoByText } from '../simulations/text-memo';
+import { memoByText } from '../simulations/engine/text-memo';
 
 describe('memoByText', () => {
   it('works a text out once, and gives what the function gives', () => {

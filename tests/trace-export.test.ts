@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runScenario, type RunResult } from '../simulations/run';
+import { runScenario, type RunResult } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/trace-export';
+import { escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/run/trace-export';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;

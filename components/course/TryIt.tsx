@@ -7,7 +7,7 @@
  * a key can be checked by hand.
  */
 import { hmac } from '@noble/hashes/hmac.js';
-import { shellQuote } from '@/simulations/shell-quote';
+import { shellQuote } from '@/simulations/course/shell-quote';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { useEffect, useId, useMemo, useState } from 'react';

@@ -3,7 +3,7 @@
  * (simulations/share-link.ts), so the lab restores variant, seed, fault plan and selected step.
  */
 import type { SeeIt } from '@/simulations/quizzes';
-import { labLinkHref } from '@/simulations/share-link';
+import { labLinkHref } from '@/simulations/course/share-link';
 
 /** `/lab/<scenario>/#<encoded state>` for `see`. */
 export function seeItHref(see: SeeIt): string {

@@ -22,8 +22,8 @@ import { parseTar } from 'nanotar';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { SCHEMA_SQL } from '@/lib/schema';
-import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '@/simulations/sql-clock';
-import { execAsEngine } from '@/simulations/schema-guard';
+import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '@/simulations/db/sql-clock';
+import { execAsEngine } from '@/simulations/db/schema-guard';
 
 /** What the tarball's fingerprint covers: every statement that shaped the database at build time. */
 export function schemaFingerprintOf(parts: { searchPath: string; clock: string; schema: string }): string {

@@ -6,9 +6,9 @@
  * before that wait for the boot; if the boot failed they are answered with the boot's error.
  */
 
-import type { LabRun } from '@/simulations/lab-run';
-import type { ExploreResult } from '@/simulations/run';
-import type { Fault } from '@/simulations/types';
+import type { LabRun } from '@/simulations/run/lab-run';
+import type { ExploreResult } from '@/simulations/run/run';
+import type { Fault } from '@/simulations/engine/types';
 
 /** Page → worker. */
 export type WorkerRequest = QueryRequest | RunRequest | ExploreRequest | CancelRequest;

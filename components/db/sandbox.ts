@@ -16,7 +16,7 @@
  * MessageChannel stays: the engine's host tick needs it. The worker keeps private references
  * (`hostClock`) taken before the lock-down for its own progress timing and heartbeat.
  */
-import { LEARNER_FILE } from '@/simulations/compile';
+import { LEARNER_FILE } from '@/simulations/learner/compile';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 

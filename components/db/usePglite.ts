@@ -21,7 +21,7 @@ export interface PgliteHandle extends BootState {
   explore(
     request: Omit<ExploreRequest, 'type' | 'id'>,
     onProgress?: (p: ExploreProgress) => void,
-  ): { result: Promise<import('@/simulations/run').ExploreResult>; cancel(): void };
+  ): { result: Promise<import('@/simulations/run/run').ExploreResult>; cancel(): void };
   /** Stop the query the worker is running by restarting the database (false: none was running). */
   stopQuery(): boolean;
 }

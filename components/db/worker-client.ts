@@ -11,9 +11,9 @@
  * panel can stop such a query (`stopQuery`); PGlite cannot interrupt a statement, so that too
  * replaces the worker.
  */
-import type { LabRun } from '@/simulations/lab-run';
+import type { LabRun } from '@/simulations/run/lab-run';
 import { takeEarlyWorker, type EarlyWorker } from './early-worker';
-import type { ExploreResult } from '@/simulations/run';
+import type { ExploreResult } from '@/simulations/run/run';
 import {
   SqlError,
   type BootTimings,

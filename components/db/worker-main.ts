@@ -14,14 +14,14 @@
  * sends a heartbeat from a task of its own; the page's watchdog reads silence as a stuck loop.
  */
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { learnerLocation } from '@/simulations/compile';
-import { hostTick } from '@/simulations/host-tick';
-import { runForLab, type LabRun } from '@/simulations/lab-run';
-import { PGLITE_START_PARAMS } from '@/simulations/pglite-start';
-import { explore } from '@/simulations/run';
+import { learnerLocation } from '@/simulations/learner/compile';
+import { hostTick } from '@/simulations/engine/host-tick';
+import { runForLab, type LabRun } from '@/simulations/run/lab-run';
+import { PGLITE_START_PARAMS } from '@/simulations/db/pglite-start';
+import { explore } from '@/simulations/run/run';
 import { scenarioById } from '@/simulations/scenarios';
-import type { PgliteConnection } from '@/simulations/pglite-statements';
-import { PgliteSimDatabase } from '@/simulations/sim-database';
+import type { PgliteConnection } from '@/simulations/db/pglite-statements';
+import { PgliteSimDatabase } from '@/simulations/db/pglite';
 import type { BootAssets } from './boot-assets';
 import { bootPrebuilt } from './prebuilt-datadir';
 import type {

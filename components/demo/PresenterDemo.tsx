@@ -17,7 +17,7 @@ import { labMachine, SPEED_DELAY_MS, type RunInput, type Speed } from '@/compone
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
-import { describeFaultAt } from '@/simulations/faults';
+import { describeFaultAt } from '@/simulations/engine/faults';
 import { PresenterExplore } from './PresenterExplore';
 import { PresenterFix } from './PresenterFix';
 import { faultEventNumber } from '@/components/lab/view/snapshots';

@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
-import type { ExploreResult } from '@/simulations/run';
+import type { ExploreResult } from '@/simulations/run/run';
 import { PresenterDialog } from './PresenterDialog';
 
 type Variant = 'starter' | 'solution';

@@ -8,7 +8,7 @@
  */
 import { useCallback, useEffect, useState, type RefObject } from 'react';
 import type { ExploreFinished, RunFinished } from '@/components/lab/LabWorkbench';
-import type { Fault } from '@/simulations/types';
+import type { Fault } from '@/simulations/engine/types';
 
 export const EMBED_SOURCE = 'effectively-once';
 export const EMBED_VERSION = 1;

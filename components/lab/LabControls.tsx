@@ -5,9 +5,9 @@
  */
 import { useId, useState } from 'react';
 import { useTouchFirst } from '@/components/editor/editor-kind';
-import { describeFaultAt } from '@/simulations/faults';
-import type { Fault } from '@/simulations/types';
-import { MAX_SEED } from '@/simulations/share-link';
+import { describeFaultAt } from '@/simulations/engine/faults';
+import type { Fault } from '@/simulations/engine/types';
+import { MAX_SEED } from '@/simulations/course/share-link';
 import type { ActionContext, LabAction } from './actions';
 import type { Speed } from './lab-machine';
 import { faultEventNumber } from './view/snapshots';

@@ -5,7 +5,7 @@
  * refused, the link or text stays visible in a selected field to copy by hand — nothing is lost.
  */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { labLinkHref, type LabLinkInput } from '@/simulations/share-link';
+import { labLinkHref, type LabLinkInput } from '@/simulations/course/share-link';
 import { EXPORT_ACTIONS, shareAction, type ActionContext, type LabAction } from './actions';
 
 type Outcome =

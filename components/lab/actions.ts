@@ -5,8 +5,8 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { canonical } from '@/lib/op-key';
-import { traceToJson, traceToMermaid } from '@/simulations/trace-export';
-import type { Fault, TraceEvent } from '@/simulations/types';
+import { traceToJson, traceToMermaid } from '@/simulations/run/trace-export';
+import type { Fault, TraceEvent } from '@/simulations/engine/types';
 import type { LabEvent, labMachine } from './lab-machine';
 import { callKindOf, canRedeliver, workersOf, type LabScenario } from './lab-scenario';
 

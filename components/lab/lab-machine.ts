@@ -12,10 +12,10 @@
  */
 import { assign, fromCallback, fromPromise, sendTo, setup, type ActorRefFrom } from 'xstate';
 import type { RunAnswer } from '@/components/db/worker-client';
-import type { Counterexample, ExploreResult } from '@/simulations/run';
-import type { Fault } from '@/simulations/types';
+import type { Counterexample, ExploreResult } from '@/simulations/run/run';
+import type { Fault } from '@/simulations/engine/types';
 import type { UnhandledRejection } from '@/components/db/protocol';
-import type { LabRun } from '@/simulations/lab-run';
+import type { LabRun } from '@/simulations/run/lab-run';
 import type { ExplorerState } from './view/ExplorerPanel';
 import { alreadyPlanned } from './actions';
 

@@ -3,8 +3,8 @@
  * objects of simulations/ hold functions and pull in the engine and sucrase, so only the server
  * page (at build time) and the database worker import them; the page hands this to the client.
  */
-import type { Scenario } from '@/simulations/scenario';
-import type { CallKind, Fault } from '@/simulations/types';
+import type { Scenario } from '@/simulations/lessons/kit/scenario';
+import type { CallKind, Fault } from '@/simulations/engine/types';
 
 export interface LabVariant {
   label: string;

@@ -8,7 +8,7 @@
  * the Share button lives here too.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { decodeLabLink, type LabLink, type LabLinkInput } from '@/simulations/share-link';
+import { decodeLabLink, type LabLink, type LabLinkInput } from '@/simulations/course/share-link';
 import type { CodeMode } from './CodePanel';
 import type { LabEvent, LabContext } from './lab-machine';
 import type { LearnerCode } from './use-learner-code';

@@ -5,10 +5,10 @@
  * can also come from a second call of chargeOrder: a key minted once per call (not derived from
  * the order, not stored) is new there too.
  */
-import { exportedFunction } from '../compile';
-import type { ProcessSpec } from '../engine';
-import { caughtThrow, WORKER_RESTART, type CodeError, type Invariant, type Scenario } from '../scenario';
-import type { ChargeResult, CheckoutOrder, Env, TraceEvent } from '../types';
+import { exportedFunction } from '../learner/compile';
+import type { ProcessSpec } from '../engine/scheduler';
+import { caughtThrow, WORKER_RESTART, type CodeError, type Invariant, type Scenario } from '../lessons/kit/scenario';
+import type { ChargeResult, CheckoutOrder, Env, TraceEvent } from '../engine/types';
 
 const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCents: 4999 };
 

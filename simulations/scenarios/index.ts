@@ -1,5 +1,5 @@
 /** Every scenario the engine runs, in lesson order (the same order as catalog.ts). */
-import type { Scenario } from '../scenario';
+import type { Scenario } from '../lessons/kit/scenario';
 import { randomKeyOnRetry } from './charges';
 import { ambiguousTimeoutCharge, businessDateReminder, humanRerun } from './keys';
 import { batchCredits, movingAnswers } from './metered';

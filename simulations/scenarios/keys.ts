@@ -4,14 +4,14 @@
  * job rerun by hand. In each, the operation — not the attempt — decides the key, and our own
  * operations table remembers for as long as we keep it, however long the provider remembers.
  */
-import { exportedFunction } from '../compile';
-import type { ProcessSpec } from '../engine';
-import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../scenario';
-import { SIM_EPOCH_MS } from '../snapshots';
-import { formatSimMoment } from '../sim-time';
-import type { CheckoutOrder, Env, Fault } from '../types';
-import { businessDateOf, simDate } from '../business-date';
-import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, type Returned } from './kit';
+import { exportedFunction } from '../learner/compile';
+import type { ProcessSpec } from '../engine/scheduler';
+import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../lessons/kit/scenario';
+import { SIM_EPOCH_MS } from '../engine/sim-time';
+import { formatSimMoment } from '../engine/sim-time';
+import type { CheckoutOrder, Env, Fault } from '../engine/types';
+import { businessDateOf, simDate } from '../lessons/kit/business-date';
+import { atMostOneEmail, humanDuration, noDoubleCharge, oneShot, type Returned } from '../lessons/kit/one-shot';
 
 const HOUR_MS = 3_600_000;
 

@@ -6,11 +6,11 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { exportedFunction } from '../compile';
-import type { MessageSpec, ProcessSpec } from '../engine';
-import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../scenario';
-import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../types';
-import { oneShot, type Returned } from './kit';
+import { exportedFunction } from '../learner/compile';
+import type { MessageSpec, ProcessSpec } from '../engine/scheduler';
+import { handlerOf, messagesSettled, workerProcess, type CodeError, type Invariant, type Scenario } from '../lessons/kit/scenario';
+import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../engine/types';
+import { oneShot, type Returned } from '../lessons/kit/one-shot';
 
 // ── batch-credits ───────────────────────────────────────────────────────
 

@@ -5,7 +5,7 @@
  * an order that never committed.
  */
 import { placeOrder, relayOnce } from '../../lib/outbox';
-import type { ProcessSpec } from '../engine';
+import type { ProcessSpec } from '../engine/scheduler';
 import {
   atMostOneReceipt,
   caughtThrow,
@@ -19,9 +19,9 @@ import {
   type CodeError,
   type Invariant,
   type Scenario,
-} from '../scenario';
-import type { Env, Fault } from '../types';
-import { atMostOneEmail } from './kit';
+} from '../lessons/kit/scenario';
+import type { Env, Fault } from '../engine/types';
+import { atMostOneEmail } from '../lessons/kit/one-shot';
 
 const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 const CUSTOMER_EMAIL = 'ada@example.com';

@@ -2,7 +2,7 @@
  * The consumer side of the lesson: one order's receipt, a queue that delivers at least once, two
  * workers, and four ways for the receipt to go out twice (or never).
  */
-import type { MessageSpec } from '../engine';
+import type { MessageSpec } from '../engine/scheduler';
 import {
   atMostOneReceipt,
   everyOrderReceipted,
@@ -15,8 +15,8 @@ import {
   type CodeError,
   type Scenario,
   type Variant,
-} from '../scenario';
-import type { Fault } from '../types';
+} from '../lessons/kit/scenario';
+import type { Fault } from '../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
 

@@ -5,10 +5,10 @@
  * replay cost shows in the ledger (credits, a second charge, a second e-mail) and the tables (a
  * wrong counter, a duplicate row). The bins of each operation live in ../replay-safety.ts.
  */
-import { exportedFunction } from '../compile';
-import type { CodeError, Invariant, Scenario } from '../scenario';
-import type { Env, Fault } from '../types';
-import { atMostOneEmail, noDoubleCharge, oneShot } from './kit';
+import { exportedFunction } from '../learner/compile';
+import type { CodeError, Invariant, Scenario } from '../lessons/kit/scenario';
+import type { Env, Fault } from '../engine/types';
+import { atMostOneEmail, noDoubleCharge, oneShot } from '../lessons/kit/one-shot';
 
 interface ShipEvent {
   eventId: string;

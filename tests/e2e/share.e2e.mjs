@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { labLinkHref } from '../../simulations/share-link.ts';
+import { labLinkHref } from '../../simulations/course/share-link.ts';
 import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
 
 const SCENARIO = 'receipt-redelivery';

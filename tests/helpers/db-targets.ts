@@ -28,7 +28,8 @@ import pg from 'pg';
 import type { Db } from '../../lib/db';
 import { pgliteDb } from '../../lib/db-pglite';
 import { nodePostgresDb } from '../../lib/db-node-postgres';
-import { prepareSimDatabase, resetSql, setClockSql, SIM_EPOCH_MS } from '../../simulations/sql-clock';
+import { prepareSimDatabase, resetSql, setClockSql } from '../../simulations/db/sql-clock';
+import { SIM_EPOCH_MS } from '../../simulations/engine/sim-time';
 
 export type TargetName = 'pglite' | 'postgres-15';
 

@@ -4,7 +4,7 @@
  * the lock-down changes globals the test runner itself uses.
  */
 import { asHost, lockDown } from '../../components/db/sandbox';
-import { LEARNER_FILE } from '../../simulations/compile';
+import { LEARNER_FILE } from '../../simulations/learner/compile';
 
 /** A function compiled as the worker compiles learner code: its frames are `learner.ts` frames. */
 const learner = (body: string) => new Function(`${body}\n//# sourceURL=${LEARNER_FILE}`) as () => unknown;

@@ -1,7 +1,7 @@
 /** One PGlite-backed simulation database per test file: booted once, reset by every run. */
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll } from 'vitest';
-import { PgliteSimDatabase } from '../../simulations/sim-database';
+import { PgliteSimDatabase } from '../../simulations/db/pglite';
 
 export async function openSimDb(): Promise<{ db: PgliteSimDatabase; pg: PGlite; close(): Promise<void> }> {
   const pg = new PGlite();

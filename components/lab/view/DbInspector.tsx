@@ -5,7 +5,7 @@
  * timestamps read as simulated time since the run started.
  */
 import { Fragment, type ReactNode } from 'react';
-import type { LabRun } from '@/simulations/lab-run';
+import type { LabRun } from '@/simulations/run/lab-run';
 import { formatCell, openTransactionsAt, tableChange, tablesAt } from './snapshots';
 
 export interface DbInspectorProps {

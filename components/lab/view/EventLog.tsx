@@ -6,8 +6,8 @@
  * move along it, selecting as they go.
  */
 import { memo, useEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from 'react';
-import type { LabRun } from '@/simulations/lab-run';
-import type { TraceEvent } from '@/simulations/types';
+import type { LabRun } from '@/simulations/run/lab-run';
+import type { TraceEvent } from '@/simulations/engine/types';
 import { faultLabel, formatSimTime, markKind, simClockTime } from './snapshots';
 
 export interface EventLogProps {

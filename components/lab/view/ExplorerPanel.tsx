@@ -3,8 +3,8 @@
  * while they run, then how many broke which invariant, the distribution of outcomes, and the
  * smallest counterexample the shrinker found, ready to replay step by step.
  */
-import type { Counterexample, ExploreResult } from '@/simulations/run';
-import { describeFault } from '@/simulations/faults';
+import type { Counterexample, ExploreResult } from '@/simulations/run/run';
+import { describeFault } from '@/simulations/engine/faults';
 
 /** Where an exploration stands. */
 export type ExplorerState =

@@ -6,10 +6,10 @@
  * key, refusals and published messages.
  */
 import type { ReactNode } from 'react';
-import type { LabRun } from '@/simulations/lab-run';
-import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers';
-import { businessDateOf } from '@/simulations/business-date';
-import type { TraceEvent } from '@/simulations/types';
+import type { LabRun } from '@/simulations/run/lab-run';
+import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers/providers';
+import { businessDateOf } from '@/simulations/lessons/kit/business-date';
+import type { TraceEvent } from '@/simulations/engine/types';
 import { formatSimMoment, ledgerAt, shortKey } from './snapshots';
 
 export interface LedgerProps {

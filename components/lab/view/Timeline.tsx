@@ -6,8 +6,8 @@
  * text alternative with the same events.
  */
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { LabRun } from '@/simulations/lab-run';
-import type { TraceEvent } from '@/simulations/types';
+import type { LabRun } from '@/simulations/run/lab-run';
+import type { TraceEvent } from '@/simulations/engine/types';
 import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
 
 export interface TimelineProps {

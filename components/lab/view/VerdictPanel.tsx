@@ -3,7 +3,7 @@
  * to the step where one broke. A live region, so a screen reader hears the verdict when it lands.
  */
 import { EXPLORE_RUNS } from '../actions';
-import type { RunResult } from '@/simulations/run';
+import type { RunResult } from '@/simulations/run/run';
 import { whoseCode } from '../whose-code';
 import { groupRepeats, timesSuffix } from '../repeats';
 

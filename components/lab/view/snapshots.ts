@@ -4,13 +4,14 @@
  * views never pull the engine or PGlite into the page bundle (lab-run.ts imports the engine;
  * simulations/snapshots.ts, used here, does not).
  */
-import { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt, type LabRun } from '@/simulations/snapshots';
+import { changedRows, openTransactionsAt, tablesAt, type LabRun } from '@/simulations/run/snapshots';
+import { SIM_EPOCH_MS } from '@/simulations/engine/sim-time';
 
 export { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt };
-import type { Ledger } from '@/simulations/providers';
-import type { RunResult } from '@/simulations/run';
-import type { TraceEvent } from '@/simulations/types';
-import { formatSimMoment, formatSimTime, simClockTime } from '@/simulations/sim-time';
+import type { Ledger } from '@/simulations/providers/providers';
+import type { RunResult } from '@/simulations/run/run';
+import type { TraceEvent } from '@/simulations/engine/types';
+import { formatSimMoment, formatSimTime, simClockTime } from '@/simulations/engine/sim-time';
 
 /** What happened to a table at one event: rows added or changed (by index now), rows removed. */
 export interface TableChange {

@@ -3,9 +3,8 @@
  * this without pulling the scheduler, sucrase or PGlite into the browser bundle.
  */
 import type { RunResult } from './run';
-import { SIM_EPOCH_MS } from './sim-time';
+import { SIM_EPOCH_MS } from '../engine/sim-time';
 
-export { SIM_EPOCH_MS };
 
 /** Rows of each inspected table. */
 export type TableSnapshot = Record<string, Record<string, unknown>[]>;

@@ -13,19 +13,19 @@
 import { createActor, type ActorRefFrom } from 'xstate';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Db, DbClient, QueryResult } from '../lib/db';
+import type { Db, DbClient, QueryResult } from '../../lib/db';
 import { VirtualClock } from './clock';
 import { messageMachine, workerMachine } from './machines';
 import { sqlStartsWith } from './faults';
 import { Prng } from './prng';
-import { Providers, TimeoutError, type Ledger, type ProviderOptions } from './providers';
-import { isParked, type SimDatabase } from './sim-database';
-import { SIM_EPOCH_MS } from './sql-clock';
+import { Providers, TimeoutError, type Ledger, type ProviderOptions } from '../providers/providers';
+import { isParked, type SimDatabase } from '../db/pglite';
+import { SIM_EPOCH_MS } from './sim-time';
 import type { CallKind, Delivery, Env, Fault, StepKind, TraceEvent } from './types';
 import { afterHostTick, hostTick } from './host-tick';
-import { enterProcess } from './compile';
+import { enterProcess } from '../learner/compile';
 import { memoByText } from './text-memo';
-import { onSimulatedClock, transactionControl } from './sql-words';
+import { onSimulatedClock, transactionControl } from '../db/sql-words';
 
 /** A process of the world. */
 export interface ProcessSpec {

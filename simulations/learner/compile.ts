@@ -4,7 +4,7 @@
  * This does not sandbox anything by itself: in the browser it runs inside the Web Worker sandbox.
  */
 import { transform } from 'sucrase';
-import * as learnerApi from './learner-api';
+import * as learnerApi from './api';
 
 /** A compile or load failure, with the learner's line when known. */
 export class LearnerCodeError extends Error {

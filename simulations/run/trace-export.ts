@@ -7,7 +7,7 @@
  * learner log lines) is escaped, so no character in it can end a line or start Mermaid syntax.
  */
 import type { RunResult } from './run';
-import type { TraceEvent } from './types';
+import type { TraceEvent } from '../engine/types';
 
 /** The JSON document's format name and version. */
 export const TRACE_EXPORT_FORMAT = 'effectively-once/trace';

@@ -10,7 +10,7 @@
  * - `transactionControl`: whether a statement begins or ends a transaction (BEGIN, COMMIT, …),
  *   which a pool's `query` must not be given (see the engine's `env.db`).
  */
-import { memoByText } from './text-memo';
+import { memoByText } from '../engine/text-memo';
 
 /** A word of SQL outside strings, identifiers in quotes, comments and dollar quotes. */
 interface Word {

@@ -7,14 +7,14 @@
  * invariant, and shrinks the first counterexample: fewer faults first, then a shorter and smaller
  * choice list, keeping only changes that still break the same invariant.
  */
-import { Engine, type RunOptions, type RunOutcome } from './engine';
-import { LearnerCodeError, loadLearnerModule } from './compile';
-import { hostTick } from './host-tick';
-import { Prng } from './prng';
-import { emptyLedger } from './providers';
-import type { CodeError, Scenario } from './scenario';
-import type { SimDatabase } from './sim-database';
-import type { Fault, InvariantResult, TraceEvent } from './types';
+import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
+import { LearnerCodeError, loadLearnerModule } from '../learner/compile';
+import { hostTick } from '../engine/host-tick';
+import { Prng } from '../engine/prng';
+import { emptyLedger } from '../providers/providers';
+import type { CodeError, Scenario } from '../lessons/kit/scenario';
+import type { SimDatabase } from '../db/pglite';
+import type { Fault, InvariantResult, TraceEvent } from '../engine/types';
 
 /**
  * A run settles through microtasks only; an exploration or a shrink is hundreds of runs back to

@@ -10,11 +10,11 @@
  * The virtual clock is per connection: it is set before a statement whenever it has moved.
  */
 import pg from 'pg';
-import { numericTypes } from '../lib/db-node-postgres';
-import { hostTick } from './host-tick';
-import type { ParkedQuery, SimDatabase } from './sim-database';
-import { changesSession, mayReadClock, transactionEffect } from './sim-database';
-import { TABLES } from '../lib/schema';
+import { numericTypes } from '../../lib/db-node-postgres';
+import { hostTick } from '../engine/host-tick';
+import type { ParkedQuery, SimDatabase } from './pglite';
+import { changesSession, mayReadClock, transactionEffect } from './pglite';
+import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';
 

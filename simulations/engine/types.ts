@@ -2,7 +2,7 @@
  * The vocabulary of the engine: what a process may touch (`Env`), faults as data, trace events,
  * scenarios and run results. Types only, so the lab, the CLI and learner code share one contract.
  */
-import type { Db } from '../lib/db';
+import type { Db } from '../../lib/db';
 
 /** A message as a worker receives it. */
 export interface Delivery<T = unknown> {

@@ -11,9 +11,9 @@
  * "zip bomb" costs a few hundred kilobytes, not gigabytes. Pure: no DOM, no React, no clock.
  */
 import { deflateSync, Inflate, strFromU8, strToU8 } from 'fflate';
-import { SCENARIO_CATALOG } from './catalog';
-import { FaultPlanError, parseFaultPlan } from './faults';
-import type { Fault } from './types';
+import { SCENARIO_CATALOG } from '../catalog';
+import { FaultPlanError, parseFaultPlan } from '../engine/faults';
+import type { Fault } from '../engine/types';
 
 /** The format version written into every link (prefix `v1.` and field `v: 1`). */
 export const SHARE_LINK_VERSION = 1;

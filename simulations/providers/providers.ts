@@ -13,9 +13,9 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { IdempotencyKeyStore, DEFAULT_RETENTION_HOURS } from '../lib/idempotency-contract';
-import { canonical } from '../lib/op-key';
-import type { CallKind, ChargeRequest, ChargeResult, EmailRequest, EmailResult, LookupRequest, LookupResult, TransformRequest, TransformResult } from './types';
+import { IdempotencyKeyStore, DEFAULT_RETENTION_HOURS } from '../../lib/idempotency-contract';
+import { canonical } from '../../lib/op-key';
+import type { CallKind, ChargeRequest, ChargeResult, EmailRequest, EmailResult, LookupRequest, LookupResult, TransformRequest, TransformResult } from '../engine/types';
 
 /** The metered API's account: credits, their renewals, the rate window and the batch deadline. */
 export interface MeteredOptions {

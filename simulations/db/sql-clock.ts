@@ -12,11 +12,10 @@
  * COMMIT; here it is the simulated time of each step, so a transaction spread over several steps
  * sees it move. No lesson's check depends on it (only `published_at` stamps differ).
  */
-import { SCHEMA_SQL, SEQUENCES, TABLES } from '../lib/schema';
+import { SCHEMA_SQL, SEQUENCES, TABLES } from '../../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
-import { SIM_EPOCH_MS } from './snapshots';
+import { SIM_EPOCH_MS } from '../engine/sim-time';
 
-export { SIM_EPOCH_MS };
 
 export const SEARCH_PATH = 'public, sim, pg_catalog';
 export const SEARCH_PATH_SQL = `SET search_path = ${SEARCH_PATH}`;

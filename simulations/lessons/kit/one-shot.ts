@@ -3,10 +3,10 @@
  * records what it returned or threw (never letting learner errors escape as engine errors), and
  * invariants over the provider ledger for a fixed list of orders. Checkers only observe.
  */
-import type { ProcessSpec } from '../engine';
-import { caughtThrow, type CodeError, type Invariant } from '../scenario';
-import { formatSimMoment } from '../sim-time';
-import type { Env } from '../types';
+import type { ProcessSpec } from '../../engine/scheduler';
+import { caughtThrow, type CodeError, type Invariant } from './scenario';
+import { formatSimMoment } from '../../engine/sim-time';
+import type { Env } from '../../engine/types';
 
 /** What a one-shot process saw: the value the learner's function returned, or its error. */
 export type Returned = { value: unknown } | { error: string };

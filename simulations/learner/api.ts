@@ -3,12 +3,12 @@
  * of `env`. The engine hands exactly these functions to compiled learner modules, and Monaco's
  * IntelliSense is generated from this file's types.
  */
-export { canonical, opKey, sha256Hex } from '../lib/op-key';
-export { claim, complete, handleMessage } from '../lib/consumer';
-export type { Claim, Disposition, OrderMessage } from '../lib/consumer';
-export { placeOrder, relayOnce } from '../lib/outbox';
-export { withTransaction } from '../lib/db';
-export type { Db, DbClient, Queryable, QueryResult } from '../lib/db';
+export { canonical, opKey, sha256Hex } from '../../lib/op-key';
+export { claim, complete, handleMessage } from '../../lib/consumer';
+export type { Claim, Disposition, OrderMessage } from '../../lib/consumer';
+export { placeOrder, relayOnce } from '../../lib/outbox';
+export { withTransaction } from '../../lib/db';
+export type { Db, DbClient, Queryable, QueryResult } from '../../lib/db';
 export type {
   CallOptions,
   ChargeRequest,
@@ -23,4 +23,4 @@ export type {
   TransformResult,
   ReceiptMessage,
   CheckoutOrder,
-} from './types';
+} from '../engine/types';

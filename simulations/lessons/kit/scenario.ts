@@ -3,12 +3,12 @@
  * receives, hands the message to the learner's handler and acks, and the invariants that read the
  * provider ledger, the queue and the final tables. Checkers only observe; they never steer a run.
  */
-import { exportedFunction, learnerLocation } from './compile';
-import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from './engine';
-import type { SimDatabase } from './sim-database';
-import { formatSimTime } from './sim-time';
-import { transactionControl } from './sql-words';
-import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from './types';
+import { exportedFunction, learnerLocation } from '../../learner/compile';
+import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engine/scheduler';
+import type { SimDatabase } from '../../db/pglite';
+import { formatSimTime } from '../../engine/sim-time';
+import { transactionControl } from '../../db/sql-words';
+import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from '../../engine/types';
 
 /** One version of the learner's code. */
 export interface Variant {

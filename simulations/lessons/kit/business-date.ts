@@ -4,8 +4,8 @@
  * retry after midnight is still the previous day's reminder. Shared by business-date-reminder's
  * invariants and the lab's ledger, so both count reminders the same way.
  */
-import { SIM_EPOCH_MS } from './sim-time';
-import type { Delivery, TraceEvent } from './types';
+import { SIM_EPOCH_MS } from '../../engine/sim-time';
+import type { Delivery, TraceEvent } from '../../engine/types';
 
 /** The calendar date (UTC) of a simulated time. */
 export function simDate(atMs: number): string {

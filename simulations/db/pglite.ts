@@ -10,9 +10,10 @@
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { CALLS_CLOCK, clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql, SIM_EPOCH_MS } from './sql-clock';
+import { CALLS_CLOCK, clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql } from './sql-clock';
+import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
-import { memoByText } from './text-memo';
+import { memoByText } from '../engine/text-memo';
 
 /** What a statement returned. */
 export interface StatementResult {
