@@ -3,7 +3,6 @@
  * this without pulling the scheduler, sucrase or PGlite into the browser bundle.
  */
 import type { RunResult } from './run';
-import { SIM_EPOCH_MS } from '../engine/sim-time';
 
 
 /** Rows of each inspected table. */
