@@ -5,7 +5,7 @@
  * (the lab reveals it on a run of the starter, the code each question is about). Pure functions
  * over plain data; no engine code.
  */
-import type { Ledger } from './providers/providers';
+import type { Ledger } from './providers/index';
 
 /** What `measure` reads: the parts of a finished run the lab reports. */
 export interface RunFacts {

@@ -10,7 +10,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers/providers';
+import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers/index';
+import { creditsLeft, meteredSettings } from '../simulations/providers/metered-account';
 import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
 import { explore, runScenario } from '../simulations/run/run';
 import { firstInTransaction } from '../simulations/lessons/kit/scenario';
@@ -27,8 +28,8 @@ const item = (i: number): TransformRequest => ({ kind: 'hmac', input: `order-${1
 describe('the metered provider', () => {
   test('a transformation is real HMAC-SHA256 and bills one credit per success; the same input gives the same output', () => {
     const p = new Providers({ metered: { credits: 3 } });
-    const a = p.apply('transform.call', item(0), undefined, 0, 0, 'job').response as TransformResult;
-    const b = p.apply('transform.call', item(0), undefined, 10, 1, 'job').response as TransformResult;
+    const a = p.apply('transform.call', item(0), undefined, { nowMs: 0, step: 0, by: 'job' }).response as TransformResult;
+    const b = p.apply('transform.call', item(0), undefined, { nowMs: 10, step: 1, by: 'job' }).response as TransformResult;
     const expected = bytesToHex(hmac(sha256, utf8ToBytes('whsec_demo'), utf8ToBytes('order-1042:charge')));
     expect(a).toEqual({ ok: true, output: expected, creditsLeft: 2 });
     expect(b).toEqual({ ok: true, output: expected, creditsLeft: 1 });
@@ -38,9 +39,10 @@ describe('the metered provider', () => {
   });
 
   test('a batch answers in order: successes, then 402 without credits, 429 past the rate window, and no result past the deadline', () => {
-    const p = new Providers({ metered: { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 } });
+    const options = { metered: { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 } };
+    const p = new Providers(options);
     const items = Array.from({ length: 10 }, (_, i) => item(i));
-    const results = p.apply('transform.batch', items, undefined, 1_000, 0, 'job').response as TransformResult[];
+    const results = p.apply('transform.batch', items, undefined, { nowMs: 1_000, step: 0, by: 'job' }).response as TransformResult[];
     expect(results).toHaveLength(8);
     expect(results.slice(0, 5).every((r) => r.ok)).toBe(true);
     results.slice(0, 5).forEach((r, i) => expect(r.ok && r.output).toBe(transformOutput(items[i]!)));
@@ -50,20 +52,20 @@ describe('the metered provider', () => {
     expect(p.ledger.credits).toHaveLength(5);
     expect(p.ledger.itemRefusals.map((r) => r.code)).toEqual([402, 429, 429, 'no-response', 'no-response']);
     // Refused and unanswered items were not billed; after the renewal the rest go through.
-    const later = p.apply('transform.batch', items.slice(5), undefined, 60_000, 1, 'job').response as TransformResult[];
+    const later = p.apply('transform.batch', items.slice(5), undefined, { nowMs: 60_000, step: 1, by: 'job' }).response as TransformResult[];
     expect(later.every((r) => r.ok)).toBe(true);
-    expect(p.creditsLeft(60_000)).toBe(5);
+    expect(creditsLeft(meteredSettings(options), p.ledger, 60_000)).toBe(5);
   });
 
   test('402 says when credits come back, or null when none are coming', () => {
     const p = new Providers({ metered: { credits: 0 } });
-    expect(p.apply('transform.call', item(0), undefined, 0, 0, 'job').response).toMatchObject({ ok: false, code: 402, retryAfterMs: null });
+    expect(p.apply('transform.call', item(0), undefined, { nowMs: 0, step: 0, by: 'job' }).response).toMatchObject({ ok: false, code: 402, retryAfterMs: null });
     expect(p.ledger.credits).toHaveLength(0);
   });
 
   test('a lookup bills a credit and its answer moves with simulated time', () => {
     const p = new Providers({ metered: { credits: 10, answerPeriodMs: 20_000 } });
-    const ask = (t: number) => (p.apply('lookup.check', { kind: 'email-deliverability', value: 'ada@example.com' }, undefined, t, 0, 'w').response as LookupResult).verdict;
+    const ask = (t: number) => (p.apply('lookup.check', { kind: 'email-deliverability', value: 'ada@example.com' }, undefined, { nowMs: t, step: 0, by: 'w' }).response as LookupResult).verdict;
     expect(ask(0)).toBe('deliverable');
     expect(ask(19_999)).toBe('deliverable');
     expect(ask(20_000)).toBe('risky');
@@ -74,8 +76,8 @@ describe('the metered provider', () => {
 
   test('malformed requests are refused with a message, and nothing is billed', () => {
     const p = new Providers({});
-    expect(p.apply('transform.batch', [{ kind: 'gzip', input: 'x' }], undefined, 0, 0, 'job').error?.message).toMatch(/hmac.*html-to-pdf/);
-    expect(p.apply('lookup.check', { kind: 'email-deliverability' }, undefined, 0, 0, 'job').error?.message).toMatch(/value/);
+    expect(p.apply('transform.batch', [{ kind: 'gzip', input: 'x' }], undefined, { nowMs: 0, step: 0, by: 'job' }).error?.message).toMatch(/hmac.*html-to-pdf/);
+    expect(p.apply('lookup.check', { kind: 'email-deliverability' }, undefined, { nowMs: 0, step: 0, by: 'job' }).error?.message).toMatch(/value/);
     expect(p.ledger.credits).toHaveLength(0);
   });
 });
@@ -83,15 +85,15 @@ describe('the metered provider', () => {
 describe('the e-mail provider', () => {
   test('remembers a key for 24 hours, as the payment provider does, and then forgets it', () => {
     const p = new Providers({});
-    const send = (atMs: number) => p.apply('email.send', { to: 'ada@example.com', orderId: 1 }, { idempotencyKey: 'receipt-1' }, atMs, 0, 'job').response;
+    const send = (atMs: number) => p.apply('email.send', { to: 'ada@example.com', orderId: 1 }, { idempotencyKey: 'receipt-1' }, { nowMs: atMs, step: 0, by: 'job' }).response;
     expect(send(0)).toEqual({ emailId: 'em_1', replayed: false });
     expect(send(23 * 3_600_000)).toEqual({ emailId: 'em_1', replayed: true });
     expect(p.ledger.emails).toHaveLength(1);
     expect(send(24 * 3_600_000)).toEqual({ emailId: 'em_2', replayed: false });
     expect(p.ledger.emails).toHaveLength(2);
     const short = new Providers({ emailRetentionHours: 1 });
-    short.apply('email.send', { to: 'a@b.c', orderId: 2 }, { idempotencyKey: 'k' }, 0, 0, 'job');
-    expect(short.apply('email.send', { to: 'a@b.c', orderId: 2 }, { idempotencyKey: 'k' }, 3_600_000, 0, 'job').response).toMatchObject({ replayed: false });
+    short.apply('email.send', { to: 'a@b.c', orderId: 2 }, { idempotencyKey: 'k' }, { nowMs: 0, step: 0, by: 'job' });
+    expect(short.apply('email.send', { to: 'a@b.c', orderId: 2 }, { idempotencyKey: 'k' }, { nowMs: 3_600_000, step: 0, by: 'job' }).response).toMatchObject({ replayed: false });
   });
 
   test("human-rerun's solution names a gap that is real: a crash between the receipt and its complete, rerun 26 h later, sends it again", async () => {

@@ -13,7 +13,8 @@ import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { runScenario, type RunResult } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { PgliteSimDatabase, type SimDatabase } from '../simulations/db/pglite';
+import { PgliteSimDatabase } from '../simulations/db/pglite';
+import type { SimDatabase } from '../simulations/db/port';
 import { replayHint } from './helpers/sim-db';
 
 const concurrent = scenarioById('concurrent-redelivery');

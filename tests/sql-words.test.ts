@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { scenarioById } from '../simulations/scenarios/index';
-import { isParked } from '../simulations/db/pglite';
+import { isParked } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 

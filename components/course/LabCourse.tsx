@@ -10,7 +10,7 @@ import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/componen
 import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { predictionFor, type RunFacts } from '@/simulations/predictions';
-import type { Ledger } from '@/simulations/providers/providers';
+import type { Ledger } from '@/simulations/providers/index';
 import { questionsFor } from '@/simulations/quizzes';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';

@@ -1,103 +1,19 @@
 /**
- * The database as the engine sees it: every process has its own logical connection; the engine
- * asks before each statement whether that connection may run now.
- *
- * On PGlite (one real session for everyone) a process that opens a transaction owns the session
- * until COMMIT or ROLLBACK; others' statements wait, as on a lock. Statements outside transactions
+ * The PGlite back-end of the database port (./port.ts), in the tab and in Node. PGlite is one real
+ * session for everyone: a process that opens a transaction owns the session until COMMIT or
+ * ROLLBACK, and the others' statements wait, as on a lock. Statements outside transactions
  * interleave freely. A dropped connection (a crash) rolls its transaction back.
  *
  * Each statement is one round trip into PGlite (./pglite-statements.ts): the clock update, when
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
-import { CALLS_CLOCK, clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql } from './sql-clock';
+import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql } from './sql-clock';
 import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from '../engine/text-memo';
-
-/** What a statement returned. */
-export interface StatementResult {
-  rows: Record<string, unknown>[];
-  affectedRows?: number;
-}
-
-/** A statement waiting on a lock another process holds (real servers only). */
-export interface ParkedQuery {
-  /** The process holding the lock, for the trace. */
-  blockedBy: string;
-  /** Whether the statement has finished (the lock was released). */
-  settled(): boolean;
-  /** Its result once settled (rejects with its error). */
-  result(): Promise<StatementResult>;
-}
-
-/** Whether a value is a parked statement. */
-export function isParked(v: unknown): v is ParkedQuery {
-  return typeof v === 'object' && v !== null && typeof (v as ParkedQuery).settled === 'function' && typeof (v as ParkedQuery).result === 'function';
-}
-
-/** What a statement does to its connection's transaction. */
-export function transactionEffect(text: string): 'begin' | 'end' | null {
-  if (BEGIN.test(text)) return 'begin';
-  if (END.test(text)) return 'end';
-  return null;
-}
-
-/** The engine's view of a database back-end. */
-export interface SimDatabase {
-  /** A short name for traces and results: `pglite`, `postgres`. */
-  readonly name: string;
-  /** Whether `pid` may run a statement now. */
-  canRun(pid: string): boolean;
-  /** Who blocks `pid`, when it cannot run. */
-  blockedBy(pid: string): string | null;
-  /** Run one statement on `pid`'s connection with `now()` at `nowMs`; parked if it waits on a lock. */
-  query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult | ParkedQuery>;
-  /** Before each choice, let parked statements finish or confirm they are still blocked. */
-  settle?(): Promise<void>;
-  /** `pid`'s connection is gone; returns true if that rolled back an open transaction. */
-  drop(pid: string): Promise<boolean>;
-  /** Whether `pid` has a transaction open. */
-  inTransaction(pid: string): boolean;
-  /** Empty the scenario's tables and forget every connection's state. */
-  reset(extraTables?: readonly string[], extraSequences?: readonly string[]): Promise<void>;
-  /** A read for checkers and inspectors, outside every process. */
-  inspect(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
-  /**
-   * Whether `inspect` sees what an open transaction has written but not committed: true where
-   * every process shares one connection (PGlite), false where each has its own.
-   */
-  readonly inspectSeesUncommitted?: boolean;
-  /** Run a script (schema additions). */
-  exec(sql: string): Promise<void>;
-}
-
-const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
-
-/**
- * Whether a statement may read the virtual clock: it calls now() or another function on it (`CALLS_CLOCK`; the
- * engine has written CURRENT_TIMESTAMP and its kin as now() by then), or it inserts (a DEFAULT now()),
- * or it is something other than a plain read, update or transaction command. Skipping the clock
- * update for the rest saves a round trip per step without changing any result.
- */
-export function mayReadClock(text: string): boolean {
-  if (CALLS_CLOCK.test(text)) return true;
-  return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
-}
-const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
-
-/** Comments ahead of a statement's first keyword. */
-const LEADING = String.raw`^(?:\s|--[^\n]*(?:\n|$)|/\*[\s\S]*?\*/)*`;
-const SESSION = new RegExp(String.raw`${LEADING}(SET|RESET|DISCARD)\b|\bset_config\s*\(`, 'i');
-
-/**
- * Whether a statement may change a session setting, which would outlive the run on the connection
- * the next run uses (`SET statement_timeout = 1`, a `set_config(…)`, `DISCARD ALL`): the back-ends
- * then reset the session's settings at the next reset, so the same seed gives the same run.
- */
-export function changesSession(text: string): boolean {
-  return SESSION.test(text);
-}
+import type { SimDatabase, StatementResult } from './port';
+import { changesSession, mayReadClock, transactionEffect } from './statement-shape';
 
 /** `mayReadClock`, `transactionEffect` and `changesSession` of a statement (a run repeats a few texts). */
 const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text), session: changesSession(text) }));

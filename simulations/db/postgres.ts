@@ -12,8 +12,8 @@
 import pg from 'pg';
 import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
-import type { ParkedQuery, SimDatabase } from './pglite';
-import { changesSession, mayReadClock, transactionEffect } from './pglite';
+import type { ParkedQuery, SimDatabase } from './port';
+import { changesSession, mayReadClock, transactionEffect } from './statement-shape';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';

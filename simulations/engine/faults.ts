@@ -3,9 +3,9 @@
  * and one sentence per fault for narration. A plan that fails validation is refused whole, with
  * the position and the reason, never half-applied.
  */
-import type { CallKind, Fault, StepKind } from './types';
+import { CALL_KINDS } from '../providers/registry';
+import type { Fault, StepKind } from './types';
 
-const CALL_KINDS: readonly CallKind[] = ['email.send', 'payments.charge', 'transform.call', 'transform.batch', 'lookup.check'];
 const STEP_KINDS: readonly StepKind[] = ['db', 'queue.receive', 'queue.ack', 'queue.publish', ...CALL_KINDS, 'sleep'];
 
 /** Most faults one plan may hold. */

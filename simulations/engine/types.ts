@@ -3,6 +3,7 @@
  * scenarios and run results. Types only, so the lab, the CLI and learner code share one contract.
  */
 import type { Db } from '../../lib/db';
+import type { CallKind, ProviderApis } from '../providers/registry';
 
 /** A message as a worker receives it. */
 export interface Delivery<T = unknown> {
@@ -26,80 +27,11 @@ export interface CheckoutOrder {
   totalCents: number;
 }
 
-/** Options a provider call may carry. */
-export interface CallOptions {
-  /** The provider returns the original result for a key it has seen (within its retention). */
-  idempotencyKey?: string;
-}
-
-/** The receipt e-mail a worker asks the e-mail provider to send. */
-export interface EmailRequest {
-  to: string;
-  orderId: number;
-  template?: string;
-}
-
-/** What the e-mail provider answers. */
-export interface EmailResult {
-  emailId: string;
-  /** True when the provider recognised the idempotency key and sent nothing new. */
-  replayed: boolean;
-}
-
-/** A charge request to the payment provider. */
-export interface ChargeRequest {
-  orderId: number;
-  amountCents: number;
-  customer: string;
-}
-
-/** What the payment provider answers. */
-export interface ChargeResult {
-  chargeId: string;
-  amountCents: number;
-  replayed: boolean;
-}
-
-/**
- * One item for the metered transformation API (like APIVerve's POST endpoints): HMAC-SHA256 of
- * `input` under `secret`, or an HTML page rendered to a PDF. A transformation creates nothing;
- * every item that succeeds bills one credit.
- */
-export interface TransformRequest {
-  kind: 'hmac' | 'html-to-pdf';
-  input: string;
-  /** The HMAC secret (for kind 'hmac'). */
-  secret?: string;
-}
-
-/** What the transformation API answers for one item. */
-export type TransformResult =
-  | { ok: true; output: string; creditsLeft: number }
-  | {
-      ok: false;
-      /** 429: the rate window is full. 402: out of credits. Either way the item was not billed. */
-      code: 429 | 402;
-      error: string;
-      /** When trying again can succeed; null when no more credits are coming. */
-      retryAfterMs: number | null;
-    };
-
-/** A validation lookup (billed one credit). Its answer may move over time. */
-export interface LookupRequest {
-  kind: 'email-deliverability';
-  value: string;
-}
-
-/** What the lookup answered, and when. */
-export interface LookupResult {
-  value: string;
-  verdict: 'deliverable' | 'risky' | 'undeliverable';
-  /** Simulated ms since the run started, when the provider looked. */
-  checkedAtMs: number;
-}
+export type { CallKind, CallOptions } from '../providers/registry';
+export type { ChargeRequest, ChargeResult, EmailRequest, EmailResult, LookupRequest, LookupResult, TransformRequest, TransformResult } from '../providers/index';
 
 /** Everything a process (the learner's code included) may reach. Every call is a step. */
-export interface Env {
+export interface Env extends ProviderApis {
   /** This process's name, e.g. `worker-1`. */
   readonly process: string;
   /** Its own logical database connection. */
@@ -111,26 +43,6 @@ export interface Env {
     ack(delivery: Delivery): Promise<void>;
     /** Publish a new message (to topic `topic`). */
     publish(topic: string, body: unknown): Promise<void>;
-  };
-  readonly email: {
-    send(request: EmailRequest, options?: CallOptions): Promise<EmailResult>;
-  };
-  readonly payments: {
-    charge(request: ChargeRequest, options?: CallOptions): Promise<ChargeResult>;
-  };
-  /** The metered transformation API: no idempotency key, one credit per successful item. */
-  readonly transform: {
-    /** Transform one item. */
-    call(request: TransformRequest): Promise<TransformResult>;
-    /**
-     * Transform several items in one request. Results come back in the order sent, one per item;
-     * items the provider did not reach before its deadline get no result (the array is shorter).
-     */
-    batch(items: TransformRequest[]): Promise<TransformResult[]>;
-  };
-  /** A metered validation lookup: one credit per call. */
-  readonly lookup: {
-    check(request: LookupRequest): Promise<LookupResult>;
   };
   readonly clock: { now(): number };
   /** Wait `ms` simulated milliseconds. */
@@ -144,9 +56,6 @@ export interface Env {
   /** A line in the run's narration. */
   log(...args: unknown[]): void;
 }
-
-/** The provider calls faults can name. */
-export type CallKind = 'email.send' | 'payments.charge' | 'transform.call' | 'transform.batch' | 'lookup.check';
 
 /** The step kinds faults can name. */
 export type StepKind = 'db' | 'queue.receive' | 'queue.ack' | 'queue.publish' | CallKind | 'sleep';

@@ -5,7 +5,7 @@
  * so a lab run has the same traceHash as the same run in the CLI.
  */
 import { runScenario, type RunRequest } from './run';
-import type { SimDatabase } from '../db/pglite';
+import type { SimDatabase } from '../db/port';
 import type { LabRun, TableSnapshot } from './snapshots';
 
 export { changedRows, tablesAt, type LabRun, type TableSnapshot } from './snapshots';

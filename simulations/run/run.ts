@@ -11,9 +11,9 @@ import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
 import { LearnerCodeError, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
 import { Prng } from '../engine/prng';
-import { emptyLedger } from '../providers/providers';
+import { emptyLedger, ledgerEffects } from '../providers/registry';
 import type { CodeError, Scenario } from '../lessons/kit/scenario';
-import type { SimDatabase } from '../db/pglite';
+import type { SimDatabase } from '../db/port';
 import type { Fault, InvariantResult, TraceEvent } from '../engine/types';
 
 /**
@@ -155,12 +155,7 @@ function stampEvents(errors: CodeError[], position: () => number): void {
 export function effectsOf(outcome: RunOutcome): Record<string, number> {
   const effects: Record<string, number> = {};
   const bump = (k: string) => (effects[k] = (effects[k] ?? 0) + 1);
-  for (const e of outcome.ledger.emails) bump(`${e.template ? `${e.template}-emails` : 'receipts'}:order-${e.orderId}`);
-  for (const c of outcome.ledger.charges) bump(`charges:order-${c.orderId}`);
-  for (const r of outcome.ledger.replays) bump(`replays:${r.kind}`);
-  for (const r of outcome.ledger.refusals) bump(`refusals:${r.kind}`);
-  for (const p of outcome.ledger.published) bump(`published:${p.topic}`);
-  for (const c of outcome.ledger.credits) bump(`credits:${c.kind}`);
+  ledgerEffects(outcome.ledger, bump);
   effects['redeliveries'] = outcome.trace.filter((e) => e.type === 'redeliver').length;
   effects['crashes'] = outcome.trace.filter((e) => e.type === 'crash').length;
   return effects;

@@ -7,7 +7,7 @@
  */
 import type { ReactNode } from 'react';
 import type { LabRun } from '@/simulations/run/lab-run';
-import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers/providers';
+import type { CreditSpent, ItemRefusal, Ledger as LedgerData, SentEmail } from '@/simulations/providers/index';
 import { businessDateOf } from '@/simulations/lessons/kit/business-date';
 import type { TraceEvent } from '@/simulations/engine/types';
 import { formatSimMoment, ledgerAt, shortKey } from './snapshots';

@@ -8,7 +8,7 @@ import { changedRows, openTransactionsAt, tablesAt, type LabRun } from '@/simula
 import { SIM_EPOCH_MS } from '@/simulations/engine/sim-time';
 
 export { changedRows, openTransactionsAt, SIM_EPOCH_MS, tablesAt };
-import type { Ledger } from '@/simulations/providers/providers';
+import type { Ledger } from '@/simulations/providers/index';
 import type { RunResult } from '@/simulations/run/run';
 import type { TraceEvent } from '@/simulations/engine/types';
 import { formatSimMoment, formatSimTime, simClockTime } from '@/simulations/engine/sim-time';

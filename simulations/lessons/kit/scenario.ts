@@ -5,7 +5,7 @@
  */
 import { exportedFunction, learnerLocation } from '../../learner/compile';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engine/scheduler';
-import type { SimDatabase } from '../../db/pglite';
+import type { SimDatabase } from '../../db/port';
 import { formatSimTime } from '../../engine/sim-time';
 import { transactionControl } from '../../db/sql-words';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from '../../engine/types';

@@ -1,0 +1,223 @@
+/**
+ * `env`: everything a process (the learner's code included) may reach. Every call registers a step
+ * and waits; what the step does when the scheduler executes it is written here (the database
+ * statement, the provider call with its faults, the queue's receive/ack/publish, a sleep). The
+ * provider namespaces are built from the registry, one per provider, one method per call.
+ */
+import type { Db, DbClient, QueryResult } from '../../lib/db';
+import { isParked, type SimDatabase } from '../db/port';
+import { onSimulatedClock, transactionControl } from '../db/sql-words';
+import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
+import type { VirtualClock } from './clock';
+import type { FaultPlan } from './fault-plan';
+import { poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
+import type { Prng } from './prng';
+import type { Queue, WorkerSignal } from './queue';
+import { FollowUp, type StepRequest } from './step';
+import type { Delivery, Env, TraceEvent } from './types';
+
+/** What an env reaches of its run. */
+export interface EnvHost {
+  clock: VirtualClock;
+  db: SimDatabase;
+  plan: FaultPlan;
+  queue: Queue;
+  providers: Providers;
+  /** The data stream (UUIDs, random ints), apart from the scheduling stream. */
+  data: Prng;
+  /** Skip what only a person reads (call sites of statements). */
+  verdictOnly: boolean;
+  emit(event: Omit<TraceEvent, 'i' | 't' | 'step'>): TraceEvent;
+  /** Simulated ms since the run began. */
+  elapsed(): number;
+  /** How many trace events there are so far. */
+  eventCount(): number;
+  /** Whether a producer may still publish. */
+  producing(): boolean;
+}
+
+/** The env of process `pid`: `register` turns a call into a step; `signal` tells its lifecycle actor what the queue did. */
+export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) => Promise<unknown>, signal: (s: WorkerSignal) => void): Env {
+  const { clock, db: simDb } = host;
+  const now = () => clock.now();
+
+  /** `refusal`: why this statement is not run (it fails at its step with that message). */
+  const dbQuery = <R>(text: string, params?: unknown[], refusal?: string): Promise<QueryResult<R>> => {
+    // Where the process called from: an SQL error is rethrown with this stack, so it points at
+    // the learner's line rather than at the engine.
+    const callSite = host.verdictOnly ? undefined : new Error('query');
+    const failed = (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      host.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
+    };
+    return register({
+      kind: 'db',
+      label: sqlLabel(text),
+      sql: text,
+      readyAt: 0,
+      enabled: () => simDb.canRun(pid),
+      exec: async () => {
+        try {
+          if (refusal) throw new Error(refusal);
+          // The trace keeps the SQL as written; the database gets its time keywords on the simulated clock.
+          const got = await simDb.query(pid, onSimulatedClock(text), params, clock.now());
+          if (isParked(got)) {
+            host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
+            return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
+              try {
+                const res = await got.result();
+                host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows } });
+                return { rows: res.rows };
+              } catch (err) {
+                failed(err);
+                throw err;
+              }
+            }, () => got.settled());
+          }
+          host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows } });
+          return { rows: got.rows };
+        } catch (err) {
+          failed(err);
+          throw withCallSite(err, callSite);
+        }
+      },
+    }) as Promise<QueryResult<R>>;
+  };
+
+  const db: Db = {
+    // As pg.Pool's: each query may go to another pooled connection, so a transaction cannot be
+    // begun or ended here (in the simulation it would silently work, and teach the wrong thing).
+    query: <R>(text: string, params?: unknown[]) => {
+      const word = transactionControl(text);
+      return dbQuery<R>(text, params, word ? poolTransactionRefusal(word) : undefined);
+    },
+    connect: async (): Promise<DbClient> => {
+      let released = false;
+      return {
+        query: <R>(text: string, params?: unknown[]) => (released ? Promise.reject(new Error('query on a released client')) : dbQuery<R>(text, params)),
+        release: () => {
+          released = true;
+        },
+      };
+    },
+  };
+
+  /**
+   * A call's options, checked the way a misspelling would otherwise go unnoticed: the provider reads
+   * `idempotencyKey` only, so `{ idempotency_key }` or the key passed bare would send no key at all.
+   * Says so in the trace; the call still goes, as a real SDK would send it.
+   */
+  const warnOnOptions = (kind: CallKind, opts: unknown): void => {
+    if (opts === undefined || opts === null) return;
+    if (typeof opts !== 'object') {
+      host.emit({ actor: pid, type: 'log', text: `${pid}: ${kind} ignores its second argument: the options are an object, { idempotencyKey: … }, not the key itself, so this call carries no key` });
+      return;
+    }
+    const unknown = Object.keys(opts).filter((k) => k !== 'idempotencyKey');
+    if (unknown.length) {
+      const then = 'idempotencyKey' in opts ? 'the idempotencyKey beside it is sent' : 'so this call carries no key';
+      host.emit({ actor: pid, type: 'log', text: `${pid}: ${kind} ignores ${unknown.map((k) => `unknown option "${k}"`).join(', ')}; it reads only idempotencyKey, ${then}` });
+    }
+  };
+
+  const call = (spec: RegisteredCall, request: unknown, opts: { idempotencyKey?: string } | undefined, label: string) =>
+    register({
+      kind: spec.kind,
+      label,
+      readyAt: 0,
+      exec: () => {
+        const kind = spec.kind;
+        const faults = host.plan.forCall(kind);
+        const timeoutMs = host.providers.timeoutMs;
+        const provider = spec.provider;
+        const timeout = (fault: 'lose-response' | 'slow-response' | undefined, text: string) =>
+          new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
+            const e = host.emit(fault ? { actor: pid, type: 'timeout', target: provider, fault, text } : { actor: pid, type: 'timeout', target: provider, text });
+            if (fault) faults.took(fault, e.i);
+            throw new TimeoutError(kind, timeoutMs);
+          });
+        if (faults.lostRequest) {
+          const e = host.emit({ actor: pid, type: 'call', call: kind, target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` });
+          faults.took('lose-request', e.i);
+          return timeout(undefined, `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})`);
+        }
+        const outcome = host.providers.apply(kind, request, opts, { nowMs: host.elapsed(), step: host.eventCount(), by: pid });
+        host.emit({ actor: pid, type: 'call', call: kind, target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
+        if (faults.lostResponse) return timeout('lose-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)`);
+        const slow = faults.slow;
+        if (slow && slow.ms >= timeoutMs) return timeout('slow-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer`);
+        const latency = slow ? slow.ms : host.providers.latencyMs(kind);
+        return new FollowUp(now() + latency, `${label} (reply)`, () => {
+          const fault = slow ? ('slow-response' as const) : undefined;
+          if (outcome.error) {
+            const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: error ${outcome.error.message}` });
+            if (slow) faults.took('slow-response', e.i);
+            throw outcome.error;
+          }
+          const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}` });
+          if (slow) faults.took('slow-response', e.i);
+          return outcome.response;
+        });
+      },
+    });
+
+  /** `env.<provider>`: one method per call of the provider. */
+  const namespace = (calls: readonly { kind: string }[]) => {
+    const methods: Record<string, (request: unknown, options?: unknown) => Promise<unknown>> = {};
+    for (const { kind } of calls) {
+      const spec = callSpec(kind)!;
+      methods[spec.method] = spec.takesOptions
+        ? (request, options) => {
+            warnOnOptions(spec.kind, options);
+            return call(spec, request, options as { idempotencyKey?: string } | undefined, spec.label(request));
+          }
+        : (request) => call(spec, request, undefined, spec.label(request));
+    }
+    return methods;
+  };
+
+  const env: Record<string, unknown> = {
+    process: pid,
+    db,
+    queue: {
+      receive: () =>
+        register({
+          kind: 'queue.receive',
+          label: 'receive',
+          readyAt: 0,
+          enabled: () => host.queue.canReceive(host.producing()),
+          exec: () => host.queue.receive(pid, signal),
+        }) as Promise<Delivery | null>,
+      ack: (delivery: Delivery) =>
+        register({ kind: 'queue.ack', label: `ack ${delivery?.messageId}`, readyAt: 0, exec: () => host.queue.ack(pid, delivery, signal) }) as Promise<void>,
+      publish: (topic: string, body: unknown) =>
+        register({
+          kind: 'queue.publish',
+          label: `publish ${topic}`,
+          readyAt: 0,
+          exec: () => host.queue.publish(pid, topic, body, host.providers.ledger.published, host.eventCount()),
+        }) as Promise<void>,
+    },
+  };
+  for (const p of PROVIDERS) env[p.name] = namespace(p.calls);
+  Object.assign(env, {
+    clock: { now },
+    sleep: (ms: number) =>
+      register({
+        kind: 'sleep',
+        label: `sleep ${sleepText(ms)}`,
+        readyAt: now() + Math.max(0, ms),
+        exec: () => {
+          host.emit({ actor: pid, type: 'wake', text: `${pid} wakes after ${sleepText(ms)}` });
+        },
+      }) as Promise<void>,
+    random: {
+      uuid: () => host.data.uuid(),
+      int: (n: number) => host.data.int(n),
+    },
+    log: (...args: unknown[]) => {
+      host.emit({ actor: pid, type: 'log', text: `${pid}: ${args.map((a) => (typeof a === 'string' ? a : safeJson(a))).join(' ')}` });
+    },
+  });
+  return env as unknown as Env;
+}
