@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { DbStatus } from '@/components/db/DbStatus';
 import { CheckSummary, LessonList, NextStep } from '@/components/course/CourseMap';
 import { ReplaySort } from '@/components/course/ReplaySort';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 export default function CourseMap() {
   return (

@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { bootPrebuilt } from '../components/db/prebuilt-datadir';
 import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { WorkerData, WorkerReply, WorkerRequest } from './explore-parallel';
 
@@ -16,7 +16,7 @@ const data = workerData as WorkerData;
 const post = (m: WorkerReply) => port.postMessage(m);
 
 async function main() {
-  const scenario = scenarioById(data.scenarioId);
+  const scenario = lessonById(data.scenarioId);
   const opts = { scenario, code: data.code, variant: data.variant };
   const prebuilt = await fromPrebuilt();
   const db = prebuilt ? await PgliteSimDatabase.attach(prebuilt) : await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));

@@ -29,7 +29,7 @@ import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { exploreParallel } from './explore-parallel';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
 import { drawFaults, explore, runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { PgliteStatements, type Lead, type PgliteConnection } from '../simulations/db/pglite-statements';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 import { ResponseReader } from '../simulations/db/pg-wire-reader';
@@ -157,7 +157,7 @@ async function main() {
   /** Untimed schedules before the rounds: V8 (the engine's JavaScript, PGlite's WebAssembly) keeps optimising for ~2,000. */
   const warmUpRuns = Number(process.env.BENCH_WARMUP ?? 2000);
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-  const scenario = scenarioById(scenarioId);
+  const scenario = lessonById(scenarioId);
   const code = scenario.variants.solution.code;
   const pg = new PGlite({ startParams: [...PGLITE_START_PARAMS] });
   const log: Recorded[] = [];

@@ -8,7 +8,7 @@ import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { describeFault, parseFaultPlan } from '../simulations/engine/faults';
 import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run/run';
 import type { Scenario } from '../simulations/lessons/kit/scenario';
-import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { LESSONS, lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { SimDatabase } from '../simulations/db/port';
 import { shellQuote, shellWord } from '../simulations/course/shell-quote';
@@ -256,7 +256,7 @@ async function replayExport(args: Args): Promise<number> {
   if (doc.version !== TRACE_EXPORT_VERSION) throw new UsageError(`"${file}" is trace format version ${String(doc.version)}; this simulator reads version ${TRACE_EXPORT_VERSION}`);
   let scenario: Scenario;
   try {
-    scenario = scenarioById(String(doc.scenario));
+    scenario = lessonById(String(doc.scenario));
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -349,18 +349,18 @@ async function main(argv: string[]): Promise<number> {
 
   checkFlagsFor(command, args);
   if (command === 'list') {
-    const list = SCENARIOS.map((s) => ({ id: s.id, title: s.title, variants: ['starter', 'solution'] }));
+    const list = LESSONS.map((s) => ({ id: s.id, title: s.title, variants: ['starter', 'solution'] }));
     if (json) out(JSON.stringify(list, null, 2));
-    else for (const s of SCENARIOS) out(`${s.id.padEnd(24)} ${s.title}`);
+    else for (const s of LESSONS) out(`${s.id.padEnd(24)} ${s.title}`);
     return 0;
   }
 
   if (command === 'replay') return replayExport(args);
   if (command !== 'run' && command !== 'explore') throw new UsageError(`unknown command "${command}"`);
-  if (!scenarioId) throw new UsageError(`${command} needs a scenario: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  if (!scenarioId) throw new UsageError(`${command} needs a scenario: ${LESSONS.map((s) => s.id).join(', ')}`);
   let scenario: Scenario;
   try {
-    scenario = scenarioById(scenarioId);
+    scenario = lessonById(scenarioId);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { explore, runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const DIR = new URL('./fixtures/anti-patterns/', import.meta.url);
@@ -55,7 +55,7 @@ const CONTROLS = [
 
 describe.each(CONTROLS)('control $file', ({ file, scenario: id }) => {
   test('holds on the demonstration and across 200 explored schedules', async () => {
-    const scenario = scenarioById(id);
+    const scenario = lessonById(id);
     const code = readFileSync(new URL(file, DIR), 'utf8');
     const variant = `tests/fixtures/anti-patterns/${file}`;
     const demo = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed, faults: scenario.demo.faults });
@@ -69,7 +69,7 @@ describe.each(CONTROLS)('control $file', ({ file, scenario: id }) => {
 const sim = simDbPerFile();
 
 describe.each(CASES)('$file in $scenario', ({ file, scenario: id, invariant, says }) => {
-  const scenario = scenarioById(id);
+  const scenario = lessonById(id);
   const code = readFileSync(new URL(file, DIR), 'utf8');
   const variant = `tests/fixtures/anti-patterns/${file}`;
 
@@ -99,7 +99,7 @@ describe.each(CASES)('$file in $scenario', ({ file, scenario: id, invariant, say
 });
 
 test('control: a random key stored with the work before its first use holds in random-key-on-retry', async () => {
-  const scenario = scenarioById('random-key-on-retry');
+  const scenario = lessonById('random-key-on-retry');
   const file = 'random-key-on-retry-stored-uuid.ts';
   const code = readFileSync(new URL(file, DIR), 'utf8');
   const variant = `tests/fixtures/anti-patterns/${file}`;

@@ -9,7 +9,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { explore, runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const DIR = new URL('./fixtures/brief-fixes/', import.meta.url);
@@ -22,7 +22,7 @@ test('there are fixtures to check', () => {
 });
 
 describe.each(FIXTURES)('%s', (file) => {
-  const scenario = scenarioById(file.replace(/\.ts$/, ''));
+  const scenario = lessonById(file.replace(/\.ts$/, ''));
   const code = readFileSync(new URL(file, DIR), 'utf8');
   const variant = `tests/fixtures/brief-fixes/${file}`;
 

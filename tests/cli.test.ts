@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, vi } from 'vitest';
-import { SCENARIO_CATALOG } from '../simulations/catalog';
-import { scenarioById } from '../simulations/scenarios/index';
+import { SCENARIO_CATALOG } from '../simulations/lessons/catalog';
+import { lessonById } from '../simulations/lessons/index';
 
 // Each call boots PGlite in a fresh process (~2-5 s, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 240_000 });
@@ -111,7 +111,7 @@ test("run's replay line survives the shell: quotes in the plan, a space in the c
   const plan = [...demo.faults, { kind: 'crash', process: 'worker-2', after: 'db', sql: "UPDATE operations SET state = 'done'" }];
   mkdirSync(join(dir, 'my code'));
   const code = join(dir, 'my code', 'handler.ts');
-  writeFileSync(code, scenarioById('crash-after-send').variants.starter.code);
+  writeFileSync(code, lessonById('crash-after-send').variants.starter.code);
   const human = sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan));
   const direct = JSON.parse(sim('run', 'crash-after-send', '--variant', code, '--seed', '1', '--faults', JSON.stringify(plan), '--json').out);
   const replayed = pasteReplay(human.out + (human.err ? `\nstderr: ${human.err}` : ''));

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { codeDiff, diffSummary, type DiffRow } from '../components/lab/code-diff';
-import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { LESSONS, lessonById } from '../simulations/lessons/index';
 
 const text = (row: DiffRow) => (row.kind === 'same' ? row.text : row.kind === 'fold' ? '' : row.segments.map((s) => s.text).join(''));
 const marked = (row: DiffRow) => (row.kind === 'added' || row.kind === 'removed' ? row.segments.filter((s) => s.changed).map((s) => s.text) : []);
@@ -19,7 +19,7 @@ function rebuild(rows: DiffRow[]) {
 }
 
 function variants(id: string) {
-  const s = scenarioById(id);
+  const s = lessonById(id);
   if (!s) throw new Error(id);
   return { starter: s.variants.starter.code, solution: s.variants.solution.code };
 }
@@ -99,7 +99,7 @@ describe('codeDiff', () => {
   });
 
   it("every scenario's fix rebuilds both texts, with counts that match its rows", () => {
-    for (const s of SCENARIOS) {
+    for (const s of LESSONS) {
       const { starter, solution } = { starter: s.variants.starter.code, solution: s.variants.solution.code };
       const d = codeDiff(starter, solution);
       const { before, after } = rebuild(d.rows);

@@ -4,7 +4,7 @@
  * storage never breaks the course.
  */
 import { beforeEach, expect, test } from 'vitest';
-import { SCENARIO_CATALOG } from '../simulations/catalog';
+import { SCENARIO_CATALOG } from '../simulations/lessons/catalog';
 import {
   PROGRESS_KEY,
   clearPrediction,

@@ -7,14 +7,14 @@ import { describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine/scheduler';
 import { parseFaultPlan } from '../simulations/engine/faults';
 import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run/run';
-import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { LESSONS, lessonById } from '../simulations/lessons/index';
 import type { Env, Fault } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const sim = simDbPerFile();
 
-const concurrent = scenarioById('concurrent-redelivery');
-const receipt = scenarioById('receipt-redelivery');
+const concurrent = lessonById('concurrent-redelivery');
+const receipt = lessonById('receipt-redelivery');
 
 function world(processes: WorldSpec['processes'], extra: Partial<WorldSpec> = {}): WorldSpec {
   return { processes, messages: [], visibilityTimeoutMs: 30_000, maxReceives: 5, horizonMs: 3_600_000, ...extra };
@@ -52,7 +52,7 @@ describe('determinism', () => {
   test("an exploration's verdict-only run is the same run as a full one, without the hash", async () => {
     // Starters break and solutions hold, under each seed's own fault plan: both kinds of verdict.
     const cases = ['concurrent-redelivery', 'lease-expiry', 'crash-after-send', 'dual-write', 'random-key-on-retry'].flatMap((id) => {
-      const s = scenarioById(id);
+      const s = lessonById(id);
       return (['starter', 'solution'] as const).map((v) => ({ s, v }));
     });
     await fc.assert(
@@ -163,7 +163,7 @@ describe('long explorations let the host turn', () => {
   });
   test('host tasks run while a counterexample is shrunk', async () => {
     // A shrink of more than one batch of runs (11 runs, seed 16's drawn plan).
-    const lease = scenarioById('lease-expiry');
+    const lease = lessonById('lease-expiry');
     const opts = { scenario: lease, code: lease.variants.starter.code, variant: 'starter' };
     const first = await runScenario(sim.db, { ...opts, seed: 16, faults: drawFaults(lease, 16) });
     expect(first.verdict).toBe('violated');
@@ -194,7 +194,7 @@ describe('which faults took effect', () => {
   test('each fault names the event it took effect at, and every fault event is named (every scenario, drawn plans)', async () => {
     let named = 0;
     let missed = 0;
-    for (const scenario of SCENARIOS) {
+    for (const scenario of LESSONS) {
       for (const variant of ['starter', 'solution'] as const) {
         for (let seed = 1; seed <= 6; seed++) {
           const req = { scenario, code: scenario.variants[variant].code, variant, seed, faults: drawFaults(scenario, seed) };
@@ -227,7 +227,7 @@ describe('which faults took effect', () => {
     expect(r.faultEvents.slice(0, demo.length).every((e) => e !== null), replayHint(r)).toBe(true);
     expect(r.faultEvents.at(-1)).toBeNull();
 
-    const charges = SCENARIOS.find((s) => s.faultMenu.some((f) => f.kind === 'lose-request' && f.call === 'payments.charge'))!;
+    const charges = LESSONS.find((s) => s.faultMenu.some((f) => f.kind === 'lose-request' && f.call === 'payments.charge'))!;
     const plan: Fault[] = [
       { kind: 'lose-request', call: 'payments.charge', nth: 1 },
       { kind: 'lose-response', call: 'payments.charge', nth: 1 },
@@ -247,7 +247,7 @@ describe('crashes, transactions and time', () => {
   // Regression: a restart happens without a step running, so the same `atStep` crash used to kill
   // every new incarnation and the run never ended (the lab's "Crash relay-1 now" hung).
   test.each(['dual-write', 'relay-crash'])('an "at step" crash fires once, and the restarted process finishes (%s)', async (id) => {
-    const scenario = scenarioById(id);
+    const scenario = lessonById(id);
     for (const atStep of [2, 4, 8]) {
       const faults = [...scenario.demo.faults, { kind: 'crash' as const, process: 'relay-1', atStep }];
       const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults });
@@ -259,7 +259,7 @@ describe('crashes, transactions and time', () => {
   });
 
   test('an "at step" crash at the step a worker restarts lands on the restarted worker, once, and the run ends', async () => {
-    const scenario = scenarioById('relay-crash');
+    const scenario = lessonById('relay-crash');
     const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
     const restart = base.trace.find((e) => e.type === 'restart' && e.actor === 'relay-1');
     expect(restart, replayHint(base)).toBeTruthy();
@@ -441,7 +441,7 @@ describe('learner code errors are clear and point at the line', () => {
   });
 
   test('a misspelt call option is said out loud: the provider reads only idempotencyKey', async () => {
-    const scenario = scenarioById('crash-after-send');
+    const scenario = lessonById('crash-after-send');
     const send = (options: string) => `export async function handleMessage(msg, env) {
   await env.email.send({ to: msg.customer, orderId: msg.orderId }, ${options});
   return 'ack';
@@ -473,7 +473,7 @@ describe('learner code errors are clear and point at the line', () => {
     ];
     for (const c of cases) {
       const code = `export async function ${c.fn} {\n  throw 'out of stock';\n}`;
-      const r = await runScenario(sim.db, { scenario: scenarioById(c.id), code, variant: 'learner', seed: 1, faults: [] });
+      const r = await runScenario(sim.db, { scenario: lessonById(c.id), code, variant: 'learner', seed: 1, faults: [] });
       const mine = r.codeErrors.find((e) => e.process === c.process);
       expect(mine?.message, c.id).toBe('"out of stock" (not an Error, so no line: throw new Error(…) to get one)');
       expect(mine?.line, c.id).toBeUndefined();
@@ -581,7 +581,7 @@ test("the scenarios' durations round to the minute as a whole, as sleepText does
 });
 
 test('the narration does not call an upsert an insert: a replayed upsert updates the row it made', async () => {
-  const scenario = scenarioById('replay-safety');
+  const scenario = lessonById('replay-safety');
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   const sqlOf = (e: (typeof r.trace)[number]) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
   const upserts = r.trace.filter((e) => e.type === 'db' && /ON CONFLICT[\s\S]*DO UPDATE/i.test(sqlOf(e)));

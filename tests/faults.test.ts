@@ -2,10 +2,10 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { describeFault, describeFaultAt, FaultPlanError, MAX_SQL_PREFIX_LENGTH, parseFaultPlan, sqlStartsWith } from '../simulations/engine/faults';
-import { SCENARIOS } from '../simulations/scenarios/index';
+import { LESSONS } from '../simulations/lessons/index';
 
 test('every scenario fault round-trips through the validator and has a sentence', () => {
-  for (const s of SCENARIOS) {
+  for (const s of LESSONS) {
     const plan = [...s.faultMenu, ...s.demo.faults];
     expect(JSON.parse(JSON.stringify(parseFaultPlan(JSON.parse(JSON.stringify(plan)))))).toEqual(JSON.parse(JSON.stringify(plan)));
     for (const f of plan) expect(describeFault(f).length).toBeGreaterThan(10);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { changedRows, runForLab, tablesAt } from '../simulations/run/lab-run';
 import { openTransactionsAt } from '../simulations/run/snapshots';
 import { runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { openSimDb } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 test('a lab run has the same trace hash as the plain run, and snapshots follow the claim', async () => {
-  const scenario = scenarioById('receipt-redelivery');
+  const scenario = lessonById('receipt-redelivery');
   const req = { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 };
   const plain = await runScenario(sim.db, req);
   const lab = await runForLab(sim.db, req);
@@ -30,7 +30,7 @@ test('a lab run has the same trace hash as the plain run, and snapshots follow t
 });
 
 test("a lease of 'infinity' reaches the inspector as 'infinity', not null", async () => {
-  const scenario = scenarioById('lease-expiry');
+  const scenario = lessonById('lease-expiry');
   const lab = await runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
   const end = tablesAt(lab, lab.result.trace.length - 1).operations;
   expect(JSON.parse(JSON.stringify(end))).toMatchObject([{ state: 'running', lease_until: 'infinity' }]);
@@ -43,7 +43,7 @@ test("code that does not load says so in a fresh tab, even where the lesson's ow
       ['replay-safety', (code: string) => code.replace(/}\s*$/, '')], // the last brace deleted
       ['moving-answers', (code: string) => code.replace('checkCustomer', 'checkCustomr')], // the export misspelt
     ] as const) {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       const lab = await runForLab(fresh.db, { scenario, code: broken(scenario.variants.starter.code), variant: 'learner', seed: 1 });
       expect(lab.result.verdict, id).toBe('error');
       expect(lab.result.error?.message, id).toMatch(/expected|must export a function named checkCustomer/);
@@ -55,7 +55,7 @@ test("code that does not load says so in a fresh tab, even where the lesson's ow
 });
 
 test('a crash right after a write inside a transaction: the inspector shows the uncommitted row at the write, as uncommitted, and gone at the rollback', async () => {
-  const scenario = scenarioById('dual-write');
+  const scenario = lessonById('dual-write');
   const req = { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: scenario.demo.seed };
   const plain = await runScenario(sim.db, req);
   const lab = await runForLab(sim.db, req);

@@ -20,7 +20,7 @@ import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/run/lab-run';
 import type { LabRun } from '../simulations/run/lab-run';
 import { explore, type ExploreResult, type RunResult } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { openSimDb } from './helpers/sim-db';
 
 const h = React.createElement;
@@ -34,7 +34,7 @@ let explored: ExploreResult;
 
 beforeAll(async () => {
   sim = await openSimDb();
-  const scenario = scenarioById('receipt-redelivery');
+  const scenario = lessonById('receipt-redelivery');
   starter = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
   solution = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
   explored = await explore(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', runs: 12 });
@@ -304,7 +304,7 @@ describe('Ledger', () => {
   });
 
   test('an empty section says "yet" while the run plays and "in this run" once it is over', async () => {
-    const scenario = scenarioById('ambiguous-timeout-charge');
+    const scenario = lessonById('ambiguous-timeout-charge');
     const run = await labRun.runForLab(sim.db, { scenario, code: `export async function ${scenario.entry}() {}`, variant: 'nothing', seed: 1 });
     expect(run.result.ledger.charges).toEqual([]);
     expect(renderToStaticMarkup(h(Ledger, { run, selected: 0, actors: scenario.actors }))).toContain('No charges made yet.');
@@ -314,7 +314,7 @@ describe('Ledger', () => {
   });
 
   test('a message published again (same topic and body) is called out, naming the first; the first is not', async () => {
-    const scenario = scenarioById('relay-concurrency');
+    const scenario = lessonById('relay-concurrency');
     const run = await labRun.runForLab(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
     const published = run.result.ledger.published;
     const repeats = published.map((_, i) => firstOfSame(published, i)).filter((p) => p !== undefined);
@@ -580,7 +580,7 @@ describe('ExplorerPanel', () => {
   });
 
   test('a finished exploration of the starter shows its violations, histogram and counterexample, in the invariants\' words', () => {
-    const scenario = scenarioById('receipt-redelivery');
+    const scenario = lessonById('receipt-redelivery');
     const titles = Object.fromEntries(scenario.invariants.map((i) => [i.id, i.title]));
     const html = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop, titles }));
     expect(explored.violations).toBeGreaterThan(0);

@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { enterProcess, exportedFunction, loadLearnerModule } from '../simulations/learner/compile';
 import { explore, runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const COUNTER = `let calls = 0;\nexport function next() { return ++calls; }`;
@@ -61,7 +61,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 const sim = simDbPerFile();
 
 describe.each(['receipt-redelivery', 'concurrent-redelivery'])('an in-memory dedupe set in %s', (id) => {
-  const scenario = scenarioById(id)!;
+  const scenario = lessonById(id)!;
 
   test('does not stop the second receipt, on the first run as on every rerun', async () => {
     const run = () => runScenario(sim.db, { scenario, code: IN_MEMORY_DEDUPE, variant: 'in-memory', seed: scenario.demo.seed });

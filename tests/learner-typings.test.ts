@@ -7,7 +7,7 @@
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { LEARNER_TYPINGS } from '../components/lab/learner-typings';
-import { SCENARIOS } from '../simulations/scenarios/index';
+import { LESSONS } from '../simulations/lessons/index';
 
 const OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ESNext,
@@ -39,7 +39,7 @@ test('the check can fail: a wrong type is reported', () => {
   expect(typeErrors(`import type { Env } from 'effectively-once';\nexport const n: number = 'text';\nexport function f(env: Env) { return env.transform.nope(); }`).length).toBe(2);
 });
 
-describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
+describe.each(LESSONS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
   test.each(['starter', 'solution'] as const)('%s has no type errors with the learner typings', (variant) => {
     expect(typeErrors(scenario.variants[variant].code)).toEqual([]);
   });

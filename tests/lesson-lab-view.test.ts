@@ -14,7 +14,7 @@ import { formatSimMoment, formatSimTime, simClockTime } from '../components/lab/
 import { clockShown, timeColumnWidth } from '../components/lab/view/EventLog';
 import { runForLab } from '../simulations/run/lab-run';
 import { runScenario } from '../simulations/run/run';
-import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { LESSONS, lessonById } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 import type { Fault, TraceEvent } from '../simulations/engine/types';
 
@@ -22,7 +22,7 @@ const h = React.createElement;
 const sim = simDbPerFile();
 
 async function ledgerHtml(id: string, variant: 'starter' | 'solution') {
-  const scenario = scenarioById(id);
+  const scenario = lessonById(id);
   const run = await runForLab(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
   return { run, html: renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1, actors: scenario.actors })) };
 }
@@ -54,7 +54,7 @@ describe('Ledger on the new scenarios', () => {
   test('business-date-reminder: a redelivery after midnight counts for the date it was for, as the invariant counts it', async () => {
     // A reminder keyed on the attempt's date; worker-2 dies before acking the 23:59 rerun, which
     // comes back at 00:00:30 and goes out again under the 6th's key.
-    const scenario = scenarioById('business-date-reminder');
+    const scenario = lessonById('business-date-reminder');
     const code = readFileSync(new URL('./fixtures/anti-patterns/business-date-reminder-attempt-date.ts', import.meta.url), 'utf8');
     const faults: Fault[] = [{ kind: 'crash', process: 'worker-2', before: 'queue.ack' }];
     const run = await runForLab(sim.db, { scenario, code, variant: 'attempt-date', seed: 1, faults });
@@ -130,7 +130,7 @@ describe('Ledger on the new scenarios', () => {
 });
 
 describe('fault buttons of every scenario', () => {
-  test.each(SCENARIOS.map((s) => [s.id, s] as const))('%s: crash targets and the lost call exist in the world', async (_id, scenario) => {
+  test.each(LESSONS.map((s) => [s.id, s] as const))('%s: crash targets and the lost call exist in the world', async (_id, scenario) => {
     const lab = toLabScenario(scenario);
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     const actorsSeen = new Set(r.trace.flatMap((e) => [e.actor, e.target]));
@@ -142,7 +142,7 @@ describe('fault buttons of every scenario', () => {
   // "Redeliver now" hands a message a consumer holds at the event on screen to a second consumer;
   // message ids differ by scenario (m1, evt_1, p1…), so the button reads them from the run, and the
   // injected rerun must really deliver that message twice, and not before the event on screen.
-  test.each(SCENARIOS.filter((s) => canRedeliver(toLabScenario(s))).map((s) => [s.id, s] as const))(
+  test.each(LESSONS.filter((s) => canRedeliver(toLabScenario(s))).map((s) => [s.id, s] as const))(
     '%s: "Redeliver now" redelivers a message held at that moment, from then on',
     async (_id, scenario) => {
       // No plan of its own, so the only duplicate delivery is the injected one.
@@ -177,7 +177,7 @@ describe('fault buttons of every scenario', () => {
 describe('"Lose the next response" loses the response in flight, or the next one, of any call', () => {
   test('replay-safety: just before the charge, the charge (not the next e-mail); batch-credits: on the batch call, that batch', async () => {
     const at = async (id: string, pick: (e: TraceEvent) => boolean, offset: number) => {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
       const call = base.trace.find(pick)!;
       expect(call, id).toBeDefined();
@@ -209,7 +209,7 @@ describe('fault buttons are offered only where the fault can happen', () => {
   test('"Crash X now" is enabled exactly where the crash lands, "Lose the next response" wherever a call is still to come (every scenario, every event)', async () => {
     let checked = 0;
     let offered = 0;
-    for (const scenario of SCENARIOS) {
+    for (const scenario of LESSONS) {
       const lab = toLabScenario(scenario);
       const base = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
       const call = callKindOf(lab);
@@ -249,7 +249,7 @@ describe('fault buttons are offered only where the fault can happen', () => {
   test('"Redeliver now" hands the held message to another consumer from that moment on, never sooner (every scenario that offers it, every event)', async () => {
     let offered = 0;
     let happened = 0;
-    for (const scenario of SCENARIOS.filter((s) => canRedeliver(toLabScenario(s)))) {
+    for (const scenario of LESSONS.filter((s) => canRedeliver(toLabScenario(s)))) {
       for (const variant of ['starter', 'solution'] as const) {
         const code = scenario.variants[variant].code;
         const base = await runScenario(sim.db, { scenario, code, variant, seed: scenario.demo.seed });

@@ -12,10 +12,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { lookupVerdictAt, Providers, transformOutput } from '../simulations/providers/index';
 import { creditsLeft, meteredSettings } from '../simulations/providers/metered-account';
-import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/replay-safety';
+import { REPLAY_BINS, REPLAY_OPERATIONS } from '../simulations/lessons/replay-safety/sorting';
 import { explore, runScenario } from '../simulations/run/run';
 import { firstInTransaction } from '../simulations/lessons/kit/scenario';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import type { Fault, LookupResult, TraceEvent, TransformRequest, TransformResult } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
@@ -97,7 +97,7 @@ describe('the e-mail provider', () => {
   });
 
   test("human-rerun's solution names a gap that is real: a crash between the receipt and its complete, rerun 26 h later, sends it again", async () => {
-    const scenario = scenarioById('human-rerun');
+    const scenario = lessonById('human-rerun');
     const faults: Fault[] = [{ kind: 'crash', process: 'nightly-job', after: 'email.send', nth: 1 }];
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults });
     expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(false);
@@ -108,7 +108,7 @@ describe('the e-mail provider', () => {
 });
 
 describe('the payment provider inside a run', () => {
-  const scenario = scenarioById('ambiguous-timeout-charge');
+  const scenario = lessonById('ambiguous-timeout-charge');
 
   test('a provider key alone is not enough: the rerun after the 24-hour retention charges again (canary)', async () => {
     const keyOnly = `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
@@ -162,7 +162,7 @@ export async function chargeOrder(order: CheckoutOrder, env: Env) {
 
 describe('canaries: near misses the invariants must catch', () => {
   test('business-date-reminder: a key of the order alone silences the next day', async () => {
-    const scenario = scenarioById('business-date-reminder');
+    const scenario = lessonById('business-date-reminder');
     const code = scenario.variants.solution.code.replace('    businessDate: msg.businessDate,\n', '');
     expect(code).not.toBe(scenario.variants.solution.code);
     const r = await runScenario(sim.db, { scenario, code, variant: 'order-only-key', seed: 1 });
@@ -171,14 +171,14 @@ describe('canaries: near misses the invariants must catch', () => {
   });
 
   test('business-date-reminder: the solution sends one on each date, nothing on the same-day rerun', async () => {
-    const scenario = scenarioById('business-date-reminder');
+    const scenario = lessonById('business-date-reminder');
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     expect(r.ledger.emails.map((e) => e.template), replayHint(r)).toEqual(['reminder', 'reminder']);
     expect(r.ledger.emails[1]!.atMs, replayHint(r)).toBeGreaterThanOrEqual(24 * 3_600_000);
   });
 
   test('batch-credits: resending only the failed indices but misplacing the results is caught', async () => {
-    const scenario = scenarioById('batch-credits');
+    const scenario = lessonById('batch-credits');
     // Writes result k to index k instead of to the k-th index sent.
     const code = scenario.variants.solution.code.replace('if (r?.ok) outputs[index] = r.output;', 'if (r?.ok) outputs[k] = r.output;');
     expect(code).not.toBe(scenario.variants.solution.code);
@@ -187,7 +187,7 @@ describe('canaries: near misses the invariants must catch', () => {
   });
 
   test('batch-credits: the solution spends exactly one credit per item, the starter more than the account ever had', async () => {
-    const scenario = scenarioById('batch-credits');
+    const scenario = lessonById('batch-credits');
     const good = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1 });
     expect(good.ledger.credits, replayHint(good)).toHaveLength(10);
     expect(new Set(good.ledger.itemRefusals.map((x) => x.code)), replayHint(good)).toEqual(new Set([429, 402, 'no-response']));
@@ -196,13 +196,13 @@ describe('canaries: near misses the invariants must catch', () => {
   });
 
   test('moving-answers: without a replay nothing moves, and the starter holds (the fault is what shows it)', async () => {
-    const scenario = scenarioById('moving-answers');
+    const scenario = lessonById('moving-answers');
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1, faults: [] });
     expect(r.verdict, replayHint(r)).toBe('held');
   });
 
   test('human-rerun: provider keys alone are forgotten by the next day; only the operations table holds', async () => {
-    const scenario = scenarioById('human-rerun');
+    const scenario = lessonById('human-rerun');
     const keysOnly = `import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
 type BillingOrder = CheckoutOrder & { email: string };
 export async function runBillingJob(orders: BillingOrder[], env: Env) {
@@ -224,7 +224,7 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
   });
 
   test('replay-safety: a starter that protects only the charge still counts twice', async () => {
-    const scenario = scenarioById('replay-safety');
+    const scenario = lessonById('replay-safety');
     const code = scenario.variants.starter.code
       .replace("import type { Env } from 'effectively-once';", "import { opKey, type Env } from 'effectively-once';")
       .replace(
@@ -241,25 +241,25 @@ export async function runBillingJob(orders: BillingOrder[], env: Env) {
 });
 
 test('moving-answers: a handler that returns null is reported as an answer the worker cannot act on, not as a throw', async () => {
-  const scenario = scenarioById('moving-answers');
+  const scenario = lessonById('moving-answers');
   const code = `export async function checkCustomer(msg, env) {\n  return null;\n}`;
   const r = await runScenario(sim.db, { scenario, code, variant: 'learner', seed: 1, faults: [] });
   expect(r.codeErrors[0], replayHint(r)).toMatchObject({ returned: true, message: expect.stringMatching(/must return .* not null$/) });
 });
 
 test('a dead-lettered message says how many of its deliveries were answered "retry-later" behind a live lease', async () => {
-  const scenario = scenarioById('lease-expiry');
+  const scenario = lessonById('lease-expiry');
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
   expect(settled.detail, replayHint(r)).toMatch(/^message m1 was dead-lettered after 10 deliveries, \d+ of them answered "retry-later" \(its key claimed under a lease still running\), each one using up a delivery$/);
   // Not said where no delivery backed off.
-  const plain = await runScenario(sim.db, { scenario: scenarioById('receipt-redelivery'), code: 'export async function handleMessage() { throw new Error("down"); }', variant: 'learner', seed: 1, faults: [] });
+  const plain = await runScenario(sim.db, { scenario: lessonById('receipt-redelivery'), code: 'export async function handleMessage() { throw new Error("down"); }', variant: 'learner', seed: 1, faults: [] });
   expect(plain.invariants.find((i) => i.id === 'messages-settled')?.detail, replayHint(plain)).not.toMatch(/retry-later/);
 });
 
 describe('Explore catches the half fixes that only a crash in the gap breaks (a learner review found both passing)', () => {
   test('business-date-reminder: marking the reminder done before sending it loses it when the worker dies in between', async () => {
-    const scenario = scenarioById('business-date-reminder');
+    const scenario = lessonById('business-date-reminder');
     const markFirst = `import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
 type ReminderMessage = ReceiptMessage & { businessDate: string };
 export async function sendReminder(msg: ReminderMessage, env: Env) {
@@ -279,7 +279,7 @@ export async function sendReminder(msg: ReminderMessage, env: Env) {
   }, 120_000);
 
   test('webhook-dedupe: recording the event and sending in one transaction sends again after a crash between them', async () => {
-    const scenario = scenarioById('webhook-dedupe');
+    const scenario = lessonById('webhook-dedupe');
     const inOneTx = `import { opKey, withTransaction, type Env } from 'effectively-once';
 interface PaymentEvent { eventId: string; type: string; orderId: number; customer: string }
 export async function handleMessage(event: PaymentEvent, env: Env) {
@@ -353,7 +353,7 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
   });
 
   test('concurrent-redelivery: SELECT and INSERT in one transaction sends once here (PGlite serializes), and the e-mail inside the transaction is named', async () => {
-    const scenario = scenarioById('concurrent-redelivery');
+    const scenario = lessonById('concurrent-redelivery');
     const demo = await runScenario(sim.db, { scenario, code: selectInTx, variant: 'select-in-tx', seed: scenario.demo.seed, faults: scenario.demo.faults });
     expect(demo.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(demo)).toBe(true);
     const inside = demo.invariants.find((i) => i.id === 'no-email-inside-transaction');
@@ -364,7 +364,7 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
 
   test("the lib solutions never send from inside a transaction, in any scenario that checks it", async () => {
     for (const id of ['receipt-redelivery', 'concurrent-redelivery', 'lease-expiry', 'crash-after-send', 'webhook-dedupe']) {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       expect(scenario.invariants.map((i) => i.id), id).toContain('no-email-inside-transaction');
       const e = await explore(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: 60 });
       expect(e.byInvariant['no-email-inside-transaction'], id).toBe(0);
@@ -373,18 +373,18 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
 
   test('concurrent-redelivery and lease-expiry: their e-mail provider says it ignores a key (tests/anti-patterns.test.ts explores the key alone)', async () => {
     for (const id of ['concurrent-redelivery', 'lease-expiry']) {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       const r = await runScenario(sim.db, { scenario, code: keyOnly, variant: 'key-only', seed: scenario.demo.seed, faults: scenario.demo.faults });
       expect(r.trace.some((ev) => ev.type === 'call' && ev.text.includes('this provider keeps no idempotency keys: the key was ignored')), replayHint(r)).toBe(true);
     }
     // Where the provider does keep keys, the key alone is a fix (crash-after-send's lesson).
-    const crash = scenarioById('crash-after-send');
+    const crash = lessonById('crash-after-send');
     const e = await explore(sim.db, { scenario: crash, code: keyOnly, variant: 'key-only', runs: 100 });
     expect(e.violations).toBe(0);
   }, 180_000);
 
   test('relay-concurrency: a transaction without FOR UPDATE publishes each row once here, and the lock check names it', async () => {
-    const scenario = scenarioById('relay-concurrency');
+    const scenario = lessonById('relay-concurrency');
     const r = await runScenario(sim.db, { scenario, code: relayTxWithoutLock, variant: 'tx-without-lock', seed: scenario.demo.seed });
     expect(r.invariants.find((i) => i.id === 'each-row-once')?.held, replayHint(r)).toBe(true);
     const lock = r.invariants.find((i) => i.id === 'locks-what-it-publishes');
@@ -403,7 +403,7 @@ const DEEP_RUNS = Number(process.env.EXPLORE_RUNS_NEW ?? 150);
 
 describe.each(NEW_IDS)('%s explored deeply', (id) => {
   test(`the solution holds across ${DEEP_RUNS} seeded fault plans`, async () => {
-    const scenario = scenarioById(id);
+    const scenario = lessonById(id);
     const e = await explore(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', runs: DEEP_RUNS });
     const cx = e.counterexample;
     expect(e.violations, cx ? replayHint({ scenario: id, variant: 'solution', ...cx }) + ` — ${cx.invariant}: ${cx.detail}` : '').toBe(0);
@@ -413,7 +413,7 @@ describe.each(NEW_IDS)('%s explored deeply', (id) => {
 
 describe.each(NEW_IDS)('%s is deterministic', (id) => {
   test('the same seed and plan give the same trace hash; the CLI finds it by id', async () => {
-    const scenario = scenarioById(id);
+    const scenario = lessonById(id);
     for (const variant of ['starter', 'solution'] as const) {
       const req = { scenario, code: scenario.variants[variant].code, variant, seed: 7 };
       const a = await runScenario(sim.db, req);
@@ -457,7 +457,7 @@ describe('the replay-safety table as data', () => {
   });
 
   test('the scenario agrees with the bins: the starter breaks exactly the invariants of the unsafe operations', async () => {
-    const scenario = scenarioById('replay-safety');
+    const scenario = lessonById('replay-safety');
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 1 });
     const broken = new Set(r.invariants.filter((i) => !i.held).map((i) => i.id));
     const guardedBy: Record<string, string> = { charge: 'no-double-charge', email: 'at-most-one-email', counter: 'counter-correct', append: 'no-duplicate-row' };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { Engine, type WorldSpec } from '../simulations/engine/scheduler';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { drawFaults, runScenario } from '../simulations/run/run';
-import { SCENARIOS } from '../simulations/scenarios/index';
+import { LESSONS } from '../simulations/lessons/index';
 import type { PgliteSimDatabase } from '../simulations/db/pglite';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 const SEEDS = [1, 2, 3, 4];
 
-describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
+describe.each(LESSONS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
   test.each(['starter', 'solution'] as const)('%s: same verdicts and trace on PGlite and PostgreSQL 15', async (variant) => {
     for (const seed of SEEDS) {
       const faults = seed === 1 ? scenario.demo.faults : drawFaults(scenario, seed);
@@ -132,7 +132,7 @@ test('a crash drops the connection: the server rolls back and releases its locks
 });
 
 describe('relay-concurrency: what only a real server shows', () => {
-  const scenario = SCENARIOS.find((s) => s.id === 'relay-concurrency')!;
+  const scenario = LESSONS.find((s) => s.id === 'relay-concurrency')!;
   // A transaction, but no FOR UPDATE: correct-looking, and wrong as soon as transactions overlap.
   const txWithoutLocks = `import type { Env } from 'effectively-once';
 export async function relayOnce(env: Env) {

@@ -27,7 +27,7 @@ import { SCHEMA_SQL } from '../lib/schema';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { CLOCK_SQL, prepareSimDatabase, SEARCH_PATH_SQL } from '../simulations/db/sql-clock';
 import { drawFaults, runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -227,7 +227,7 @@ describe('the prebuilt data directory', () => {
   it('attached, it runs scenarios exactly as a database that ran the schema script', async () => {
     const opened = await PgliteSimDatabase.open(fresh);
     for (const id of ['receipt-redelivery', 'concurrent-redelivery', 'lease-expiry']) {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       for (const variant of ['starter', 'solution'] as const) {
         for (const seed of [1, 2, 3]) {
           const run = { scenario, code: scenario.variants[variant].code, variant, seed, faults: drawFaults(scenario, seed) };

@@ -6,17 +6,20 @@
  * and the solution's differ, so a prediction can never be right by a hard-coded answer.
  */
 import { describe, expect, test } from 'vitest';
-import { SCENARIO_CATALOG } from '../simulations/catalog';
-import { PREDICTIONS, predictionFor, type RunFacts } from '../simulations/predictions';
-import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/quizzes';
+import { SCENARIO_CATALOG } from '../simulations/lessons/catalog';
+import type { RunFacts } from '../simulations/lessons/kit/predictions';
+import { QUESTIONS, generalQuestions, questionById, questionsFor } from '../simulations/lessons/catalog';
 import { runScenario } from '../simulations/run/run';
 import { decodeLabLink, labLinkHref } from '../simulations/course/share-link';
-import { SCENARIOS, scenarioById } from '../simulations/scenarios/index';
+import { LESSONS, lessonById } from '../simulations/lessons/index';
+
+const PREDICTIONS = LESSONS.flatMap((l) => (l.prediction ? [{ ...l.prediction, scenario: l.id }] : []));
+const predictionFor = (id: string) => PREDICTIONS.find((p) => p.scenario === id);
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const sim = simDbPerFile();
 
-const scenarioIds = new Set(SCENARIOS.map((s) => s.id));
+const scenarioIds = new Set(LESSONS.map((s) => s.id));
 
 test('question ids are unique and the lookups find them', () => {
   const ids = QUESTIONS.map((q) => q.id);
@@ -51,7 +54,7 @@ describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) 
     const see = q.see;
     test(`"see it happen" (${see.scenario}, ${see.variant}, seed ${see.seed}) gives the verdict ${see.expect}`, async () => {
       expect(scenarioIds.has(see.scenario), `scenario ${see.scenario}`).toBe(true);
-      const scenario = scenarioById(see.scenario);
+      const scenario = lessonById(see.scenario);
       const r = await runScenario(sim.db, { scenario, code: scenario.variants[see.variant].code, variant: see.variant, seed: see.seed, faults: see.faults });
       expect(r.verdict, replayHint(r)).toBe(see.expect);
       if (see.invariant) {
@@ -97,7 +100,7 @@ describe('predict, then run', () => {
 
   describe.each(PREDICTIONS.map((p) => [p.scenario, p] as const))('%s', (id, p) => {
     test('is computed from real runs: the starter and the solution give different, valid outcomes', async () => {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       const outcomes: Record<string, string> = {};
       for (const variant of ['starter', 'solution'] as const) {
         const r = await runScenario(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
@@ -109,13 +112,16 @@ describe('predict, then run', () => {
         outcomes[variant] = outcome;
       }
       expect(outcomes.starter, 'the demonstration must surprise someone: starter and solution differ').not.toBe(outcomes.solution);
+      // The lab reads the same answer from the run itself.
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
+      expect(r.prediction?.outcome).toBe(outcomes.starter);
     });
   });
 
   test('known figures of the demonstrations, read from the ledger', async () => {
     const figures: Record<string, string> = {};
     for (const id of ['receipt-redelivery', 'random-key-on-retry', 'relay-concurrency', 'batch-credits', 'business-date-reminder']) {
-      const scenario = scenarioById(id);
+      const scenario = lessonById(id);
       const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
       figures[id] = predictionFor(id)!.describe({ verdict: r.verdict as RunFacts['verdict'], invariants: r.invariants, ledger: r.ledger });
     }

@@ -5,11 +5,10 @@
  * fails; if it injected faults no correct design survives, the second half fails.
  */
 import { describe, expect, test } from 'vitest';
-import { SCENARIO_CATALOG } from '../simulations/catalog';
-import { SCENARIO_IDS } from '../simulations/scenario-ids';
+import { SCENARIO_CATALOG, SCENARIO_IDS } from '../simulations/lessons/catalog';
 import { formatSimMoment } from '../simulations/engine/sim-time';
 import { explore, runScenario } from '../simulations/run/run';
-import { SCENARIOS } from '../simulations/scenarios/index';
+import { LESSONS } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const EXPLORED_RUNS = Number(process.env.EXPLORE_RUNS ?? 60);
@@ -36,13 +35,13 @@ const STARTER_BREAKS: Record<string, string> = {
 const sim = simDbPerFile();
 
 test('the catalog and the engine list the same scenarios in the same order', () => {
-  expect(SCENARIOS.map((s) => [s.id, s.title])).toEqual(SCENARIO_CATALOG.map((s) => [s.id, s.title]));
-  expect(Object.keys(STARTER_BREAKS).sort()).toEqual(SCENARIOS.map((s) => s.id).sort());
+  expect(LESSONS.map((s) => [s.id, s.title])).toEqual(SCENARIO_CATALOG.map((s) => [s.id, s.title]));
+  expect(Object.keys(STARTER_BREAKS).sort()).toEqual(LESSONS.map((s) => s.id).sort());
   // And the ids alone, which the database provider reads to tell a lab from a mistyped address.
   expect([...SCENARIO_IDS]).toEqual(SCENARIO_CATALOG.map((s) => s.id));
 });
 
-describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
+describe.each(LESSONS.map((s) => [s.id, s] as const))('%s', (_id, scenario) => {
   test(`starter breaks ${STARTER_BREAKS[scenario.id]} under the demonstration plan (seed ${scenario.demo.seed})`, async () => {
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
     const broken = r.invariants.filter((i) => !i.held).map((i) => i.id);
@@ -76,7 +75,7 @@ describe.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (_id, scenario) =>
 });
 
 test('dual-write demonstration: the crash is followed by a retried checkout, so both variants really place an order', async () => {
-  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const scenario = LESSONS.find((s) => s.id === 'dual-write')!;
   const published = (r: Awaited<ReturnType<typeof runScenario>>) =>
     r.ledger.published.filter((p) => p.topic === 'order-placed').map((p) => ({ orderId: (p.body as { orderId: number }).orderId, by: p.by }));
 
@@ -111,7 +110,7 @@ test('dual-write demonstration: the crash is followed by a retried checkout, so 
 });
 
 test('dual-write: publishing first announces an order that never committed (phantom)', async () => {
-  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const scenario = LESSONS.find((s) => s.id === 'dual-write')!;
   const publishFirst = `import type { Env } from 'effectively-once';
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
   const { rows: [next] } = await env.db.query<{ id: number }>("SELECT nextval('orders_id_seq')::int AS id");
@@ -125,7 +124,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
 });
 
 test("an invariant's evidence names a moment as the ledger and the event log do (QA saw \"25 h 0 min 0.0 s\" beside \"1 day 1 h\")", async () => {
-  const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
+  const scenario = LESSONS.find((s) => s.id === 'ambiguous-timeout-charge')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
   const twice = r.invariants.find((i) => i.id === 'no-double-charge')!;
   expect(twice.held, replayHint(r)).toBe(false);
@@ -139,7 +138,7 @@ test("an invariant's evidence names a moment as the ledger and the event log do 
 
 test('code that does nothing passes no scenario: every one has an invariant for the work being done', async () => {
   const passed: string[] = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of LESSONS) {
     for (const body of ['return;', "return 'ack';"]) {
       const code = `export async function ${scenario.entry}(...args: unknown[]) { ${body} }`;
       const r = await runScenario(sim.db, { scenario, code, variant: 'do-nothing', seed: scenario.demo.seed, faults: scenario.demo.faults });
@@ -151,7 +150,7 @@ test('code that does nothing passes no scenario: every one has an invariant for 
 
 test('dual-write: a checkout that confirms an order it never saved is caught (no COMMIT, or no write at all)', async () => {
   // Found by QA: both passed every invariant ("0 committed orders, so nothing to publish").
-  const scenario = SCENARIOS.find((s) => s.id === 'dual-write')!;
+  const scenario = LESSONS.find((s) => s.id === 'dual-write')!;
   const head = `import type { Env } from 'effectively-once';
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {`;
   const noCommit = `${head}
@@ -186,7 +185,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
 describe('relay-concurrency: a republish after a crash is at-least-once, not a race', () => {
   // Found by QA: "Crash relay-2 now" right after it published made the solution "violate"
   // "each row published exactly once", while lesson 14 teaches that the outbox promises at least once.
-  const scenario = SCENARIOS.find((s) => s.id === 'relay-concurrency')!;
+  const scenario = LESSONS.find((s) => s.id === 'relay-concurrency')!;
   const crashAfterPublish = [{ kind: 'crash' as const, process: 'relay-2', after: 'queue.publish' as const }];
 
   test('the solution holds when a relay crashes between publishing and marking, and the detail says why a row went twice', async () => {
@@ -219,7 +218,7 @@ describe('relay-concurrency: a republish after a crash is at-least-once, not a r
 test('"Every message is acknowledged" names who acknowledged it, so it does not read as contradicting a failed delivery', async () => {
   // QA: the starter's banner said worker-1's delivery was not acknowledged, and the verdict said
   // "every message was acknowledged" (worker-2 had acknowledged it).
-  const scenario = SCENARIOS.find((s) => s.id === 'concurrent-redelivery')!;
+  const scenario = LESSONS.find((s) => s.id === 'concurrent-redelivery')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 3 });
   expect(r.codeErrors.map((e) => e.process), replayHint(r)).toEqual(['worker-1']);
   const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
@@ -228,7 +227,7 @@ test('"Every message is acknowledged" names who acknowledged it, so it does not 
 
 test('"Checkout and the rerun both report the one charge" does not pass when there are several charges', async () => {
   // QA: the starter charged three times and this invariant still said Held, having checked nothing.
-  const scenario = SCENARIOS.find((s) => s.id === 'ambiguous-timeout-charge')!;
+  const scenario = LESSONS.find((s) => s.id === 'ambiguous-timeout-charge')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   expect(r.ledger.charges.length, replayHint(r)).toBeGreaterThan(1);
   const same = r.invariants.find((i) => i.id === 'same-charge-everywhere')!;

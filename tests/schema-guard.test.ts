@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { explore, runScenario, type RunResult } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { dropCreatedSql } from '../simulations/db/schema-guard';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
@@ -19,7 +19,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const concurrent = scenarioById('concurrent-redelivery');
+const concurrent = lessonById('concurrent-redelivery');
 
 /** A correct consumer that keeps its own dedupe table, created by the handler itself. */
 const OWN_TABLE = `export async function handleMessage(msg, env) {
@@ -113,7 +113,7 @@ describe('a run starts from the lesson schema', () => {
   test('CREATE TABLE IF NOT EXISTS of a lesson table, and a scenario’s own setup tables, are no change at all', async () => {
     await run(concurrent.variants.solution.code, 3, 'solution');
     await sim.pg.exec('CREATE TABLE IF NOT EXISTS operations (op_key text PRIMARY KEY)');
-    const replay = scenarioById('replay-safety');
+    const replay = lessonById('replay-safety');
     await runScenario(sim.db, { scenario: replay, code: replay.variants.solution.code, variant: 'solution', seed: 1 });
     const { rows } = await sim.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM sim.schema_changes');
     expect(rows[0].n).toBe(0);

@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { runScenario, type RunResult } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { SimDatabase } from '../simulations/db/port';
 import { replayHint } from './helpers/sim-db';
 
-const concurrent = scenarioById('concurrent-redelivery');
+const concurrent = lessonById('concurrent-redelivery');
 
 /** Sends a receipt only while a session setting it makes itself is unset: a run's state kept in the session. */
 const remembers = (set: string) => `export async function handleMessage(msg, env) {

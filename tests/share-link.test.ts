@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { deflateSync, strToU8 } from 'fflate';
 import { describe, expect, test } from 'vitest';
-import { SCENARIO_CATALOG } from '../simulations/catalog';
+import { SCENARIO_CATALOG } from '../simulations/lessons/catalog';
 import {
   decodeLabLink,
   encodeLabLink,
@@ -19,7 +19,7 @@ import {
   type LabLinkInput,
 } from '../simulations/course/share-link';
 import type { Fault } from '../simulations/engine/types';
-import { SCENARIOS } from '../simulations/scenarios/index';
+import { LESSONS } from '../simulations/lessons/index';
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 /** A fragment holding any JSON text, packed exactly as the encoder packs (so only validation can refuse it). */
@@ -92,7 +92,7 @@ describe('round trip', () => {
   });
 
   test('every scenario\'s demonstration survives, and labLinkHref points at its lab', () => {
-    for (const s of SCENARIOS) {
+    for (const s of LESSONS) {
       const href = labLinkHref({ scenario: s.id, variant: 'starter', seed: s.demo.seed, faults: s.demo.faults, step: 3 });
       expect(href.startsWith(`/lab/${s.id}/#v1.`)).toBe(true);
       const r = decodeLabLink(href.slice(href.indexOf('#')));

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
@@ -141,7 +141,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 `;
 
   test('a lease written with CURRENT_TIMESTAMP runs on simulated time: it expires, and the run repeats exactly', async () => {
-    const scenario = scenarioById('lease-expiry');
+    const scenario = lessonById('lease-expiry');
     const run = () => runScenario(sim.db, { scenario, code: CURRENT_TIMESTAMP_FIX, variant: 'current-timestamp', seed: scenario.demo.seed });
     const first = await run();
     expect(first.invariants.filter((i) => !i.held), replayHint(first)).toEqual([]);
@@ -173,7 +173,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
 `;
 
   test('BEGIN through env.db.query fails at its step and says why; on a client from connect() it runs', async () => {
-    const scenario = scenarioById('dual-write');
+    const scenario = lessonById('dual-write');
     const r = await runScenario(sim.db, { scenario, code: placeOrder('const tx = env.db;', ''), variant: 'begin-on-pool', seed: scenario.demo.seed });
     expect(r.codeErrors.length, replayHint(r)).toBeGreaterThan(0);
     expect(r.codeErrors[0].message).toMatch(/^Error: BEGIN through env\.db\.query: like pg\.Pool's query/);

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runScenario, type RunResult } from '../simulations/run/run';
-import { scenarioById } from '../simulations/scenarios/index';
+import { lessonById } from '../simulations/lessons/index';
 import { escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/run/trace-export';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;
-const scenario = scenarioById('receipt-redelivery');
+const scenario = lessonById('receipt-redelivery');
 let starter: RunResult;
 let solution: RunResult;
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { QuizList } from '@/components/course/QuizList';
-import { generalQuestions } from '@/simulations/quizzes';
+import { generalQuestions } from '@/simulations/lessons/catalog';
 
 export const metadata: Metadata = {
   title: 'Check yourself',

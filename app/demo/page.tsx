@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { LessonIndex } from '@/components/course/LessonIndex';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 export const metadata: Metadata = { title: 'Presenter mode' };
 

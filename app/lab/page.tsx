@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { LessonList } from '@/components/course/CourseMap';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 export const metadata: Metadata = { title: 'Labs', description: 'Every lesson’s lab, in course order.' };
 

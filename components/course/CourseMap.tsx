@@ -7,8 +7,8 @@
  */
 import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
-import type { ScenarioEntry } from '@/simulations/catalog';
-import { generalQuestions, questionsFor } from '@/simulations/quizzes';
+import type { ScenarioEntry } from '@/simulations/lessons/catalog';
+import { generalQuestions, questionsFor } from '@/simulations/lessons/catalog';
 import { answeredOnOwn, codeDetail, hasProgress, lessonState, nextLesson, predictedBlind, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };

@@ -9,9 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
 import { EXPLORE_RUNS } from '@/components/lab/actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
-import { predictionFor, type RunFacts } from '@/simulations/predictions';
-import type { Ledger } from '@/simulations/providers/index';
-import { questionsFor } from '@/simulations/quizzes';
+import { predictionPromptFor, questionsFor } from '@/simulations/lessons/catalog';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';
 import { PredictPanel } from './PredictPanel';
 import { codeChips, codeDigest, lessonDone, markExploredBroken, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
@@ -24,7 +22,7 @@ const LESSON_DONE = 'Lesson done: your code held on the demonstration and came t
 const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
 
 export function LabCourse({ scenario }: { scenario: LabScenario }) {
-  const prediction = predictionFor(scenario.id);
+  const prediction = predictionPromptFor(scenario.id);
   const progress = useProgress();
   const mine = progress.scenarios[scenario.id];
   const predictedRef = useRef(mine?.predicted);
@@ -63,10 +61,8 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
         );
         return;
       }
-      if (prediction && predicted && predicted.actual === undefined) {
-        const facts: RunFacts = { verdict: r.verdict, invariants: r.invariants, ledger: r.ledger as Ledger };
-        const actual = prediction.measure(facts);
-        const text = prediction.describe(facts);
+      if (prediction && predicted && predicted.actual === undefined && r.prediction) {
+        const { outcome: actual, described: text } = r.prediction;
         revealPrediction(scenario.id, actual, text);
         const label = (id: string) => prediction.options.find((o) => o.id === id)?.label ?? id;
         setAnnouncement(`You predicted ${label(predicted.choice)}. The run: ${text}.`);
@@ -98,7 +94,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
 
   return (
     <div className="space-y-10">
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} onYourCode={setYourCode} beforeControls={prediction ? <PredictPanel prediction={prediction} note={offPlan} /> : null} />
+      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} onYourCode={setYourCode} beforeControls={prediction ? <PredictPanel scenario={scenario.id} prediction={prediction} note={offPlan} /> : null} />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>

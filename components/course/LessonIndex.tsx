@@ -4,7 +4,7 @@
  * show instead of a 404.
  */
 import Link from 'next/link';
-import type { ScenarioEntry } from '@/simulations/catalog';
+import type { ScenarioEntry } from '@/simulations/lessons/catalog';
 
 export function LessonIndex({ lessons, href, testId }: { lessons: readonly ScenarioEntry[]; href: (id: string) => string; testId: string }) {
   return (

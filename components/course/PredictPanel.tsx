@@ -6,11 +6,11 @@
  * next to the prediction. A run of other code leaves it waiting, with a note saying why.
  */
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import type { Prediction } from '@/simulations/predictions';
+import type { PredictionPrompt } from '@/simulations/lessons/catalog';
 import { clearPrediction, recordPrediction, useProgress } from './progress';
 
-export function PredictPanel({ prediction, note = null }: { prediction: Prediction; note?: string | null }) {
-  const lesson = useProgress().scenarios[prediction.scenario];
+export function PredictPanel({ scenario, prediction, note = null }: { scenario: string; prediction: PredictionPrompt; note?: string | null }) {
+  const lesson = useProgress().scenarios[scenario];
   const saved = lesson?.predicted;
   const [choice, setChoice] = useState<string | null>(null);
   const name = `predict-${useId()}`;
@@ -51,7 +51,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
       {extra}
       <button
         type="button"
-        onClick={act(() => clearPrediction(prediction.scenario))}
+        onClick={act(() => clearPrediction(scenario))}
         className="mt-2 rounded text-xs font-semibold underline underline-offset-4 focus-visible:outline-2 focus-visible:outline-offset-2"
       >
         {again}
@@ -109,7 +109,7 @@ export function PredictPanel({ prediction, note = null }: { prediction: Predicti
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (choice !== null) act(() => recordPrediction(prediction.scenario, choice))();
+          if (choice !== null) act(() => recordPrediction(scenario, choice))();
         }}
       >
         <fieldset ref={choices}>

@@ -7,10 +7,10 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import type { JSX } from 'react';
-import type { Question } from '@/simulations/quizzes';
+import type { Question } from '@/simulations/lessons/catalog';
 import { recordQuiz, useProgress } from './progress';
 import { seeItHref } from './see-it';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 /** A lab's title: the link may lead away from the page the question is on (/check/ is no lab). */
 function labTitle(id: string): string {

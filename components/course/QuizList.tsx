@@ -1,6 +1,6 @@
 'use client';
 /** A titled list of "check yourself" questions, with how many the learner has answered correctly. */
-import type { Question } from '@/simulations/quizzes';
+import type { Question } from '@/simulations/lessons/catalog';
 import { QuizCard } from './QuizCard';
 import { answeredOnOwn, useProgress } from './progress';
 

@@ -6,7 +6,7 @@
  * it was right and what a replay of that operation really costs. Choices and the score are saved.
  */
 import { useEffect, useId, useRef, useState } from 'react';
-import { REPLAY_BINS, REPLAY_OPERATIONS, type ReplayBin } from '@/simulations/replay-safety';
+import { REPLAY_BINS, REPLAY_OPERATIONS, type ReplayBin } from '@/simulations/lessons/replay-safety/sorting';
 import { recordSorting, useProgress } from './progress';
 
 export function ReplaySort() {

@@ -1,4 +1,4 @@
-import { isScenarioId } from '@/simulations/scenario-ids';
+import { isScenarioId } from '@/simulations/lessons/catalog';
 
 /**
  * Which pages boot the tab's database as soon as they load: those that show or run it (the course

@@ -19,7 +19,7 @@ import { hostTick } from '@/simulations/engine/host-tick';
 import { runForLab, type LabRun } from '@/simulations/run/lab-run';
 import { PGLITE_START_PARAMS } from '@/simulations/db/pglite-start';
 import { explore } from '@/simulations/run/run';
-import { scenarioById } from '@/simulations/scenarios';
+import { lessonById } from '@/simulations/lessons';
 import type { PgliteConnection } from '@/simulations/db/pglite-statements';
 import { PgliteSimDatabase } from '@/simulations/db/pglite';
 import type { BootAssets } from './boot-assets';
@@ -235,7 +235,7 @@ async function runOnce(request: RunRequest): Promise<void> {
   const seen: UnhandledRejection[] = [];
   unhandled = seen;
   try {
-    const scenario = scenarioById(request.scenario);
+    const scenario = lessonById(request.scenario);
     const run = await runForLab(db.sim, {
       scenario,
       code: request.code,
@@ -283,7 +283,7 @@ async function exploreMany(request: ExploreRequest): Promise<void> {
   const started = hostClock.now();
   unhandled = [];
   try {
-    const scenario = scenarioById(request.scenario);
+    const scenario = lessonById(request.scenario);
     const result = await explore(db.sim, {
       scenario,
       code: request.code,

@@ -2,7 +2,7 @@
 /** One check-yourself question for an iframe: `ready` once, then `quiz-answered` for every answer checked. */
 import { useCallback, useEffect, useRef } from 'react';
 import { QuizCard, type QuizAnswer } from '@/components/course/QuizCard';
-import { questionById } from '@/simulations/quizzes';
+import { questionById } from '@/simulations/lessons/catalog';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';

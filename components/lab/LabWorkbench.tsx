@@ -108,6 +108,8 @@ export interface RunFinished {
   ledger: unknown;
   /** Errors the code threw (or answers its caller could not act on) during the run. */
   codeErrors: number;
+  /** The lesson's prediction as this run answers it. */
+  prediction?: { outcome: string; described: string };
 }
 
 /** An exploration that has finished (run to the end, cancelled, or stopped by code that failed to load). */
@@ -351,6 +353,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
       invariants: result.invariants.map(({ id, held, detail }) => ({ id, held, detail })),
       ledger: result.ledger,
       codeErrors: result.codeErrors.length,
+      prediction: result.prediction,
     });
   }, [result, context.revealed, scenario.id, ranCode]);
 

@@ -5,7 +5,7 @@
  * without a click), and what a good link restored.
  */
 import type { Ref } from 'react';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 import type { SharedLink } from './use-share-link';
 
 const box = 'rounded-xl border px-4 py-3 text-sm leading-6 shadow-sm';

@@ -3,7 +3,7 @@
  * objects of simulations/ hold functions and pull in the engine and sucrase, so only the server
  * page (at build time) and the database worker import them; the page hands this to the client.
  */
-import type { Scenario } from '@/simulations/lessons/kit/scenario';
+import type { Lesson } from '@/simulations/lessons/kit/define';
 import type { CallKind, Fault } from '@/simulations/engine/types';
 
 export interface LabVariant {
@@ -24,12 +24,16 @@ export interface LabScenario {
   invariants: { id: string; title: string }[];
   tables: string[];
   actors: string[];
+  /** Processes the learner may crash by hand, as the lesson declares them. */
+  crashable: string[];
+  /** The provider call "Lose the next response" loses, as the lesson declares it (null: none). */
+  lossy: CallKind | null;
 }
 
 const variant = ({ label, code, explanation }: LabVariant): LabVariant => ({ label, code, explanation });
 
 /** The plain data of `scenario` (call on the server). */
-export function toLabScenario(scenario: Scenario): LabScenario {
+export function toLabScenario(scenario: Lesson): LabScenario {
   return {
     id: scenario.id,
     title: scenario.title,
@@ -42,25 +46,19 @@ export function toLabScenario(scenario: Scenario): LabScenario {
     invariants: scenario.invariants.map(({ id, title }) => ({ id, title })),
     tables: [...scenario.tables],
     actors: [...scenario.actors],
+    crashable: [...scenario.crashable],
+    lossy: scenario.lossy,
   };
 }
 
-/**
- * The processes a learner can crash by hand: workers, relays and the one-shot jobs that do the
- * lesson's work. Not the scheduler — nothing brings it back, so a crash there only proves that a
- * reminder nobody publishes is never sent.
- */
-export function workersOf(scenario: Pick<LabScenario, 'actors'>): string[] {
-  return scenario.actors.filter((a) => /^(worker|handler|relay|checkout|rerun|batch-job|nightly-job|operator|first-run|replay)(-\d+)?$/.test(a));
+/** The processes a learner can crash by hand: the lesson's declared `crashable`. */
+export function workersOf(scenario: Pick<LabScenario, 'crashable'>): string[] {
+  return scenario.crashable;
 }
 
-/** A call kind the lab's providers take (null: no provider, so no "Lose the next response"; which response it loses is read from the run). */
-export function callKindOf(scenario: Pick<LabScenario, 'actors'>): CallKind | null {
-  if (scenario.actors.includes('email')) return 'email.send';
-  if (scenario.actors.includes('payments')) return 'payments.charge';
-  if (scenario.actors.includes('transform')) return 'transform.batch';
-  if (scenario.actors.includes('lookup')) return 'lookup.check';
-  return null;
+/** The call kind whose response "Lose the next response" loses (which response it loses is read from the run). */
+export function callKindOf(scenario: Pick<LabScenario, 'lossy'>): CallKind | null {
+  return scenario.lossy;
 }
 
 /** The provider actor a call kind goes to, as trace events name it. */

@@ -11,7 +11,7 @@
  * "zip bomb" costs a few hundred kilobytes, not gigabytes. Pure: no DOM, no React, no clock.
  */
 import { deflateSync, Inflate, strFromU8, strToU8 } from 'fflate';
-import { SCENARIO_CATALOG } from '../catalog';
+import { SCENARIO_CATALOG } from '../lessons/catalog';
 import { FaultPlanError, parseFaultPlan } from '../engine/faults';
 import type { Fault } from '../engine/types';
 

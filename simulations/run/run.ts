@@ -73,6 +73,8 @@ export interface RunResult {
   error?: { message: string; line?: number; column?: number; phase: string };
   /** Errors thrown by the learner's code during the run. */
   codeErrors: CodeError[];
+  /** The lesson's prediction as this run answers it (an option id, and the figure in words); not for verdict-only runs. */
+  prediction?: { outcome: string; described: string };
   trace: TraceEvent[];
   ledger: RunOutcome['ledger'];
 }
@@ -119,13 +121,16 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     const r = await inv.check({ outcome, db, messages: world.spec.messages, observed: world.observed });
     invariants.push({ id: inv.id, title: inv.title, ...r });
   }
+  const verdict = invariants.every((i) => i.held) ? 'held' : 'violated';
+  const facts = { verdict, invariants, ledger: outcome.ledger } as const;
+  const prediction = req.scenario.prediction && !req.verdictOnly ? { outcome: req.scenario.prediction.measure(facts), described: req.scenario.prediction.describe(facts) } : undefined;
   return {
     ...base,
     faultEvents: outcome.faultEvents,
     choices: outcome.choices,
     traceHash: outcome.traceHash,
     steps: outcome.steps,
-    verdict: invariants.every((i) => i.held) ? 'held' : 'violated',
+    verdict,
     invariants,
     effects: effectsOf(outcome),
     durationMs: outcome.durationMs,
@@ -136,6 +141,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     codeErrors: [...world.codeErrors],
     trace: outcome.trace,
     ledger: outcome.ledger,
+    ...(prediction ? { prediction } : {}),
   };
 }
 

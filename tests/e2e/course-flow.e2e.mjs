@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
-import { REPLAY_OPERATIONS } from '../../simulations/replay-safety.ts';
+import { REPLAY_OPERATIONS } from '../../simulations/lessons/replay-safety/sorting.ts';
 import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const FIRST = SCENARIO_CATALOG[0];

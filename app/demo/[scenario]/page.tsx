@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { PresenterDemo } from '@/components/demo/PresenterDemo';
 import { toLabScenario } from '@/components/lab/lab-scenario';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
-import { scenarioById } from '@/simulations/scenarios';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
+import { lessonById } from '@/simulations/lessons';
 
 export const dynamicParams = false;
 
@@ -24,5 +24,5 @@ export async function generateMetadata({ params }: DemoPageProps): Promise<Metad
 export default async function DemoPage({ params }: DemoPageProps) {
   const { scenario } = await params;
   if (!SCENARIO_CATALOG.some((s) => s.id === scenario)) notFound();
-  return <PresenterDemo scenario={toLabScenario(scenarioById(scenario))} />;
+  return <PresenterDemo scenario={toLabScenario(lessonById(scenario))} />;
 }

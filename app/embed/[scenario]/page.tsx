@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { EmbedLab } from '@/components/embed/EmbedLab';
 import { toLabScenario } from '@/components/lab/lab-scenario';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
-import { scenarioById } from '@/simulations/scenarios';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
+import { lessonById } from '@/simulations/lessons';
 
 export const dynamicParams = false;
 
@@ -25,5 +25,5 @@ export default async function EmbedLabPage({ params }: EmbedPageProps) {
   const { scenario } = await params;
   if (!SCENARIO_CATALOG.some((s) => s.id === scenario)) notFound();
   // Built on the server: the client gets plain data, never the engine.
-  return <EmbedLab scenario={toLabScenario(scenarioById(scenario))} />;
+  return <EmbedLab scenario={toLabScenario(lessonById(scenario))} />;
 }

@@ -3,8 +3,8 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { toLabScenario } from '@/components/lab/lab-scenario';
 import { LabIsland } from '@/components/course/LabIsland';
-import { scenarioById } from '@/simulations/scenarios';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
+import { lessonById } from '@/simulations/lessons';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 export const dynamicParams = false;
 
@@ -74,7 +74,7 @@ export default async function LabPage({ params }: LabPageProps) {
       {/* Built on the server: the client gets plain data, never the engine. The course part
           (predict, then run; progress; questions) wraps the lab on the client, as an island
           hydrated when its own chunk arrives. */}
-      <LabIsland scenario={toLabScenario(scenarioById(scenario.id))} />
+      <LabIsland scenario={toLabScenario(lessonById(scenario.id))} />
 
       <nav aria-label="Lessons" className="flex flex-wrap justify-between gap-4 border-t border-slate-200 pt-6 text-sm dark:border-slate-800">
         {previous ? (

@@ -4,6 +4,7 @@
  * provider ledger, the queue and the final tables. Checkers only observe; they never steer a run.
  */
 import { exportedFunction, learnerLocation } from '../../learner/compile';
+import type { Prediction } from './predictions';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engine/scheduler';
 import type { SimDatabase } from '../../db/port';
 import { formatSimTime } from '../../engine/sim-time';
@@ -21,7 +22,7 @@ export interface Variant {
 }
 
 /** What a checker sees after a run. */
-export interface CheckContext {
+interface CheckContext {
   outcome: RunOutcome;
   db: SimDatabase;
   messages: readonly MessageSpec[];
@@ -80,6 +81,8 @@ export interface Scenario {
   tables: string[];
   /** Processes in swimlane order. */
   actors: string[];
+  /** Asked before the first run of the demonstration, and answered by each run. */
+  prediction?: Prediction;
 }
 
 /** Worker restarts: a crashed worker comes back after 5 simulated seconds, at most 3 times. */
@@ -89,7 +92,7 @@ export const WORKER_RESTART = { maxRestarts: 3, restartDelayMs: 5_000 };
  * What a worker does with its handler's answer: resolve true to ack the message; false leaves it
  * for redelivery (having said why with `env.log`). The default acks on 'ack'.
  */
-export type AnswerHandler = (answer: unknown, delivery: Delivery, env: Env) => Promise<boolean> | boolean;
+type AnswerHandler = (answer: unknown, delivery: Delivery, env: Env) => Promise<boolean> | boolean;
 
 const ackOnAck: AnswerHandler = (answer, delivery, env) => {
   if (answer === 'ack') return true;
@@ -138,7 +141,7 @@ export function workerProcess(
  * an Error; for anything else (`throw 'already handled'`) the value and a hint, since only an Error
  * carries the line it was thrown from.
  */
-export function thrownText(err: unknown): string {
+function thrownText(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   const shown = typeof err === 'string' ? JSON.stringify(err) : (JSON.stringify(err) ?? String(err));
   return `${shown} (not an Error, so no line: throw new Error(…) to get one)`;
@@ -165,7 +168,7 @@ export function handlerOf(mod: Record<string, unknown>, name: string) {
 }
 
 /** Order ids of the receipt messages in a world. */
-export function ordersOf(messages: readonly MessageSpec[]): number[] {
+function ordersOf(messages: readonly MessageSpec[]): number[] {
   return messages.map((m) => (m.body as ReceiptMessage).orderId);
 }
 
@@ -248,7 +251,7 @@ export const messagesSettled: Invariant = {
 };
 
 /** A transaction a process holds open at some point of a trace: its BEGIN and the SQL it ran since. */
-export interface OpenTransaction {
+interface OpenTransaction {
   begin: TraceEvent;
   statements: string[];
 }

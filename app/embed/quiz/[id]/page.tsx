@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { EmbedQuiz } from '@/components/embed/EmbedQuiz';
-import { SCENARIO_CATALOG } from '@/simulations/catalog';
-import { questionById, QUESTIONS } from '@/simulations/quizzes';
+import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
+import { questionById, QUESTIONS } from '@/simulations/lessons/catalog';
 
 export const dynamicParams = false;
 

@@ -1,0 +1,68 @@
+/**
+ * Writes what is derived from the lessons (simulations/lessons/): the text of every lesson's
+ * starter.ts and solution.ts (code.generated.ts, which the engine loads into the learner's realm and
+ * the editor shows), the light catalog the first pages read without loading the engine
+ * (catalog.generated.ts), and the editor's typings of the learner API (learner/typings.generated.ts).
+ * `npm run gen` runs it; `npm run build` and `npm run dev` run it first; a test fails when a
+ * committed file differs from what this writes.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LESSONS_DIR = path.join(ROOT, 'simulations/lessons');
+const HEADER = '// Written by scripts/gen-lessons.ts (npm run gen) from simulations/lessons/. Do not edit.\n';
+
+/** code.generated.ts: every lesson folder's starter and solution, as text. */
+export function codeFile(dir = LESSONS_DIR): string {
+  const code: Record<string, { starter: string; solution: string }> = {};
+  for (const id of readdirSync(dir).sort()) {
+    const starter = path.join(dir, id, 'starter.ts');
+    const solution = path.join(dir, id, 'solution.ts');
+    if (!existsSync(starter) || !existsSync(solution)) continue;
+    code[id] = { starter: readFileSync(starter, 'utf8'), solution: readFileSync(solution, 'utf8') };
+  }
+  return `${HEADER}export const LESSON_CODE: Readonly<Record<string, { starter: string; solution: string }>> = ${JSON.stringify(code, null, 2)};\n`;
+}
+
+/** catalog.generated.ts: the light data of the ordered lessons. */
+export async function catalogFile(): Promise<string> {
+  const { LESSON_DEFINITIONS } = (await import(pathToFileURL(path.join(LESSONS_DIR, 'index.ts')).href)) as typeof import('../simulations/lessons/index');
+  const entries = LESSON_DEFINITIONS.map((l) => ({
+    id: l.id,
+    title: l.title,
+    summary: l.summary,
+    concept: l.concept,
+    prediction: l.prediction ? { prompt: l.prediction.prompt, options: l.prediction.options } : null,
+    questions: l.questions.map((q) => ({ ...q, scenario: l.id })),
+  }));
+  return (
+    HEADER +
+    "import type { CatalogEntry } from './catalog-types';\n\n" +
+    `export const LESSON_IDS = ${JSON.stringify(entries.map((e) => e.id), null, 2)} as const;\n\n` +
+    `export const LESSON_ENTRIES: readonly CatalogEntry[] = ${JSON.stringify(entries, null, 2)};\n`
+  );
+}
+
+/** Every derived file: path (from the repository's root) → content. */
+export async function generatedFiles(): Promise<Record<string, string>> {
+  return {
+    'simulations/lessons/code.generated.ts': codeFile(),
+    'simulations/lessons/catalog.generated.ts': await catalogFile(),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // The code comes first: the catalog imports the lessons, which attach it.
+  writeFileSync(path.join(ROOT, 'simulations/lessons/code.generated.ts'), codeFile());
+  let written = 0;
+  for (const [file, content] of Object.entries(await generatedFiles())) {
+    const full = path.join(ROOT, file);
+    if (!existsSync(full) || readFileSync(full, 'utf8') !== content) {
+      writeFileSync(full, content);
+      written++;
+    }
+  }
+  console.log(`gen: lessons' derived files ${written ? `written (${written} changed)` : 'up to date'}`);
+}

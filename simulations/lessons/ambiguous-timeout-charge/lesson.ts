@@ -1,0 +1,122 @@
+/** The lesson "The charge that timed out": Provider retention. Its code is ./starter.ts and ./solution.ts. */
+import { HOUR_MS, NEXT_DAY_RERUN_MS, TIMEOUT_ORDER, everyoneSawTheCharge, timeoutOrderCharged } from '../kit/key-worlds';
+import { chargesFor } from '../kit/predictions';
+import { exportedFunction } from '../../learner/compile';
+import { type CodeError } from '../kit/scenario';
+import type { CheckoutOrder, Env } from '../../engine/types';
+import { humanDuration, noDoubleCharge, oneShot } from '../kit/one-shot';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'ambiguous-timeout-charge',
+  title: 'The charge that timed out',
+  summary: 'A charge times out after the request left. Without a key the retry charges twice; with one the provider returns the original — while it remembers the key (24 hours here). The next-day rerun is caught only by our own operations table.',
+  concept: 'Provider retention',
+  entry: 'chargeOrder',
+  brief: [
+    'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
+    'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
+    'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
+    'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does. So the explorer never crashes checkout there and never loses more than two answers in a row, but you can, by hand.',
+  ],
+  explanations: {
+    starter: 'Retries the timed-out charge with no idempotency key: the provider cannot tell the retry from a new purchase. The next-day rerun charges a third time.',
+    solution: 'The key comes from the order. Retries within the day are answered by the provider from the key (replayed: true); the rerun the next day is answered by our own operations table, which still holds the charge after the provider forgot the key.',
+  },
+  build(mod) {
+    const chargeOrder = exportedFunction<(order: CheckoutOrder, env: Env) => Promise<unknown>>(mod, 'chargeOrder');
+    const observed: Record<string, unknown> = {};
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [
+          oneShot('checkout', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors),
+          oneShot('rerun', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors, {
+            startAfterMs: NEXT_DAY_RERUN_MS,
+            why: `the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
+          }),
+        ],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 5_000 },
+        horizonMs: NEXT_DAY_RERUN_MS + HOUR_MS,
+      },
+      observed,
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+    story: 'The first charge goes through, but its response is lost: checkout times out after 5 s and retries. The next day a rerun charges the order again.',
+  },
+  // A crash after a charge went through and before complete (a crash after a lost response
+  // included), or four lost responses that end checkout with the key still running, replayed after
+  // the provider's 24 hours, needs a reconciliation with the provider that no key can give (the
+  // brief says so): crashes on the menu land before the first charge, and at most two responses
+  // are lost, on purpose.
+  faultMenu: [
+    { kind: 'lose-response', call: 'payments.charge', nth: 1 },
+    { kind: 'lose-response', call: 'payments.charge', nth: 2 },
+    { kind: 'lose-request', call: 'payments.charge', nth: 1 },
+    { kind: 'slow-response', call: 'payments.charge', nth: 2, ms: 8_000 },
+    { kind: 'crash', process: 'checkout', after: 'db', nth: 1 },
+    { kind: 'crash', process: 'checkout', before: 'payments.charge', nth: 1 },
+  ],
+  maxFaults: 3,
+  invariants: [noDoubleCharge([TIMEOUT_ORDER.id]), timeoutOrderCharged, everyoneSawTheCharge],
+  tables: ['operations'],
+  actors: ['checkout', 'rerun', 'postgres', 'payments'],
+  crashable: ['checkout', 'rerun'],
+  lossy: 'payments.charge',
+  prediction: {
+    prompt: "The first charge's response is lost and checkout retries; the next day a rerun charges again. How many times will order 2077 be charged?",
+    ...chargesFor(2077),
+  },
+  questions: [
+    {
+      id: 'ambiguous-timeout-after-retention',
+      prompt: 'Checkout charged order 2077 with the key opKey(\'charge\', { orderId }). The next day — after the 24 hours the provider promises to keep keys — a rerun calls the solution\'s chargeOrder (which claims and completes the key in our operations table) with the same key. What happens?',
+      choices: [
+        {
+          id: 'provider-remembers',
+          text: 'The provider returns the original charge: a key is remembered for ever',
+        },
+        {
+          id: 'table-catches',
+          text: 'The provider may charge again, so only our own operations table, which still says "done", stops it',
+        },
+        { id: 'refused', text: 'The provider refuses the request because the key was used before' },
+        { id: 'dropped', text: 'Nothing happens: the provider drops requests older than a day' },
+      ],
+      correct: 'table-catches',
+      explanation: 'A provider remembers keys only for its retention window (Stripe promises at least 24 hours); after that the same key may be a new request, and the card charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.',
+      see: {
+        scenario: 'ambiguous-timeout-charge',
+        variant: 'solution',
+        seed: 1,
+        faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+        expect: 'held',
+        invariant: 'no-double-charge',
+      },
+    },
+    {
+      id: 'ambiguous-timeout-key-reuse',
+      prompt: 'A bug builds the charge key from the customer alone, so two different orders of the same customer — $129.00 and $19.90 — reach the payment provider with the same key within the hour. What does the provider do with the second one?',
+      choices: [
+        {
+          id: 'refuses',
+          text: 'It refuses it with an idempotency error: the same key came with different parameters',
+        },
+        {
+          id: 'returns-first',
+          text: 'It returns the first charge of $129.00 and charges nothing for the second order',
+        },
+        { id: 'charges', text: 'It charges $19.90: a different amount makes it a different request' },
+      ],
+      correct: 'refuses',
+      explanation: 'A provider that keeps keys also keeps what each key was used for. The same key with the same parameters is a retry and gets the original result; the same key with different parameters cannot be a retry, so it is refused rather than guessed at. That refusal is a gift: it exposes a key that does not identify its operation. Derive the key from what makes the operation unique — here the order, not the customer.',
+    },
+  ],
+});

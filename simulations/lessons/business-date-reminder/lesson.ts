@@ -1,0 +1,94 @@
+/** The lesson "Once a day, not once per attempt": What identity means. Its code is ./starter.ts and ./solution.ts. */
+import { HOUR_MS, REMINDER_VISIBILITY_MS, oneReminderPerDay, remindCrash, reminderEachDueDate, schedulerProcess } from '../kit/key-worlds';
+import { receiptsFor } from '../kit/predictions';
+import { handlerOf, messagesSettled, workerProcess, type CodeError } from '../kit/scenario';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'business-date-reminder',
+  title: 'Once a day, not once per attempt',
+  summary: 'A reminder may go once per business day. Keyed on the attempt time, a same-day rerun sends it again; keyed on the business date, the rerun sends nothing and tomorrow sends one.',
+  concept: 'What identity means',
+  entry: 'sendReminder',
+  brief: [
+    'Some operations may rightly happen again: a payment reminder for order 1042 can go out once every business day. What makes two attempts "the same operation" is a business decision, and the key must say it.',
+    'Here the scheduler fires at 09:00, fires again at 23:59 after a late deploy, and fires the next morning. The starter builds its key from the moment of the attempt, so the 23:59 rerun looks like new work and the customer is reminded twice in one day.',
+    'Put the business date the reminder is for into the key — never the attempt time. The same-day rerun then finds the key done and sends nothing; the next day is a different key and sends exactly one. (A key of the order alone goes wrong the other way: it silences tomorrow.)',
+    'The date of the attempt is not the business date either. If a worker dies before acknowledging the 23:59 rerun, the queue delivers it again after midnight: keyed on the day it runs, it sends a second reminder for the 5th and takes the 6th\'s key, so the 6th gets none.',
+  ],
+  explanations: {
+    starter: 'The key includes the time of the attempt, so every attempt — a redelivery, a rerun the same day — gets a new key, and another reminder.',
+    solution: 'opKey("reminder", { orderId, businessDate }): one operation per order per business date. A same-day rerun finds it done; the next business date is a new operation.',
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'sendReminder');
+    const codeErrors: CodeError[] = [];
+    const unwrap = (body: unknown) => (body as { body: unknown }).body;
+    return {
+      spec: {
+        processes: [schedulerProcess(), workerProcess('worker-1', handler, codeErrors, unwrap), workerProcess('worker-2', handler, codeErrors, unwrap)],
+        messages: [],
+        visibilityTimeoutMs: REMINDER_VISIBILITY_MS,
+        maxReceives: 10,
+        providers: { timeoutMs: 30_000, emailHonoursKeys: true },
+        horizonMs: 26 * HOUR_MS,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [],
+    story: 'No fault at all: the scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day.',
+  },
+  faultMenu: [
+    remindCrash('worker-1', 'before', 'queue.ack'),
+    remindCrash('worker-2', 'before', 'queue.ack'),
+    // A worker that already acked one message dies before acking the next: the 23:59 rerun, when
+    // it is that one, comes back after midnight.
+    { kind: 'crash', process: 'worker-1', before: 'queue.ack', nth: 2 },
+    { kind: 'crash', process: 'worker-2', before: 'queue.ack', nth: 2 },
+    remindCrash('worker-1', 'after', 'email.send'),
+    // Between the claim (or a "done" written first) and the send: a handler that marks the
+    // reminder done before sending it loses it here.
+    remindCrash('worker-1', 'after', 'db'),
+    remindCrash('worker-2', 'after', 'db'),
+    { kind: 'duplicate-delivery', message: 'p1' },
+    { kind: 'duplicate-delivery', message: 'p3' },
+    { kind: 'lose-response', call: 'email.send', nth: 1 },
+  ],
+  maxFaults: 3,
+  invariants: [oneReminderPerDay, reminderEachDueDate, messagesSettled],
+  tables: ['operations'],
+  actors: ['scheduler', 'queue', 'worker-1', 'worker-2', 'postgres', 'email'],
+  crashable: ['worker-1', 'worker-2'],
+  lossy: 'email.send',
+  prediction: {
+    prompt: 'The scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day. How many reminders will order 1042 get in all, over the two days?',
+    ...receiptsFor(1042, 'reminder', 'reminders'),
+  },
+  questions: [
+    {
+      id: 'business-date-reminder-key',
+      prompt: 'A payment reminder for an order may go out once per business day. The scheduler sometimes fires twice in a day after a deploy. Which key is right?',
+      choices: [
+        { id: 'order-only', text: 'opKey(\'reminder\', { orderId })' },
+        { id: 'attempt-time', text: 'opKey(\'reminder\', { orderId, attemptAt: now })' },
+        { id: 'business-date', text: 'opKey(\'reminder\', { orderId, businessDate })' },
+        { id: 'uuid', text: 'A fresh UUID for each scheduler run' },
+      ],
+      correct: 'business-date',
+      explanation: 'What makes two attempts the same operation is a business decision: here, the same order on the same business date. The date the reminder is for is the same on a same-day rerun and different tomorrow, so the rerun finds the key done and tomorrow sends one. The attempt time and a per-run UUID change on every attempt, so the rerun reminds twice; the order alone is the same for ever, so tomorrow\'s reminder is never sent.',
+      see: {
+        scenario: 'business-date-reminder',
+        variant: 'starter',
+        seed: 1,
+        faults: [],
+        step: 16,
+        expect: 'violated',
+        invariant: 'one-reminder-per-date',
+      },
+    },
+  ],
+});

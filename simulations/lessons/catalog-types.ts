@@ -1,0 +1,61 @@
+/**
+ * The shapes of the light course data: what the course map, the quizzes and the lab's client
+ * components read about lessons without loading the engine. Types only.
+ */
+import type { Fault } from '../engine/types';
+
+/** A lab state that shows a question's answer happening. */
+export interface SeeIt {
+  scenario: string;
+  variant: 'starter' | 'solution';
+  seed: number;
+  faults: Fault[];
+  /** Trace index to select when the run is loaded (where the invariant broke, for a violation). */
+  step?: number;
+  /** What the run's verdict is. */
+  expect: 'violated' | 'held';
+  /** The invariant that breaks (for 'violated') or the one worth looking at (for 'held'). */
+  invariant?: string;
+}
+
+/** One multiple-choice question. */
+export interface Question {
+  id: string;
+  /** The scenario it belongs to; absent for the lesson's general questions. */
+  scenario?: string;
+  prompt: string;
+  choices: { id: string; text: string }[];
+  /** The id of the one correct choice. */
+  correct: string;
+  /** Why the correct choice is right and the others are not. */
+  explanation: string;
+  see?: SeeIt;
+}
+
+/** A prediction as the page shows it: the prompt and the outcomes to pick from. The run answers it. */
+export interface PredictionPrompt {
+  /** Asked before the run. */
+  prompt: string;
+  /** The outcomes a learner can pick from; the run's measure is one of their ids. */
+  options: { id: string; label: string }[];
+}
+
+/** One lesson as the course map shows it. */
+export interface ScenarioEntry {
+  /** URL segment and CLI name. */
+  id: ScenarioId;
+  title: string;
+  /** One sentence: what goes wrong, and what fixes it. */
+  summary: string;
+  /** The idea of the lesson this scenario makes visible. */
+  concept: string;
+}
+
+/** A lesson's light data, as scripts/gen-lessons.ts writes it. */
+export interface CatalogEntry extends ScenarioEntry {
+  prediction: PredictionPrompt | null;
+  questions: Question[];
+}
+
+/** The id of a lesson in the course (its folder's name). */
+export type ScenarioId = (typeof import('./catalog.generated'))['LESSON_IDS'][number];

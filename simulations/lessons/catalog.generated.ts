@@ -1,0 +1,1103 @@
+// Written by scripts/gen-lessons.ts (npm run gen) from simulations/lessons/. Do not edit.
+import type { CatalogEntry } from './catalog-types';
+
+export const LESSON_IDS = [
+  "receipt-redelivery",
+  "replay-safety",
+  "moving-answers",
+  "batch-credits",
+  "concurrent-redelivery",
+  "lease-expiry",
+  "crash-after-send",
+  "random-key-on-retry",
+  "ambiguous-timeout-charge",
+  "business-date-reminder",
+  "human-rerun",
+  "webhook-dedupe",
+  "dual-write",
+  "relay-crash",
+  "relay-concurrency"
+] as const;
+
+export const LESSON_ENTRIES: readonly CatalogEntry[] = [
+  {
+    "id": "receipt-redelivery",
+    "title": "The redelivered receipt",
+    "summary": "A worker sends the receipt, dies before acknowledging, and the queue hands the message to the next worker. Without a dedupe key the customer gets two e-mails.",
+    "concept": "At-least-once delivery",
+    "prediction": {
+      "prompt": "worker-1 crashes after sending, before it acknowledges. How many receipts will order 1042 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "receipt-redelivery-what-happens",
+        "prompt": "worker-1 sends the receipt for order 1042 and crashes before it acknowledges the message. What happens next with the starter code?",
+        "choices": [
+          {
+            "id": "dropped",
+            "text": "Nothing: the queue already handed the message out, so it forgets it"
+          },
+          {
+            "id": "redelivered",
+            "text": "After the visibility timeout the queue delivers the message again, and the starter sends a second receipt"
+          },
+          {
+            "id": "queue-acks",
+            "text": "The queue sees that the e-mail went out and acknowledges the message itself"
+          },
+          {
+            "id": "provider-refuses",
+            "text": "The message comes back, but the e-mail provider notices the repeat and refuses to send it"
+          }
+        ],
+        "correct": "redelivered",
+        "explanation": "A queue may only forget a message once it is acknowledged, and the worker died before it could. So the message comes back — that is at-least-once delivery working as designed. The starter keeps no record of what it already did, and it sends without an idempotency key, so neither our database nor the provider can tell the repeat from new work: order 1042 gets two receipts.",
+        "see": {
+          "scenario": "receipt-redelivery",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "worker-1",
+              "before": "queue.ack"
+            }
+          ],
+          "step": 9,
+          "expect": "violated",
+          "invariant": "at-most-one-receipt"
+        },
+        "scenario": "receipt-redelivery"
+      },
+      {
+        "id": "receipt-redelivery-one-schedule",
+        "prompt": "Your fix derives the order's key, claims it in the operations table with a lease, and marks it done after sending. It holds on the demonstration, a crash before the acknowledgement. But it calls the e-mail provider without the key. What will Explore find?",
+        "choices": [
+          {
+            "id": "nothing",
+            "text": "Nothing: the demonstration's crash was the dangerous one, and the claim covers it"
+          },
+          {
+            "id": "gap",
+            "text": "Schedules where the worker crashes after the send and before complete: the lease runs out, another worker claims the key and sends a second receipt"
+          },
+          {
+            "id": "deadlock",
+            "text": "Schedules where two workers wait for each other's claim forever"
+          },
+          {
+            "id": "never-sent",
+            "text": "Schedules where the receipt is never sent, because the crashed worker holds the key for good"
+          }
+        ],
+        "correct": "gap",
+        "explanation": "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock either: the claim is one INSERT … ON CONFLICT, which at most waits a moment for a concurrent claim's statement to commit, never for the other worker's work, because the lease is a value in the row, not a lock held. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)",
+        "see": {
+          "scenario": "crash-after-send",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "worker-1",
+              "after": "email.send"
+            }
+          ],
+          "step": 20,
+          "expect": "violated",
+          "invariant": "at-most-one-receipt"
+        },
+        "scenario": "receipt-redelivery"
+      }
+    ]
+  },
+  {
+    "id": "replay-safety",
+    "title": "What does a replay cost?",
+    "summary": "One shipped order does eight things, then the same event is handled again: the lookup and the PDF cost credits, the field and the upsert cost nothing, and the charge, the e-mail, the counter and the audit line happen twice unless protected.",
+    "concept": "Safe to replay, or not",
+    "prediction": {
+      "prompt": "The same \"order shipped\" event is handled twice, two minutes apart. How many times will the card for order 1042 be charged?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "replay-safety-which-needs-key",
+        "prompt": "One \"order shipped\" event does eight things, and then the same event is handled a second time. Which of these operations is safe to repeat only if the provider gets the same idempotency key?",
+        "choices": [
+          {
+            "id": "pdf",
+            "text": "Rendering the invoice as a PDF"
+          },
+          {
+            "id": "status",
+            "text": "Setting the shipment's status to 'shipped'"
+          },
+          {
+            "id": "charge",
+            "text": "Charging the card"
+          },
+          {
+            "id": "upsert",
+            "text": "Upserting the customer by its id"
+          }
+        ],
+        "correct": "charge",
+        "explanation": "Rendering a PDF creates nothing, so a repeat only costs another credit. Setting a field to a value and upserting by a stable id leave the row exactly as the first run did. A charge creates money movement in someone else's system: the second one is a real second charge, unless the provider recognises the same key and returns the first. (The counter and the audit line need our own dedupe instead: they are our own tables, with no provider to hand a key to. So does the e-mail: many e-mail and SMS providers take no key at all, so we record the send ourselves, and pass the key too where the provider takes one.)",
+        "see": {
+          "scenario": "replay-safety",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [],
+          "expect": "violated",
+          "invariant": "no-double-charge"
+        },
+        "scenario": "replay-safety"
+      }
+    ]
+  },
+  {
+    "id": "moving-answers",
+    "title": "The answer that moved",
+    "summary": "A lookup is replayed after a crash and the data has moved: the CRM hears two different answers. Storing the first answer under the operation's key and serving the replay from it keeps one.",
+    "concept": "Answers that move",
+    "prediction": {
+      "prompt": "worker-1 crashes before its ack and the message comes back 30 s later, when the lookup would answer differently. How many different answers will the CRM hear?",
+      "options": [
+        {
+          "id": "one",
+          "label": "One answer"
+        },
+        {
+          "id": "two",
+          "label": "Two different answers"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "moving-answers-store-first",
+        "prompt": "A worker looks up whether the customer's address is deliverable, hands the answer to the CRM and crashes before acking. The redelivered message looks it up again 30 s later, and the answer has changed. The CRM must hear one answer. What should the handler do?",
+        "choices": [
+          {
+            "id": "look-again",
+            "text": "Look it up again: the newest answer is the most accurate one"
+          },
+          {
+            "id": "store-first",
+            "text": "Store the first answer under the operation's key and serve any replay from the store"
+          },
+          {
+            "id": "lookup-key",
+            "text": "Send an idempotency key with the lookup so the API repeats its first answer"
+          },
+          {
+            "id": "skip",
+            "text": "On a redelivery, skip the lookup and tell the CRM nothing"
+          }
+        ],
+        "correct": "store-first",
+        "explanation": "A lookup is safe to repeat — it changes nothing — but its answer can move, and a downstream that heard \"deliverable\" and then \"risky\" now holds two stories. Lookups take no idempotency key; the API simply answers what is true now. Claim the check's key, complete it with the answer, and a replay returns that stored answer without calling again (which also saves the credit). Saying nothing on a redelivery loses the answer whenever the first attempt never reached the CRM.",
+        "see": {
+          "scenario": "moving-answers",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "worker-1",
+              "before": "queue.ack"
+            }
+          ],
+          "expect": "violated",
+          "invariant": "one-consistent-answer"
+        },
+        "scenario": "moving-answers"
+      }
+    ]
+  },
+  {
+    "id": "batch-credits",
+    "title": "Resend only what failed",
+    "summary": "A batch of transformations comes back with 429s, 402s and items never answered. Resending the whole batch re-bills what already succeeded; resending only those indices bills each item once.",
+    "concept": "Credits and batches",
+    "prediction": {
+      "prompt": "The job signs 10 payloads; each successful item bills one credit. How many credits will the job spend in all?",
+      "options": [
+        {
+          "id": "<10",
+          "label": "Fewer than 10"
+        },
+        {
+          "id": "10",
+          "label": "Exactly 10"
+        },
+        {
+          "id": "11-14",
+          "label": "11 to 14"
+        },
+        {
+          "id": "15+",
+          "label": "15 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "batch-credits-resend-failed",
+        "prompt": "A batch of 10 transformations comes back with 5 successes, one 402 (out of credits), two 429s (rate window) and no answer at all for the last two. Each success bills a credit. What should the next request send?",
+        "choices": [
+          {
+            "id": "whole-batch",
+            "text": "The whole batch again, so all ten results come back in one response"
+          },
+          {
+            "id": "failed-only",
+            "text": "Only the 5 items that failed or got no answer, after the wait the errors ask for"
+          },
+          {
+            "id": "429-only",
+            "text": "Only the two 429s: a 402 and an unanswered item will never succeed"
+          },
+          {
+            "id": "nothing",
+            "text": "Nothing: transformations are safe to replay, so there is no need to retry"
+          }
+        ],
+        "correct": "failed-only",
+        "explanation": "Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back, and an unanswered item may or may not have been processed (resending it is safe, and at worst bills it once more), so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.",
+        "see": {
+          "scenario": "batch-credits",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [],
+          "step": 5,
+          "expect": "violated",
+          "invariant": "no-item-billed-twice"
+        },
+        "scenario": "batch-credits"
+      }
+    ]
+  },
+  {
+    "id": "concurrent-redelivery",
+    "title": "Two workers, one message",
+    "summary": "The same message reaches two workers at once. Both check \"already sent?\", both see no, both send. An atomic claim lets exactly one of them win.",
+    "concept": "Atomic claim",
+    "prediction": {
+      "prompt": "The message reaches both workers at once. How many receipts will order 1042 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "concurrent-redelivery-atomic-claim",
+        "prompt": "Two workers receive the same message at the same moment. Each runs SELECT on the operations table, finds no row, and sends. Which change lets exactly one of them send?",
+        "choices": [
+          {
+            "id": "check-twice",
+            "text": "Check a second time after a short sleep before sending"
+          },
+          {
+            "id": "insert-on-conflict",
+            "text": "Claim with one INSERT … ON CONFLICT on the key; only the worker whose insert returns a row sends"
+          },
+          {
+            "id": "select-in-tx",
+            "text": "Put the SELECT inside BEGIN … COMMIT"
+          },
+          {
+            "id": "table-per-worker",
+            "text": "Give each worker its own operations table"
+          }
+        ],
+        "correct": "insert-on-conflict",
+        "explanation": "Check-then-act is two steps, and the other worker can act in between; checking again only narrows the gap. A primary key on the operation key makes \"is it taken?\" and \"take it\" a single atomic statement: one INSERT wins, the other matches the conflict and returns no row, so that worker backs off. A plain SELECT in a transaction locks nothing (there is no row yet to lock), and separate tables would let both workers win.",
+        "see": {
+          "scenario": "concurrent-redelivery",
+          "variant": "starter",
+          "seed": 3,
+          "faults": [
+            {
+              "kind": "duplicate-delivery",
+              "message": "m1"
+            }
+          ],
+          "step": 7,
+          "expect": "violated",
+          "invariant": "at-most-one-receipt"
+        },
+        "scenario": "concurrent-redelivery"
+      }
+    ]
+  },
+  {
+    "id": "lease-expiry",
+    "title": "The worker that never came back",
+    "summary": "A worker claims the order and dies. Without a lease the key says \"running\" forever and the receipt is never sent; with one, another worker takes over.",
+    "concept": "Leases",
+    "prediction": {
+      "prompt": "worker-1 dies right after claiming the key. How many receipts will order 1042 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "lease-expiry-stuck-key",
+        "prompt": "The starter claims order 1042's key with no expiry, then the worker dies before sending anything. What becomes of the receipt?",
+        "choices": [
+          {
+            "id": "taken-over",
+            "text": "The next worker to get the redelivered message takes the key over and sends it"
+          },
+          {
+            "id": "never-sent",
+            "text": "It is never sent: the key says 'running' forever, every redelivery backs off, and the message is finally dead-lettered"
+          },
+          {
+            "id": "sent-twice",
+            "text": "Two receipts go out, one from each worker"
+          },
+          {
+            "id": "rolled-back",
+            "text": "The claim is undone when the worker's connection drops, so the next worker starts fresh"
+          }
+        ],
+        "correct": "never-sent",
+        "explanation": "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
+        "see": {
+          "scenario": "lease-expiry",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "worker-1",
+              "after": "db",
+              "nth": 1
+            }
+          ],
+          "expect": "violated",
+          "invariant": "every-order-receipted"
+        },
+        "scenario": "lease-expiry"
+      }
+    ]
+  },
+  {
+    "id": "crash-after-send",
+    "title": "Sent, but not marked done",
+    "summary": "The crash lands after the e-mail went out and before complete ran. The lease expires and the e-mail goes again, unless the provider honours the same key.",
+    "concept": "Provider idempotency keys",
+    "prediction": {
+      "prompt": "worker-1 crashes after the e-mail went out, before complete(). How many receipts will order 1042 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "crash-after-send-provider-key",
+        "prompt": "The claim-and-complete consumer crashes after the provider sent the e-mail and before complete() ran. The lease runs out and worker-2 claims the key. What prevents a second e-mail?",
+        "choices": [
+          {
+            "id": "longer-lease",
+            "text": "A longer lease"
+          },
+          {
+            "id": "complete-first",
+            "text": "Calling complete() before sending the e-mail"
+          },
+          {
+            "id": "provider-key",
+            "text": "Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another"
+          },
+          {
+            "id": "ack-first",
+            "text": "Acknowledging the message before sending"
+          }
+        ],
+        "correct": "provider-key",
+        "explanation": "The e-mail was sent in someone else's system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation's key narrows the gap, and closes it for as long as the provider remembers the key — the second send is answered with the first e-mail's id.",
+        "see": {
+          "scenario": "crash-after-send",
+          "variant": "solution",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "worker-1",
+              "after": "email.send"
+            }
+          ],
+          "expect": "held",
+          "invariant": "at-most-one-receipt"
+        },
+        "scenario": "crash-after-send"
+      }
+    ]
+  },
+  {
+    "id": "random-key-on-retry",
+    "title": "A fresh key on every retry",
+    "summary": "A charge times out after the provider acted. A UUID minted inside the retry loop makes the retry look like new work; a key derived from the order does not.",
+    "concept": "Operation-derived keys",
+    "prediction": {
+      "prompt": "The first charge's response is lost and checkout retries. How many times will order 1042 be charged?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "random-key-on-retry-two-charges",
+        "prompt": "Checkout calls the payment provider with idempotencyKey: env.random.uuid(), generated inside its retry loop. The first charge's response is lost and checkout retries. What happens to the customer's card?",
+        "choices": [
+          {
+            "id": "one-charge",
+            "text": "One charge: the provider recognises the retry"
+          },
+          {
+            "id": "two-charges",
+            "text": "Two charges: every attempt carries a new key, so the provider sees two unrelated requests"
+          },
+          {
+            "id": "refused",
+            "text": "The retry is refused with an idempotency error because the order already has a key"
+          },
+          {
+            "id": "no-charge",
+            "text": "No charge: the provider cancels the first charge once the caller times out"
+          }
+        ],
+        "correct": "two-charges",
+        "explanation": "A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey('charge', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.",
+        "see": {
+          "scenario": "random-key-on-retry",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "lose-response",
+              "call": "payments.charge",
+              "nth": 1
+            }
+          ],
+          "step": 4,
+          "expect": "violated",
+          "invariant": "no-double-charge"
+        },
+        "scenario": "random-key-on-retry"
+      },
+      {
+        "id": "random-key-on-retry-derived-key",
+        "prompt": "With opKey('charge', { orderId }) as the key, the first response is lost and checkout retries. What does the provider do with the retry?",
+        "choices": [
+          {
+            "id": "original",
+            "text": "It returns the original charge and charges nothing new"
+          },
+          {
+            "id": "second",
+            "text": "It charges again, because the first request timed out"
+          },
+          {
+            "id": "error",
+            "text": "It refuses the retry as a duplicate, and checkout reports a failure"
+          }
+        ],
+        "correct": "original",
+        "explanation": "The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal comes when a key is reused with different parameters — a sign that two different operations share a key — and, at Stripe, when the retry arrives while the first request with that key is still being processed (a conflict worth retrying a moment later, with the same key).",
+        "see": {
+          "scenario": "random-key-on-retry",
+          "variant": "solution",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "lose-response",
+              "call": "payments.charge",
+              "nth": 1
+            }
+          ],
+          "expect": "held",
+          "invariant": "no-double-charge"
+        },
+        "scenario": "random-key-on-retry"
+      }
+    ]
+  },
+  {
+    "id": "ambiguous-timeout-charge",
+    "title": "The charge that timed out",
+    "summary": "A charge times out after the request left. Without a key the retry charges twice; with one the provider returns the original — while it remembers the key (24 hours here). The next-day rerun is caught only by our own operations table.",
+    "concept": "Provider retention",
+    "prediction": {
+      "prompt": "The first charge's response is lost and checkout retries; the next day a rerun charges again. How many times will order 2077 be charged?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "ambiguous-timeout-after-retention",
+        "prompt": "Checkout charged order 2077 with the key opKey('charge', { orderId }). The next day — after the 24 hours the provider promises to keep keys — a rerun calls the solution's chargeOrder (which claims and completes the key in our operations table) with the same key. What happens?",
+        "choices": [
+          {
+            "id": "provider-remembers",
+            "text": "The provider returns the original charge: a key is remembered for ever"
+          },
+          {
+            "id": "table-catches",
+            "text": "The provider may charge again, so only our own operations table, which still says \"done\", stops it"
+          },
+          {
+            "id": "refused",
+            "text": "The provider refuses the request because the key was used before"
+          },
+          {
+            "id": "dropped",
+            "text": "Nothing happens: the provider drops requests older than a day"
+          }
+        ],
+        "correct": "table-catches",
+        "explanation": "A provider remembers keys only for its retention window (Stripe promises at least 24 hours); after that the same key may be a new request, and the card charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.",
+        "see": {
+          "scenario": "ambiguous-timeout-charge",
+          "variant": "solution",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "lose-response",
+              "call": "payments.charge",
+              "nth": 1
+            }
+          ],
+          "expect": "held",
+          "invariant": "no-double-charge"
+        },
+        "scenario": "ambiguous-timeout-charge"
+      },
+      {
+        "id": "ambiguous-timeout-key-reuse",
+        "prompt": "A bug builds the charge key from the customer alone, so two different orders of the same customer — $129.00 and $19.90 — reach the payment provider with the same key within the hour. What does the provider do with the second one?",
+        "choices": [
+          {
+            "id": "refuses",
+            "text": "It refuses it with an idempotency error: the same key came with different parameters"
+          },
+          {
+            "id": "returns-first",
+            "text": "It returns the first charge of $129.00 and charges nothing for the second order"
+          },
+          {
+            "id": "charges",
+            "text": "It charges $19.90: a different amount makes it a different request"
+          }
+        ],
+        "correct": "refuses",
+        "explanation": "A provider that keeps keys also keeps what each key was used for. The same key with the same parameters is a retry and gets the original result; the same key with different parameters cannot be a retry, so it is refused rather than guessed at. That refusal is a gift: it exposes a key that does not identify its operation. Derive the key from what makes the operation unique — here the order, not the customer.",
+        "scenario": "ambiguous-timeout-charge"
+      }
+    ]
+  },
+  {
+    "id": "business-date-reminder",
+    "title": "Once a day, not once per attempt",
+    "summary": "A reminder may go once per business day. Keyed on the attempt time, a same-day rerun sends it again; keyed on the business date, the rerun sends nothing and tomorrow sends one.",
+    "concept": "What identity means",
+    "prediction": {
+      "prompt": "The scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day. How many reminders will order 1042 get in all, over the two days?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "business-date-reminder-key",
+        "prompt": "A payment reminder for an order may go out once per business day. The scheduler sometimes fires twice in a day after a deploy. Which key is right?",
+        "choices": [
+          {
+            "id": "order-only",
+            "text": "opKey('reminder', { orderId })"
+          },
+          {
+            "id": "attempt-time",
+            "text": "opKey('reminder', { orderId, attemptAt: now })"
+          },
+          {
+            "id": "business-date",
+            "text": "opKey('reminder', { orderId, businessDate })"
+          },
+          {
+            "id": "uuid",
+            "text": "A fresh UUID for each scheduler run"
+          }
+        ],
+        "correct": "business-date",
+        "explanation": "What makes two attempts the same operation is a business decision: here, the same order on the same business date. The date the reminder is for is the same on a same-day rerun and different tomorrow, so the rerun finds the key done and tomorrow sends one. The attempt time and a per-run UUID change on every attempt, so the rerun reminds twice; the order alone is the same for ever, so tomorrow's reminder is never sent.",
+        "see": {
+          "scenario": "business-date-reminder",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [],
+          "step": 16,
+          "expect": "violated",
+          "invariant": "one-reminder-per-date"
+        },
+        "scenario": "business-date-reminder"
+      }
+    ]
+  },
+  {
+    "id": "human-rerun",
+    "title": "Yesterday's job, rerun by hand",
+    "summary": "An operator reruns yesterday's billing job. Without operation keys every charge and receipt repeats; with them, claimed in our own table, the rerun finds everything done.",
+    "concept": "Manual reruns",
+    "prediction": {
+      "prompt": "An operator reruns the nightly billing job by hand the next day. How many times will order 3001 be charged?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "human-rerun-operations-table",
+        "prompt": "An operator reruns yesterday's billing job by hand, 26 hours after it ran. The job charges three orders and e-mails each a receipt. What keeps the rerun from doing it all again?",
+        "choices": [
+          {
+            "id": "provider-keys",
+            "text": "Idempotency keys sent to the payment and e-mail providers, on their own"
+          },
+          {
+            "id": "claim-each",
+            "text": "Each operation claimed under its own key in our operations table, so the rerun finds it done"
+          },
+          {
+            "id": "confirm",
+            "text": "A dialog asking the operator to confirm before rerunning"
+          },
+          {
+            "id": "one-transaction",
+            "text": "Running the whole job inside one database transaction"
+          }
+        ],
+        "correct": "claim-each",
+        "explanation": "Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: providers promise to keep them at least 24 hours, not longer, and 26 have passed, so on their own the keys may let every charge and every receipt repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order's charge, this order's receipt — claimed and completed in our own table make the rerun a walk past finished work.",
+        "see": {
+          "scenario": "human-rerun",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [],
+          "step": 18,
+          "expect": "violated",
+          "invariant": "no-double-charge"
+        },
+        "scenario": "human-rerun"
+      }
+    ]
+  },
+  {
+    "id": "webhook-dedupe",
+    "title": "The webhook that arrived twice",
+    "summary": "The payment provider delivers the same event to two handlers at once. Keyed by the event id, the same claim-and-complete pattern turns the repeat into a no-op.",
+    "concept": "Inbound webhooks",
+    "prediction": {
+      "prompt": "evt_1 is delivered to both handlers at once. How many \"payment received\" e-mails will order 1042 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "webhook-dedupe-event-id",
+        "prompt": "The payment provider delivers event evt_1 to two of our webhook handlers at once. What should the handlers dedupe on?",
+        "choices": [
+          {
+            "id": "event-id",
+            "text": "The event's id, claimed in the operations table before doing anything"
+          },
+          {
+            "id": "body-hash",
+            "text": "A hash of the whole request, delivery timestamp header included"
+          },
+          {
+            "id": "handler-name",
+            "text": "The name of the handler process"
+          },
+          {
+            "id": "nothing",
+            "text": "Nothing: a provider delivers each webhook exactly once"
+          }
+        ],
+        "correct": "event-id",
+        "explanation": "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
+        "see": {
+          "scenario": "webhook-dedupe",
+          "variant": "starter",
+          "seed": 2,
+          "faults": [
+            {
+              "kind": "duplicate-delivery",
+              "message": "evt_1"
+            }
+          ],
+          "step": 5,
+          "expect": "violated",
+          "invariant": "at-most-one-email"
+        },
+        "scenario": "webhook-dedupe"
+      }
+    ]
+  },
+  {
+    "id": "dual-write",
+    "title": "Saved, but never announced",
+    "summary": "The shop saves the order, then crashes before publishing \"order placed\": nobody downstream ever hears of it, and the retried checkout saves it a second time. Writing the message to an outbox in the same transaction closes the gap: the crash rolls back the uncommitted order row, the retry commits order and message together, a relay publishes.",
+    "concept": "The transactional outbox",
+    "prediction": {
+      "prompt": "The shop crashes right after its INSERT INTO orders; it restarts and the checkout is retried. Will every saved order reach the consumers as an \"order-placed\" message?",
+      "options": [
+        {
+          "id": "announced",
+          "label": "Yes: nothing saved goes unannounced"
+        },
+        {
+          "id": "lost",
+          "label": "No: a saved order is never announced"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "dual-write-outbox",
+        "prompt": "The shop inserts the order, then publishes \"order-placed\" to the queue, and crashes between the two. Which change makes sure the message cannot be lost?",
+        "choices": [
+          {
+            "id": "publish-first",
+            "text": "Publish first, then insert the order"
+          },
+          {
+            "id": "retry-loop",
+            "text": "Retry the publish in a loop until it succeeds"
+          },
+          {
+            "id": "outbox",
+            "text": "Insert the order and an outbox row in one transaction; a relay publishes committed outbox rows"
+          },
+          {
+            "id": "one-tx",
+            "text": "Put the INSERT and the publish inside the same BEGIN … COMMIT"
+          }
+        ],
+        "correct": "outbox",
+        "explanation": "Publishing first swaps a lost message for a phantom one: the order is announced and never saved. A retry loop dies with the process that runs it. A database transaction cannot include the queue, which is a different system. The outbox turns the message into a row of the same database, committed together with the order: either both exist or neither does, and the relay publishes what committed.",
+        "see": {
+          "scenario": "dual-write",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "shop",
+              "after": "db",
+              "sql": "INSERT INTO orders",
+              "nth": 1
+            }
+          ],
+          "expect": "violated",
+          "invariant": "nothing-lost"
+        },
+        "scenario": "dual-write"
+      }
+    ]
+  },
+  {
+    "id": "relay-crash",
+    "title": "The relay that published twice",
+    "summary": "The relay crashes after publishing and before COMMIT, so the order goes out again. Only the outbox and an idempotent consumer together make the pipeline effectively once.",
+    "concept": "End-to-end effectively once",
+    "prediction": {
+      "prompt": "The relay crashes after publishing, before COMMIT, and publishes again. How many receipts will order 1 get?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "relay-crash-consumer",
+        "prompt": "The relay publishes an outbox row, then crashes before its COMMIT marks the row published; after a restart it publishes the row again. Where should that duplicate be dealt with?",
+        "choices": [
+          {
+            "id": "fix-relay",
+            "text": "In the relay: it must be changed to publish exactly once"
+          },
+          {
+            "id": "consumer",
+            "text": "In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op"
+          },
+          {
+            "id": "nowhere",
+            "text": "Nowhere: the queue drops a message it has already seen"
+          },
+          {
+            "id": "publish-after-commit",
+            "text": "By publishing after the COMMIT that marks the row"
+          }
+        ],
+        "correct": "consumer",
+        "explanation": "Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first \"order-placed\" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.",
+        "see": {
+          "scenario": "relay-crash",
+          "variant": "starter",
+          "seed": 1,
+          "faults": [
+            {
+              "kind": "crash",
+              "process": "relay-1",
+              "after": "queue.publish"
+            }
+          ],
+          "step": 25,
+          "expect": "violated",
+          "invariant": "at-most-one-receipt"
+        },
+        "scenario": "relay-crash"
+      }
+    ]
+  },
+  {
+    "id": "relay-concurrency",
+    "title": "Two relays, one outbox",
+    "summary": "Two relays read the same unpublished rows and both publish them. FOR UPDATE SKIP LOCKED in one transaction lets them split the work instead.",
+    "concept": "SKIP LOCKED",
+    "prediction": {
+      "prompt": "Two healthy relays poll an outbox of 4 orders. How many orders will be published more than once?",
+      "options": [
+        {
+          "id": "0",
+          "label": "0"
+        },
+        {
+          "id": "1",
+          "label": "1"
+        },
+        {
+          "id": "2",
+          "label": "2"
+        },
+        {
+          "id": "3+",
+          "label": "3 or more"
+        }
+      ]
+    },
+    "questions": [
+      {
+        "id": "relay-concurrency-skip-locked",
+        "prompt": "Two healthy relays poll the same outbox table. What keeps them from both publishing the same rows?",
+        "choices": [
+          {
+            "id": "skip-locked",
+            "text": "SELECT … FOR UPDATE SKIP LOCKED in the transaction that publishes and marks the rows"
+          },
+          {
+            "id": "order-by",
+            "text": "ORDER BY id, so both relays see the rows in the same order"
+          },
+          {
+            "id": "limit",
+            "text": "A smaller LIMIT on the SELECT"
+          },
+          {
+            "id": "timers",
+            "text": "Starting the relays at different times"
+          }
+        ],
+        "correct": "skip-locked",
+        "explanation": "Without a lock, both relays read the same unpublished rows before either marks them, and both publish them. FOR UPDATE locks the rows a relay picked until its COMMIT, and SKIP LOCKED makes the other relay pass over them instead of waiting, so they split the work. Ordering, limits and timing only change which rows collide, not whether they can.",
+        "see": {
+          "scenario": "relay-concurrency",
+          "variant": "starter",
+          "seed": 2,
+          "faults": [],
+          "step": 6,
+          "expect": "violated",
+          "invariant": "each-row-once"
+        },
+        "scenario": "relay-concurrency"
+      }
+    ]
+  }
+];

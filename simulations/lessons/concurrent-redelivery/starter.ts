@@ -1,0 +1,13 @@
+import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const seen = await env.db.query('SELECT 1 FROM operations WHERE op_key = $1', [key]);
+  if (seen.rows.length > 0) return 'ack';            // someone already sent it
+  await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  await env.db.query(
+    `INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now())`,
+    [key],
+  );
+  return 'ack';
+}

@@ -1,0 +1,72 @@
+/** The lesson "Sent, but not marked done": Provider idempotency keys. Its code is ./starter.ts and ./solution.ts. */
+import { ACTORS, TABLES, crashAfterSend, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
+import { receiptsFor } from '../kit/predictions';
+import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'crash-after-send',
+  title: 'Sent, but not marked done',
+  summary: 'The crash lands after the e-mail went out and before complete ran. The lease expires and the e-mail goes again, unless the provider honours the same key.',
+  concept: 'Provider idempotency keys',
+  entry: 'handleMessage',
+  brief: [
+    'The claim protects everything in our own database. The e-mail leaves it. If the worker dies after the provider sent the receipt and before complete() runs, the row still says running.',
+    'Here worker-1 crashes right after the send. Its lease runs out, another worker takes the key over, and sends again: the starter claims and completes correctly but does not tell the provider which operation this is.',
+    'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
+  ],
+  explanations: {
+    starter: 'Claim and complete with a lease, but the send carries no idempotency key, so a takeover after a crash sends a second receipt.',
+    solution: 'The same key goes to the provider. Whoever sends after a takeover gets the first e-mail back (replayed: true) and nothing new reaches the customer.',
+  },
+  build: (mod) => receiptWorld(mod),
+  demo: {
+    seed: 1,
+    faults: [crashAfterSend('worker-1')],
+    story: 'worker-1 crashes after the provider sent the e-mail, before complete().',
+  },
+  // A lost request and a crash just before the send catch the look-alikes a wrong-fix hunt found
+  // passing: completing before sending, and treating a timed-out send as sent.
+  faultMenu: [
+    crashAfterSend('worker-1'),
+    crashAfterSend('worker-2'),
+    crashBeforeAck('worker-1'),
+    { kind: 'crash', process: 'worker-1', before: 'email.send' },
+    { kind: 'lose-response', call: 'email.send', nth: 1 },
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
+    { kind: 'slow-response', call: 'email.send', nth: 1, ms: 90_000 },
+    duplicate,
+  ],
+  maxFaults: 3,
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
+  tables: TABLES,
+  actors: ACTORS,
+  crashable: ['worker-1', 'worker-2'],
+  lossy: 'email.send',
+  prediction: { prompt: 'worker-1 crashes after the e-mail went out, before complete(). How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  questions: [
+    {
+      id: 'crash-after-send-provider-key',
+      prompt: 'The claim-and-complete consumer crashes after the provider sent the e-mail and before complete() ran. The lease runs out and worker-2 claims the key. What prevents a second e-mail?',
+      choices: [
+        { id: 'longer-lease', text: 'A longer lease' },
+        { id: 'complete-first', text: 'Calling complete() before sending the e-mail' },
+        {
+          id: 'provider-key',
+          text: 'Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another',
+        },
+        { id: 'ack-first', text: 'Acknowledging the message before sending' },
+      ],
+      correct: 'provider-key',
+      explanation: 'The e-mail was sent in someone else\'s system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation\'s key narrows the gap, and closes it for as long as the provider remembers the key — the second send is answered with the first e-mail\'s id.',
+      see: {
+        scenario: 'crash-after-send',
+        variant: 'solution',
+        seed: 1,
+        faults: [{ kind: 'crash', process: 'worker-1', after: 'email.send' }],
+        expect: 'held',
+        invariant: 'at-most-one-receipt',
+      },
+    },
+  ],
+});

@@ -1,0 +1,172 @@
+/**
+ * Keys over time: a charge whose timeout leaves us not knowing (and whose replay comes back after
+ * the provider's 24-hour memory), a reminder that may go once per business date, and yesterday's
+ * job rerun by hand. In each, the operation — not the attempt — decides the key, and our own
+ * operations table remembers for as long as we keep it, however long the provider remembers.
+ */
+import type { ProcessSpec } from '../../engine/scheduler';
+import { type Invariant } from './scenario';
+import { SIM_EPOCH_MS } from '../../engine/sim-time';
+import { formatSimMoment } from '../../engine/sim-time';
+import type { CheckoutOrder, Fault } from '../../engine/types';
+import { businessDateOf, simDate } from './business-date';
+import { type Returned } from './one-shot';
+
+export const HOUR_MS = 3_600_000;
+
+// ── ambiguous-timeout-charge ─────────────────────────────────────────────
+
+export const TIMEOUT_ORDER: CheckoutOrder = { id: 2077, customerId: 'cus_grace', totalCents: 12_900 };
+/** The rerun comes the next day, after the provider has forgotten the key (it keeps them 24 h). */
+export const NEXT_DAY_RERUN_MS = 25 * HOUR_MS;
+
+export const timeoutOrderCharged: Invariant = {
+  id: 'order-charged',
+  title: 'The order is charged',
+  check({ outcome }) {
+    return outcome.ledger.charges.some((c) => c.orderId === TIMEOUT_ORDER.id)
+      ? { held: true, detail: `order ${TIMEOUT_ORDER.id} was charged` }
+      : { held: false, detail: `order ${TIMEOUT_ORDER.id} was never charged` };
+  },
+};
+
+export const everyoneSawTheCharge: Invariant = {
+  id: 'same-charge-everywhere',
+  title: 'Checkout and the rerun both report the one charge',
+  check({ outcome, observed }) {
+    const charges = outcome.ledger.charges.filter((c) => c.orderId === TIMEOUT_ORDER.id).map((c) => c.chargeId);
+    for (const who of ['checkout', 'rerun']) {
+      const r = observed[who] as Returned | undefined;
+      if (!r || 'error' in r) continue;
+      const chargeId = (r.value as { chargeId?: unknown } | undefined)?.chargeId;
+      if (charges.length === 1 && chargeId !== charges[0]) {
+        return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges[0]}` };
+      }
+      // Several charges: there is no one charge to report, whatever this caller saw (QA: this used
+      // to pass without checking anything while the ledger showed three charges).
+      if (charges.length > 1) {
+        return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges.length} charges (${charges.join(', ')}): there is no one charge to agree on` };
+      }
+    }
+    return { held: true, detail: 'every caller that finished reported the charge the provider holds' };
+  },
+};
+
+// ── business-date-reminder ──────────────────────────────────────────────
+
+const REMINDER = { orderId: 1042, customer: 'ada@example.com' };
+/** Midnight after the first day (the run starts 2026-01-05 09:00 UTC). */
+const MIDNIGHT_MS = 15 * HOUR_MS;
+/** How long a received reminder stays invisible before the queue hands it out again. */
+export const REMINDER_VISIBILITY_MS = 90_000;
+/**
+ * When the scheduler fires, and for which business date. The rerun after the late deploy comes a
+ * minute before midnight: a redelivery of it (a worker dying before its ack) runs after midnight,
+ * on the next calendar day, and is still a reminder for the first business date.
+ */
+const REMINDER_PLAN: { atMs: number; why: string }[] = [
+  { atMs: 0, why: "09:00: today's reminders are due" },
+  { atMs: MIDNIGHT_MS - 60_000, why: "23:59: after a late deploy the scheduler fires today's reminders again" },
+  { atMs: 24 * HOUR_MS, why: "the next day, 09:00: that day's reminders are due" },
+];
+const DUE_DATES = [...new Set(REMINDER_PLAN.map((p) => simDate(p.atMs)))];
+
+export function schedulerProcess(): ProcessSpec {
+  return {
+    id: 'scheduler',
+    producer: true,
+    async main(env) {
+      for (const p of REMINDER_PLAN) {
+        const wait = p.atMs - (env.clock.now() - SIM_EPOCH_MS);
+        if (wait > 0) await env.sleep(wait);
+        env.log(p.why);
+        await env.queue.publish('reminder-due', { ...REMINDER, businessDate: simDate(p.atMs) });
+      }
+    },
+  };
+}
+
+type SentReminder = { emailId: string; by: string; atMs: number; step: number };
+
+function remindersByDate(ctx: Parameters<Invariant['check']>[0]) {
+  const byDate = new Map<string, SentReminder[]>();
+  for (const e of ctx.outcome.ledger.emails) {
+    if (e.orderId !== REMINDER.orderId || e.template !== 'reminder') continue;
+    const d = businessDateOf(ctx.outcome.trace, e);
+    byDate.set(d, [...(byDate.get(d) ?? []), e]);
+  }
+  return byDate;
+}
+
+/** "em_2 by worker-2 at 15 h 0 min 30 s (Jan 6, 00:00:30), already 2026-01-06": when it went out on another day than the one it was for. */
+function sentText(e: SentReminder, date: string): string {
+  const on = simDate(e.atMs);
+  return `${e.emailId} by ${e.by} at ${formatSimMoment(e.atMs)}${on === date ? '' : `, already ${on}`}`;
+}
+
+export const oneReminderPerDay: Invariant = {
+  id: 'one-reminder-per-date',
+  title: 'At most one reminder per order per business date',
+  check(ctx) {
+    for (const [date, sent] of remindersByDate(ctx)) {
+      if (sent.length > 1) {
+        const late = sent.some((e) => simDate(e.atMs) !== date);
+        return {
+          held: false,
+          detail: `order ${REMINDER.orderId} got ${sent.length} reminders ${late ? 'for business date' : 'on'} ${date}: ${sent.map((e) => sentText(e, date)).join(', ')}`,
+          step: sent[1]!.step,
+        };
+      }
+    }
+    return { held: true, detail: 'no business date got two reminders' };
+  },
+};
+
+export const reminderEachDueDate: Invariant = {
+  id: 'reminder-each-due-date',
+  title: 'One reminder goes out on each business date it is due',
+  check(ctx) {
+    const got = remindersByDate(ctx);
+    const missing = DUE_DATES.filter((d) => !got.has(d));
+    if (!missing.length) return { held: true, detail: `a reminder went out on ${DUE_DATES.join(' and ')}` };
+    // A reminder that went out that day for an earlier date: the day's own was taken for done.
+    const stand = missing.flatMap((d) =>
+      [...got].flatMap(([forDate, sent]) => sent.filter((e) => forDate !== d && simDate(e.atMs) === d).map((e) => `${e.emailId}, sent on ${d}, was ${forDate}'s`)),
+    );
+    return {
+      held: false,
+      detail: `no reminder went out for ${missing.join(', ')}, although one was due${stand.length ? ` (${stand.join('; ')})` : ''}`,
+    };
+  },
+};
+
+export const remindCrash = (p: string, when: 'before' | 'after', kind: 'queue.ack' | 'email.send' | 'db'): Fault =>
+  when === 'before' ? { kind: 'crash', process: p, before: kind } : { kind: 'crash', process: p, after: kind };
+
+// ── human-rerun ─────────────────────────────────────────────────────────
+
+export interface BillingOrder extends CheckoutOrder {
+  email: string;
+}
+
+export const JOB_ORDERS: BillingOrder[] = [
+  { id: 3001, customerId: 'cus_ada', totalCents: 2_500, email: 'ada@example.com' },
+  { id: 3002, customerId: 'cus_grace', totalCents: 4_200, email: 'grace@example.com' },
+  { id: 3003, customerId: 'cus_alan', totalCents: 990, email: 'alan@example.com' },
+];
+export const JOB_IDS = JOB_ORDERS.map((o) => o.id);
+/** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */
+export const OPERATOR_RERUN_MS = 26 * HOUR_MS;
+
+export const everyOrderBilled: Invariant = {
+  id: 'every-order-billed',
+  title: 'Every order of the job is charged and receipted',
+  check({ outcome }) {
+    const missing = JOB_IDS.flatMap((id) => [
+      ...(outcome.ledger.charges.some((c) => c.orderId === id) ? [] : [`order ${id} was never charged`]),
+      ...(outcome.ledger.emails.some((e) => e.orderId === id) ? [] : [`order ${id} got no receipt`]),
+    ]);
+    return missing.length ? { held: false, detail: missing.join('; ') } : { held: true, detail: `all ${JOB_IDS.length} orders charged and receipted` };
+  },
+};
+

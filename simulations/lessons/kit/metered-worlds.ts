@@ -1,0 +1,132 @@
+/**
+ * The metered API side of the lesson: calls that create nothing and so need no key, but bill a
+ * credit every time they succeed, and lookups whose answer moves with time. A replay of them
+ * costs credits, or consistency — never a duplicate in the outside world.
+ */
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { MessageSpec, ProcessSpec } from '../../engine/scheduler';
+import { workerProcess, type CodeError, type Invariant } from './scenario';
+import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../../engine/types';
+import { type Returned } from './one-shot';
+
+// ── batch-credits ───────────────────────────────────────────────────────
+
+const SECRET = 'whsec_demo';
+export const BATCH: TransformRequest[] = Array.from({ length: 10 }, (_, i) => ({ kind: 'hmac', input: `order-${1042 + i}:charge`, secret: SECRET }));
+/** The account: 5 credits now, 10 more when the allowance renews at 60 s; 6 items per 10 s; 8 items answered per request. */
+export const ACCOUNT = { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 };
+
+/** HMAC-SHA256 computed here, independently of the provider, to check what the job returned. */
+function expectedSignature(item: TransformRequest): string {
+  return bytesToHex(hmac(sha256, utf8ToBytes(item.secret ?? ''), utf8ToBytes(item.input)));
+}
+
+export const noItemBilledTwice: Invariant = {
+  id: 'no-item-billed-twice',
+  title: 'Credits stay within budget: no item is billed twice',
+  check({ outcome }) {
+    const spent = outcome.ledger.credits.filter((c) => c.kind === 'transform');
+    const seen = new Map<string, number>();
+    for (const c of spent) {
+      const n = (seen.get(c.item) ?? 0) + 1;
+      seen.set(c.item, n);
+      if (n === 2) {
+        const again = spent.filter((x) => x.item === c.item).length;
+        const twice = [...new Set(spent.map((x) => x.item))].filter((it) => spent.filter((x) => x.item === it).length > 1).length;
+        return {
+          held: false,
+          detail: `${spent.length} credits spent on ${BATCH.length} items: ${twice} item${twice === 1 ? ' was' : 's were'} billed again (the first, ${JSON.parse(c.item).input}, ${again} times)`,
+          step: c.step,
+        };
+      }
+    }
+    return { held: true, detail: `${spent.length} credit${spent.length === 1 ? '' : 's'} spent on ${BATCH.length} items` };
+  },
+};
+
+export const everyItemTransformed: Invariant = {
+  id: 'every-item-transformed',
+  title: 'Every item is transformed, each result in its own place',
+  check({ observed }) {
+    const r = observed['batch-job'] as Returned | undefined;
+    if (!r) return { held: false, detail: 'the job never finished' };
+    if ('error' in r) return { held: false, detail: `the job stopped with: ${r.error}` };
+    const out = r.value;
+    if (!Array.isArray(out) || out.length !== BATCH.length) {
+      return { held: false, detail: `the job returned ${Array.isArray(out) ? `${out.length} results` : JSON.stringify(out) ?? 'nothing'} for ${BATCH.length} items` };
+    }
+    const wrong = BATCH.map((item, i) => (out[i] === expectedSignature(item) ? -1 : i)).filter((i) => i >= 0);
+    return wrong.length
+      ? { held: false, detail: `result ${wrong.join(', ')} is not the signature of its own item (missing, or taken from another index)` }
+      : { held: true, detail: `all ${BATCH.length} signatures are right and in order` };
+  },
+};
+
+// ── moving-answers ──────────────────────────────────────────────────────
+
+export const CHECK_MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
+
+/** The downstream (the CRM) hears every answer a worker hands on; it is a table, so we can read it. */
+export const CRM_SETUP_SQL = `
+CREATE TABLE IF NOT EXISTS crm_updates (
+  order_id   integer NOT NULL,
+  verdict    text    NOT NULL,
+  checked_at text    NOT NULL,
+  worker     text    NOT NULL
+);
+DELETE FROM crm_updates;
+`;
+
+/**
+ * A worker that hands the message to the learner's `checkCustomer` and passes the answer it
+ * returns on to the CRM, then acks. 'retry-later' (or a throw) leaves the message for redelivery.
+ */
+export function checkWorker(id: string, handler: (msg: never, env: Env) => Promise<unknown>, codeErrors: CodeError[]): ProcessSpec {
+  return workerProcess(id, handler, codeErrors, undefined, async (answer, delivery, env) => {
+    if (answer === 'retry-later') {
+      env.log(`handler answered "retry-later"; message ${delivery.messageId} left for redelivery`);
+      return false;
+    }
+    const a = answer as Partial<LookupResult> | null;
+    if (!a || typeof a.verdict !== 'string') {
+      codeErrors.push({ process: id, returned: true, message: `checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not ${JSON.stringify(answer) ?? 'undefined'}` });
+      env.log(`handler returned no answer; message ${delivery.messageId} stays unacked`);
+      return false;
+    }
+    const msg = delivery.body as ReceiptMessage;
+    await env.db.query('INSERT INTO crm_updates (order_id, verdict, checked_at, worker) VALUES ($1, $2, $3, $4)', [
+      msg.orderId,
+      a.verdict,
+      typeof a.checkedAtMs === 'number' ? `${(a.checkedAtMs / 1000).toFixed(1)} s` : '?',
+      id,
+    ]);
+    return true;
+  });
+}
+
+export const oneConsistentAnswer: Invariant = {
+  id: 'one-consistent-answer',
+  title: 'Downstream sees one consistent answer per order',
+  async check({ db }) {
+    const rows = await db.inspect('SELECT order_id, verdict, checked_at, worker FROM crm_updates');
+    const verdicts = [...new Set(rows.map((r) => String(r.verdict)))];
+    return verdicts.length > 1
+      ? { held: false, detail: `the CRM was told ${rows.map((r) => `"${r.verdict}" (looked up at ${r.checked_at}, by ${r.worker})`).join(', then ')} for order ${rows[0]!.order_id}` }
+      : { held: true, detail: rows.length ? `the CRM heard "${verdicts[0]}" ${rows.length === 1 ? 'once' : `${rows.length} times, always the same`}` : 'nothing reached the CRM' };
+  },
+};
+
+export const orderChecked: Invariant = {
+  id: 'order-checked',
+  title: 'The answer reaches downstream',
+  async check({ db }) {
+    const rows = await db.inspect('SELECT 1 FROM crm_updates');
+    return rows.length ? { held: true, detail: 'the CRM got the answer' } : { held: false, detail: 'no answer ever reached the CRM' };
+  },
+};
+
+export const crashAt = (p: string, when: 'before' | 'after', kind: 'queue.ack' | 'lookup.check' | 'db', nth?: number): Fault =>
+  when === 'before' ? { kind: 'crash', process: p, before: kind, nth } : { kind: 'crash', process: p, after: kind, nth };
+

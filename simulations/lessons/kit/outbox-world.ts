@@ -1,0 +1,299 @@
+/**
+ * The sending side of the lesson: the dual write and the transactional outbox, a relay that
+ * crashes between publish and COMMIT, two relays sharing one outbox, and webhooks delivered more
+ * than once. Every committed order must be acted on exactly once, and nothing may be published for
+ * an order that never committed.
+ */
+import { relayOnce } from '../../../lib/outbox';
+import type { ProcessSpec } from '../../engine/scheduler';
+import { atMostOneReceipt, caughtThrow, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
+import type { Env, Fault } from '../../engine/types';
+
+export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
+export const CUSTOMER_EMAIL = 'ada@example.com';
+
+/** Passes a relay makes per incarnation, one every `RELAY_INTERVAL_MS`. */
+const RELAY_POLLS = 5;
+const RELAY_INTERVAL_MS = 2_000;
+/**
+ * In dual-write the shop may crash twice and retry after each restart (5 s apiece), so its
+ * relay polls for 20 s: a row committed by the last retry is still published.
+ */
+export const DUAL_WRITE_RELAY_POLLS = 10;
+
+/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation; a crash restarts it. */
+export function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[], polls = RELAY_POLLS): ProcessSpec {
+  return {
+    id,
+    producer: true,
+    restart: WORKER_RESTART,
+    async main(env) {
+      for (let poll = 0; poll < polls; poll++) {
+        try {
+          await pass(env);
+        } catch (err) {
+          const { what, said, loc } = caughtThrow(err);
+          codeErrors.push({ process: id, message: what, ...loc });
+          env.log(`relay pass failed: ${said}; the rows stay unpublished`);
+        }
+        await env.sleep(RELAY_INTERVAL_MS);
+      }
+    },
+  };
+}
+
+/**
+ * The shop: one checkout, placed through the learner's or lib's code. With `retryAfterCrash`, a
+ * crash restarts the shop and the checkout is placed again, as a customer who never saw a
+ * confirmation presses Buy again; the attempt count lives outside the process (it is the
+ * customer's), so it survives the crash.
+ */
+export function shopProcess(
+  place: (order: typeof ORDER, env: Env) => Promise<unknown>,
+  codeErrors: CodeError[],
+  retryAfterCrash = false,
+  observed: Record<string, unknown> = {},
+): ProcessSpec {
+  let attempts = 0;
+  return {
+    id: 'shop',
+    producer: true,
+    ...(retryAfterCrash ? { restart: WORKER_RESTART } : {}),
+    async main(env) {
+      attempts++;
+      if (attempts > 1) env.log(`checkout retried (attempt ${attempts}): the customer never got a confirmation, so the order is placed again`);
+      try {
+        const id = await place({ ...ORDER }, env);
+        // Returning without an error is the confirmation the customer sees.
+        observed.confirmed = [...((observed.confirmed as unknown[] | undefined) ?? []), id];
+        env.log(`order ${String(id)} placed`);
+      } catch (err) {
+        const { what, said, loc, fromLearner } = caughtThrow(err);
+        if (fromLearner) codeErrors.push({ process: 'shop', message: what, ...loc });
+        env.log(`placing the order failed: ${said}`);
+      }
+    },
+  };
+}
+
+/** The lib relay, publishing each row's payload under its topic. */
+export const libRelayPass = (env: Env) => relayOnce(env.db, (topic, payload) => env.queue.publish(topic, payload));
+
+async function committedOrders(ctx: Parameters<Invariant['check']>[0]): Promise<number[]> {
+  return (await ctx.db.inspect('SELECT id FROM orders ORDER BY id')).map((r) => Number(r.id));
+}
+
+function publishedOrderIds(ctx: Parameters<Invariant['check']>[0]): { orderId: number; step: number }[] {
+  return ctx.outcome.ledger.published
+    .filter((p) => p.topic === 'order-placed')
+    .map((p) => ({ orderId: Number((p.body as { orderId?: unknown })?.orderId), step: p.step }));
+}
+
+const listOf = (ids: number[]) => (ids.length === 1 ? `order ${ids[0]}` : `orders ${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`);
+
+/**
+ * What the shop went through, read from the trace: crashes, crashes that rolled a transaction back,
+ * and the order ids its INSERTs returned (an id missing from the table afterwards was rolled back).
+ */
+function shopHistory(ctx: Parameters<Invariant['check']>[0]): { crashes: number; rollbacks: number; insertedIds: number[] } {
+  const shop = ctx.outcome.trace.filter((e) => e.actor === 'shop');
+  const insertedIds = shop
+    .filter((e) => e.type === 'db')
+    .map((e) => (e.data ?? {}) as { sql?: unknown; rows?: unknown })
+    .filter((d) => typeof d.sql === 'string' && /^\s*insert\s+into\s+orders\b/i.test(d.sql))
+    .flatMap((d) => (Array.isArray(d.rows) ? (d.rows as { id?: unknown }[]) : []).map((r) => Number(r?.id)))
+    .filter((id) => Number.isInteger(id));
+  return { crashes: shop.filter((e) => e.type === 'crash').length, rollbacks: shop.filter((e) => e.type === 'rollback').length, insertedIds };
+}
+
+export const nothingLost: Invariant = {
+  id: 'nothing-lost',
+  title: 'Every committed order is published',
+  async check(ctx) {
+    const orders = await committedOrders(ctx);
+    const publishers = new Map<number, string>();
+    for (const p of ctx.outcome.ledger.published.filter((m) => m.topic === 'order-placed')) {
+      const id = Number((p.body as { orderId?: unknown })?.orderId);
+      if (!publishers.has(id)) publishers.set(id, p.by);
+    }
+    const lost = orders.filter((id) => !publishers.has(id));
+    const announced = orders.filter((id) => publishers.has(id));
+    const { crashes, rollbacks, insertedIds } = shopHistory(ctx);
+    if (lost.length) {
+      // A retried checkout that saved and announced a second row: say so, it is the other half of the damage.
+      const retry = crashes && announced.length ? `; the retried checkout saved the purchase again as ${listOf(announced)} and announced only that, so one purchase left ${orders.length} order rows` : '';
+      return { held: false, detail: `${listOf(lost)} committed, but no "order-placed" message was ever published: no receipt, no enrichment${retry}` };
+    }
+    if (!orders.length) return { held: true, detail: '0 committed orders, so nothing to publish' };
+    const story: string[] = [];
+    const undone = [...new Set(insertedIds.filter((id) => !orders.includes(id)))];
+    if (rollbacks) story.push(`the shop's crash rolled back its open transaction${undone.length ? `, and ${listOf(undone)} with it` : ''} (no order, no message)`);
+    if (crashes) story.push(`the checkout was retried and ${listOf(orders)} committed`);
+    const by = [...new Set(orders.map((id) => publishers.get(id)!))].join(' and ');
+    story.push(`${story.length ? '' : `${listOf(orders)} committed; `}${by} published ${orders.length === 1 ? 'it' : 'each'}`);
+    return { held: true, detail: story.join('; ') };
+  },
+};
+
+/**
+ * The customer's side of the checkout: a checkout that returned without an error told the customer
+ * their order was placed, so that order must be in the database. Code that never COMMITs, or returns
+ * without writing anything, would otherwise pass `nothing-lost` with zero orders.
+ */
+export const confirmedSaved: Invariant = {
+  id: 'confirmed-saved',
+  title: 'Every order the customer was told about is saved',
+  async check(ctx) {
+    const confirmed = (ctx.observed.confirmed as unknown[] | undefined) ?? [];
+    if (!confirmed.length) return { held: true, detail: 'the checkout never confirmed an order, so nothing was promised' };
+    const orders = await committedOrders(ctx);
+    const at = ctx.outcome.trace.filter((e) => e.actor === 'shop' && e.type === 'log' && / placed$/.test(e.text));
+    for (const [k, id] of confirmed.entries()) {
+      const n = typeof id === 'number' || typeof id === 'string' ? Number(id) : Number.NaN;
+      const step = at[k]?.i;
+      if (Number.isInteger(n) && !orders.includes(n)) {
+        return { held: false, detail: `the checkout confirmed order ${n} to the customer, but order ${n} is not in the database (never committed, or rolled back)`, step };
+      }
+      if (!Number.isInteger(n) && !orders.length) {
+        return { held: false, detail: `the checkout returned ${String(id)} without an error, so the customer saw a confirmation, but no order was saved`, step };
+      }
+    }
+    return { held: true, detail: `${confirmed.length === 1 ? 'the confirmed order is' : 'every confirmed order is'} in the database` };
+  },
+};
+
+export const noPhantom: Invariant = {
+  id: 'no-phantom',
+  title: 'Nothing is published for an order that never committed',
+  async check(ctx) {
+    const orders = new Set(await committedOrders(ctx));
+    const phantom = publishedOrderIds(ctx).find((p) => !orders.has(p.orderId));
+    return phantom
+      ? { held: false, detail: `"order-placed" for order ${phantom.orderId} was published, but that order is not in the database`, step: phantom.step }
+      : { held: true, detail: 'every published order exists' };
+  },
+};
+
+export const atMostOneReceiptPerCommittedOrder: Invariant = {
+  id: 'at-most-one-receipt',
+  title: 'At most one receipt per order',
+  check: (ctx) => atMostOneReceipt.check({ ...ctx, messages: ctx.outcome.ledger.emails.map((e) => ({ id: e.emailId, body: { orderId: e.orderId } })) }),
+};
+
+export const everyCommittedOrderReceipted: Invariant = {
+  id: 'every-order-receipted',
+  title: 'Every committed order gets its receipt',
+  async check(ctx) {
+    const orders = await committedOrders(ctx);
+    return everyOrderReceipted.check({ ...ctx, messages: orders.map((orderId) => ({ id: `order-${orderId}`, body: { orderId } })) });
+  },
+};
+
+export const crash = (process: string, when: 'after' | 'before', kind: 'db' | 'queue.publish' | 'queue.ack' | 'email.send', nth?: number): Fault =>
+  when === 'after' ? { kind: 'crash', process, after: kind, nth } : { kind: 'crash', process, before: kind, nth };
+
+/** The dual-write demonstration's crash: right after the order row is written, whether or not a transaction is open. */
+export const CRASH_AFTER_ORDER_INSERT: Fault = { kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO orders', nth: 1 };
+
+export const OUTBOX_ROWS = 4;
+
+/**
+ * Two healthy relays must never both publish a row. A relay that crashes after publishing and
+ * before its COMMIT leaves the row unmarked, so it is published again, by design: the outbox
+ * promises at-least-once (relay-crash is that lesson, and consumers dedupe). So a second publish
+ * counts only when the relay that published the row before it was still alive in between.
+ */
+export const eachRowOnce: Invariant = {
+  id: 'each-row-once',
+  title: 'Each outbox row is published once (again only after its relay crashed before marking it)',
+  check({ outcome }) {
+    const publishes = new Map<number, { step: number; by: string }[]>();
+    for (const p of outcome.ledger.published) {
+      const id = Number((p.body as { orderId?: unknown })?.orderId);
+      publishes.set(id, [...(publishes.get(id) ?? []), { step: p.step, by: p.by }]);
+    }
+    const crashedBetween = (by: string, from: number, to: number) =>
+      outcome.trace.some((e) => e.type === 'crash' && e.actor === by && e.i > from && e.i < to);
+    const raced: { id: number; count: number; by: string[]; step: number }[] = [];
+    const afterCrash = new Set<number>();
+    for (const [id, list] of publishes) {
+      for (let k = 1; k < list.length; k++) {
+        if (crashedBetween(list[k - 1].by, list[k - 1].step, list[k].step)) {
+          afterCrash.add(id);
+        } else {
+          raced.push({ id, count: list.length, by: [...new Set(list.map((p) => p.by))], step: list[k].step });
+          break;
+        }
+      }
+    }
+    if (raced.length) {
+      return {
+        held: false,
+        detail: raced.map((r) => `order ${r.id} published ${r.count}× — by ${r.by.join(' and ')}, with no crash in between`).join('; '),
+        step: raced[0].step,
+      };
+    }
+    const missing = Array.from({ length: OUTBOX_ROWS }, (_, i) => i + 1).filter((id) => !publishes.has(id));
+    if (missing.length) return { held: false, detail: `${listOf(missing)} ${missing.length === 1 ? 'was' : 'were'} never published` };
+    const again = [...afterCrash];
+    return {
+      held: true,
+      detail: again.length
+        ? `all ${OUTBOX_ROWS} rows published; ${listOf(again)} again only because its relay crashed before marking it (at-least-once, by design: consumers dedupe)`
+        : `all ${OUTBOX_ROWS} rows published once, split between the relays`,
+    };
+  },
+};
+
+/**
+ * What keeps two relays' transactions apart on PostgreSQL: a row-locking read of the outbox
+ * (SELECT … FROM outbox … FOR UPDATE or FOR NO KEY UPDATE, SKIP LOCKED or not); an UPDATE of the
+ * outbox that re-checks published_at IS NULL (its row locks make a second relay re-check and skip
+ * the rows); or an advisory lock taken in the transaction (the relays take turns). A wrong-fix hunt
+ * found the last two refused at first: both are right on PostgreSQL.
+ */
+const LOCKING = [
+  /\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i,
+  /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i,
+  /\bpg_advisory_(xact_)?lock\s*\(/i,
+];
+const locksRows = (sql: string) => LOCKING.some((re) => re.test(sql));
+
+/**
+ * A relay that publishes from inside a transaction has locked the rows it read. PGlite runs one
+ * transaction at a time, so in this tab a transaction alone keeps two relays apart; on PostgreSQL
+ * their transactions overlap, and a plain SELECT in each reads the same unpublished rows. Only a
+ * row lock (FOR UPDATE, with SKIP LOCKED to take other rows rather than wait) makes the second
+ * relay leave them. Publishing outside a transaction is eachRowOnce's to judge: that race PGlite shows.
+ */
+export const locksWhatItPublishes: Invariant = {
+  id: 'locks-what-it-publishes',
+  title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
+  check({ outcome, db }) {
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !tx.statements.some(locksRows));
+    if (!found) return { held: true, detail: 'every row published from inside a transaction was locked by the SELECT that read it' };
+    const { e } = found;
+    const why =
+      db.name === 'pglite'
+        ? 'Each row went out once in this run only because PGlite runs one transaction at a time: the other relay waited for the COMMIT. On PostgreSQL both transactions run at once, both SELECTs read the same unpublished rows, and both relays publish them. '
+        : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
+    return {
+      held: false,
+      detail: `${e.actor} published from inside its transaction, but the SELECT that read the rows took no lock (no FOR UPDATE). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock, or an UPDATE … WHERE published_at IS NULL before publishing, would do too).`,
+      step: e.i,
+    };
+  },
+};
+
+export const WEBHOOK_ORDER = 1042;
+export const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: WEBHOOK_ORDER, customer: CUSTOMER_EMAIL } }];
+
+export const everyPaymentConfirmed: Invariant = {
+  id: 'every-payment-confirmed',
+  title: 'Every paid order gets its "payment received" e-mail',
+  check({ outcome }) {
+    const sent = outcome.ledger.emails.some((e) => e.orderId === WEBHOOK_ORDER && e.template === 'payment-received');
+    return sent ? { held: true, detail: `order ${WEBHOOK_ORDER} got its "payment received" e-mail` } : { held: false, detail: `no "payment received" e-mail was ever sent for order ${WEBHOOK_ORDER}` };
+  },
+};
+

@@ -1,0 +1,42 @@
+/**
+ * The consumer side of the lesson: one order's receipt, a queue that delivers at least once, two
+ * workers, and four ways for the receipt to go out twice (or never).
+ */
+import type { MessageSpec } from '../../engine/scheduler';
+import { handlerOf, workerProcess, type BuiltWorld, type CodeError } from './scenario';
+import type { Fault } from '../../engine/types';
+
+const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
+
+/**
+ * The receipt lessons' world: two workers, one message, an e-mail provider that honours keys
+ * unless `emailHonoursKeys: false` (the lessons whose point is the database's claim: there a key
+ * alone must not be a way round it). A send gives up after 30 s, inside the solutions' 60 s lease:
+ * the lease outlasts the work it protects, as lib/consumer.ts asks, so only a dead (or stuck)
+ * worker is overtaken.
+ */
+export function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number; emailHonoursKeys?: boolean } = {}): BuiltWorld {
+  const handler = handlerOf(mod, 'handleMessage');
+  const codeErrors: CodeError[] = [];
+  return {
+    spec: {
+      processes: [workerProcess('worker-1', handler, codeErrors), workerProcess('worker-2', handler, codeErrors)],
+      messages: MESSAGES,
+      visibilityTimeoutMs: 30_000,
+      maxReceives: 10,
+      providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },
+      horizonMs: 3_600_000,
+    },
+    observed: {},
+    codeErrors,
+  };
+}
+
+export const crashBeforeAck = (p: string): Fault => ({ kind: 'crash', process: p, before: 'queue.ack' });
+export const crashAfterDb = (p: string, nth: number): Fault => ({ kind: 'crash', process: p, after: 'db', nth });
+export const crashAfterSend = (p: string): Fault => ({ kind: 'crash', process: p, after: 'email.send' });
+export const duplicate: Fault = { kind: 'duplicate-delivery', message: 'm1' };
+
+export const TABLES = ['operations'];
+export const ACTORS = ['queue', 'worker-1', 'worker-2', 'postgres', 'email'];
+

@@ -1,0 +1,71 @@
+/** The lesson "The worker that never came back": Leases. Its code is ./starter.ts and ./solution.ts. */
+import { receiptsFor } from '../kit/predictions';
+import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, noStuckKeys } from '../kit/scenario';
+import { ACTORS, TABLES, crashAfterDb, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'lease-expiry',
+  title: 'The worker that never came back',
+  summary: 'A worker claims the order and dies. Without a lease the key says "running" forever and the receipt is never sent; with one, another worker takes over.',
+  concept: 'Leases',
+  entry: 'handleMessage',
+  brief: [
+    'A claim says "I am working on this". If the worker that claimed dies, someone must be allowed to take over, or the operation is blocked for good.',
+    'Here worker-1 claims order 1042 and crashes before sending. The starter claims with no lease (lease_until = infinity), so every later delivery sees "running", backs off, and the message is finally dead-lettered. The customer never gets a receipt.',
+    "The fix needs two things, and the starter has neither: a finite lease (lease_until = now() + 60 s), and a claim that takes an expired row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now()) where the starter's DO NOTHING never does. lib's claim() has both: once the lease has expired, and only if the row is not done, the next claim takes it over.",
+    "As in the last lesson, the e-mail provider here keeps no idempotency keys: the operations table has to get the receipt out, once.",
+  ],
+  explanations: {
+    starter: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',
+    solution: 'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever. A lease running out says the time is up, not that the worker died, so choose one longer than the work: here a send gives up after 30 s, well inside the 60 s lease. A worker still busy when its lease ends can be overtaken, and then only the provider key of the next lab stops a second receipt.',
+  },
+  build: (mod) => receiptWorld(mod, { emailHonoursKeys: false }),
+  demo: {
+    seed: 1,
+    faults: [crashAfterDb('worker-1', 1)],
+    story: 'worker-1 crashes right after its claim, before it sends anything.',
+  },
+  // Not caught here (a wrong-fix hunt found them passing): a lease far shorter than the work, and a
+  // takeover clause without state <> 'done'. Deliveries come only at 30 s steps, so no second worker
+  // ever claims while the first is still sending, or after a done row's 60 s lease has ended.
+  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate],
+  maxFaults: 2,
+  invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
+  tables: TABLES,
+  actors: ACTORS,
+  crashable: ['worker-1', 'worker-2'],
+  lossy: 'email.send',
+  prediction: { prompt: 'worker-1 dies right after claiming the key. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  questions: [
+    {
+      id: 'lease-expiry-stuck-key',
+      prompt: 'The starter claims order 1042\'s key with no expiry, then the worker dies before sending anything. What becomes of the receipt?',
+      choices: [
+        {
+          id: 'taken-over',
+          text: 'The next worker to get the redelivered message takes the key over and sends it',
+        },
+        {
+          id: 'never-sent',
+          text: 'It is never sent: the key says \'running\' forever, every redelivery backs off, and the message is finally dead-lettered',
+        },
+        { id: 'sent-twice', text: 'Two receipts go out, one from each worker' },
+        {
+          id: 'rolled-back',
+          text: 'The claim is undone when the worker\'s connection drops, so the next worker starts fresh',
+        },
+      ],
+      correct: 'never-sent',
+      explanation: 'The claim was its own committed statement, so the dropped connection does not undo it. The starter\'s ON CONFLICT DO NOTHING never takes a key over, and its lease of \'infinity\' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now(), as lib\'s claim() does).',
+      see: {
+        scenario: 'lease-expiry',
+        variant: 'starter',
+        seed: 1,
+        faults: [{ kind: 'crash', process: 'worker-1', after: 'db', nth: 1 }],
+        expect: 'violated',
+        invariant: 'every-order-receipted',
+      },
+    },
+  ],
+});

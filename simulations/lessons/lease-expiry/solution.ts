@@ -1,0 +1,10 @@
+import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const c = await claim(env.db, key, 60);           // a 60-second lease
+  if (!c.owned) return c.done ? 'ack' : 'retry-later';
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  await complete(env.db, key, sent);
+  return 'ack';
+}

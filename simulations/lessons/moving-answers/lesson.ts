@@ -1,0 +1,102 @@
+/** The lesson "The answer that moved": Answers that move. Its code is ./starter.ts and ./solution.ts. */
+import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswer, orderChecked } from '../kit/metered-worlds';
+import { held, plural } from '../kit/predictions';
+import { handlerOf, messagesSettled, type CodeError } from '../kit/scenario';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'moving-answers',
+  title: 'The answer that moved',
+  summary: 'A lookup is replayed after a crash and the data has moved: the CRM hears two different answers. Storing the first answer under the operation\'s key and serving the replay from it keeps one.',
+  concept: 'Answers that move',
+  entry: 'checkCustomer',
+  brief: [
+    'A lookup is safe to replay — it changes nothing — but its answer can change. Deliverability checks, DNS, live prices and the current time can all say something different the second time.',
+    'Here a worker checks whether the customer\'s address is deliverable and hands the answer on to the CRM, then crashes before acking. The redelivery comes 30 s later; the data has moved, and the starter\'s second lookup tells the CRM something else.',
+    'If downstream must see one answer, store the first result under the operation\'s key (complete(db, key, answer)) and serve any replay from the store instead of asking again. Give the claim a lease shorter than the queue\'s patience — claim(env.db, key, 60): the message comes back every 30 s and at most 10 times, and while a crashed worker\'s lease runs, every redelivery can only be told to come back later.',
+    'Why not a Map in the module? Each worker is its own process with its own memory, and a crash wipes it: a cache in a variable is gone after the restart and was never seen by the other worker. Only the database outlives both.',
+  ],
+  explanations: {
+    starter: 'Looks the address up on every delivery. Safe for the world, but the replay\'s answer is not the first one, and the CRM now holds both.',
+    solution: 'The first answer is stored with complete() under the check\'s key; a replay finds the key done and returns the stored answer, so the CRM hears the same thing however often the message comes.',
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'checkCustomer');
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [checkWorker('worker-1', handler, codeErrors), checkWorker('worker-2', handler, codeErrors)],
+        messages: CHECK_MESSAGES,
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 5_000, metered: { credits: 100, answerPeriodMs: 20_000 } },
+        setupSql: CRM_SETUP_SQL,
+        horizonMs: 3_600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [crashAt('worker-1', 'before', 'queue.ack')],
+    story: 'worker-1 hands "deliverable" to the CRM and crashes before its ack; 30 s later the lookup says something else.',
+  },
+  faultMenu: [
+    crashAt('worker-1', 'before', 'queue.ack'),
+    crashAt('worker-2', 'before', 'queue.ack'),
+    crashAt('worker-1', 'after', 'lookup.check'),
+    crashAt('worker-1', 'after', 'db', 2),
+    { kind: 'duplicate-delivery', message: 'm1' },
+    { kind: 'lose-response', call: 'lookup.check', nth: 1 },
+  ],
+  maxFaults: 3,
+  invariants: [oneConsistentAnswer, orderChecked, messagesSettled],
+  tables: ['operations', 'crm_updates'],
+  actors: ['queue', 'worker-1', 'worker-2', 'postgres', 'lookup'],
+  crashable: ['worker-1', 'worker-2'],
+  lossy: 'lookup.check',
+  prediction: {
+    prompt: 'worker-1 crashes before its ack and the message comes back 30 s later, when the lookup would answer differently. How many different answers will the CRM hear?',
+    options: [
+      { id: 'one', label: 'One answer' },
+      { id: 'two', label: 'Two different answers' },
+    ],
+    measure: (run) => (held(run, 'one-consistent-answer') === false ? 'two' : 'one'),
+    describe: (run) => {
+      const lookups = run.ledger.credits.filter((c) => c.kind === 'lookup');
+      const answers = [...new Set(lookups.map((c) => String(c.output)))];
+      return `${plural(lookups.length, 'lookup was', 'lookups were')} billed, answering ${answers.map((a) => `"${a}"`).join(' then ')}; ${
+        held(run, 'one-consistent-answer') === false ? 'the CRM heard both' : 'the CRM heard one answer'
+      }`;
+    },
+  },
+  questions: [
+    {
+      id: 'moving-answers-store-first',
+      prompt: 'A worker looks up whether the customer\'s address is deliverable, hands the answer to the CRM and crashes before acking. The redelivered message looks it up again 30 s later, and the answer has changed. The CRM must hear one answer. What should the handler do?',
+      choices: [
+        { id: 'look-again', text: 'Look it up again: the newest answer is the most accurate one' },
+        {
+          id: 'store-first',
+          text: 'Store the first answer under the operation\'s key and serve any replay from the store',
+        },
+        {
+          id: 'lookup-key',
+          text: 'Send an idempotency key with the lookup so the API repeats its first answer',
+        },
+        { id: 'skip', text: 'On a redelivery, skip the lookup and tell the CRM nothing' },
+      ],
+      correct: 'store-first',
+      explanation: 'A lookup is safe to repeat — it changes nothing — but its answer can move, and a downstream that heard "deliverable" and then "risky" now holds two stories. Lookups take no idempotency key; the API simply answers what is true now. Claim the check\'s key, complete it with the answer, and a replay returns that stored answer without calling again (which also saves the credit). Saying nothing on a redelivery loses the answer whenever the first attempt never reached the CRM.',
+      see: {
+        scenario: 'moving-answers',
+        variant: 'starter',
+        seed: 1,
+        faults: [{ kind: 'crash', process: 'worker-1', before: 'queue.ack' }],
+        expect: 'violated',
+        invariant: 'one-consistent-answer',
+      },
+    },
+  ],
+});

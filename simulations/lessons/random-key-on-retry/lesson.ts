@@ -1,0 +1,137 @@
+/** The lesson "A fresh key on every retry": Operation-derived keys. Its code is ./starter.ts and ./solution.ts. */
+import { ORDER, consistentAnswer, noDoubleCharge, orderCharged } from '../kit/checkout-world';
+import { chargesFor } from '../kit/predictions';
+import { exportedFunction } from '../../learner/compile';
+import type { ProcessSpec } from '../../engine/scheduler';
+import { caughtThrow, WORKER_RESTART, type CodeError } from '../kit/scenario';
+import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'random-key-on-retry',
+  title: 'A fresh key on every retry',
+  summary: 'A charge times out after the provider acted. A UUID minted inside the retry loop makes the retry look like new work; a key derived from the order does not.',
+  concept: 'Operation-derived keys',
+  entry: 'chargeOrder',
+  brief: [
+    'A timeout after the request was sent leaves you not knowing whether the provider acted. Retrying is the right move — and it is exactly what an idempotency key is for.',
+    'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work.',
+    'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
+    'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
+  ],
+  explanations: {
+    starter: 'A new random key per attempt: the provider cannot tell the retry from a new purchase, and charges again.',
+    solution: 'opKey("charge", { orderId }) is the same on every attempt and on every run of the job; the provider recognises it and returns the original charge (replayed: true).',
+  },
+  build(mod) {
+    const chargeOrder = exportedFunction<(order: CheckoutOrder, env: Env) => Promise<ChargeResult>>(mod, 'chargeOrder');
+    const observed: Record<string, unknown> = {};
+    const codeErrors: CodeError[] = [];
+    let runs = 0;
+    const checkout: ProcessSpec = {
+      id: 'checkout',
+      // Checkout is a job: when its process dies before the job finished, the job runner starts it
+      // again (as a queue redelivers an unacknowledged message), and chargeOrder is called anew.
+      restart: WORKER_RESTART,
+      async main(env) {
+        if (++runs > 1) env.log(`run ${runs}: the job runner starts the checkout of order ${ORDER.id} again (the last run died before it finished) and calls chargeOrder anew`);
+        try {
+          const result = await chargeOrder({ ...ORDER }, env);
+          observed.checkout = { chargeId: result?.chargeId };
+          env.log(`records charge ${result?.chargeId}`);
+        } catch (err) {
+          const { what, said, loc, fromLearner } = caughtThrow(err);
+          if (fromLearner) codeErrors.push({ process: 'checkout', message: what, ...loc });
+          observed.checkout = { error: said };
+          env.log(`checkout gives up: ${said}`);
+        }
+      },
+    };
+    return {
+      spec: {
+        processes: [checkout],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 5_000 },
+        horizonMs: 3_600_000,
+      },
+      observed,
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+    story: 'The first charge is applied, but its response never arrives: checkout times out after 5 s and retries.',
+  },
+  faultMenu: [
+    // Checkout dies after the provider acted and before it learned so: the job runs again, and
+    // only a key that is the same for every run of the operation (derived, or stored before use)
+    // stops a second charge.
+    { kind: 'crash', process: 'checkout', after: 'payments.charge', nth: 1 },
+    { kind: 'crash', process: 'checkout', after: 'payments.charge', nth: 2 },
+    { kind: 'lose-response', call: 'payments.charge', nth: 1 },
+    { kind: 'lose-response', call: 'payments.charge', nth: 2 },
+    { kind: 'lose-request', call: 'payments.charge', nth: 1 },
+    { kind: 'slow-response', call: 'payments.charge', nth: 2, ms: 8_000 },
+  ],
+  maxFaults: 3,
+  invariants: [noDoubleCharge, orderCharged, consistentAnswer],
+  tables: ['operations'],
+  actors: ['checkout', 'postgres', 'payments'],
+  crashable: ['checkout'],
+  lossy: 'payments.charge',
+  prediction: { prompt: "The first charge's response is lost and checkout retries. How many times will order 1042 be charged?", ...chargesFor(1042) },
+  questions: [
+    {
+      id: 'random-key-on-retry-two-charges',
+      prompt: 'Checkout calls the payment provider with idempotencyKey: env.random.uuid(), generated inside its retry loop. The first charge\'s response is lost and checkout retries. What happens to the customer\'s card?',
+      choices: [
+        { id: 'one-charge', text: 'One charge: the provider recognises the retry' },
+        {
+          id: 'two-charges',
+          text: 'Two charges: every attempt carries a new key, so the provider sees two unrelated requests',
+        },
+        {
+          id: 'refused',
+          text: 'The retry is refused with an idempotency error because the order already has a key',
+        },
+        {
+          id: 'no-charge',
+          text: 'No charge: the provider cancels the first charge once the caller times out',
+        },
+      ],
+      correct: 'two-charges',
+      explanation: 'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
+      see: {
+        scenario: 'random-key-on-retry',
+        variant: 'starter',
+        seed: 1,
+        faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+        step: 4,
+        expect: 'violated',
+        invariant: 'no-double-charge',
+      },
+    },
+    {
+      id: 'random-key-on-retry-derived-key',
+      prompt: 'With opKey(\'charge\', { orderId }) as the key, the first response is lost and checkout retries. What does the provider do with the retry?',
+      choices: [
+        { id: 'original', text: 'It returns the original charge and charges nothing new' },
+        { id: 'second', text: 'It charges again, because the first request timed out' },
+        { id: 'error', text: 'It refuses the retry as a duplicate, and checkout reports a failure' },
+      ],
+      correct: 'original',
+      explanation: 'The retry carries the same key with the same parameters, which is exactly the case the provider remembers keys for: it answers with the charge it already made. Checkout records the one charge that happened. A refusal comes when a key is reused with different parameters — a sign that two different operations share a key — and, at Stripe, when the retry arrives while the first request with that key is still being processed (a conflict worth retrying a moment later, with the same key).',
+      see: {
+        scenario: 'random-key-on-retry',
+        variant: 'solution',
+        seed: 1,
+        faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
+        expect: 'held',
+        invariant: 'no-double-charge',
+      },
+    },
+  ],
+});

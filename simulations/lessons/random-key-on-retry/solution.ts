@@ -1,0 +1,16 @@
+import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
+
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const key = opKey('charge', { orderId: order.id });  // decided once, by the operation
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await env.payments.charge(
+        { orderId: order.id, amountCents: order.totalCents, customer: order.customerId },
+        { idempotencyKey: key },
+      );
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);
+    }
+  }
+}

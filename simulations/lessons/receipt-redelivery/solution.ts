@@ -1,0 +1,10 @@
+import { handleMessage as handleReceipt, type Env, type ReceiptMessage } from 'effectively-once';
+
+// The production consumer from lib/consumer.ts: opKey + claim (with a lease) + complete.
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  return handleReceipt(env.db, msg, {
+    leaseSeconds: 60,
+    sendReceipt: (orderId, { idempotencyKey }) =>
+      env.email.send({ to: msg.customer, orderId }, { idempotencyKey }),
+  });
+}

@@ -1,0 +1,86 @@
+/** The lesson "The relay that published twice": End-to-end effectively once. Its code is ./starter.ts and ./solution.ts. */
+import { receiptsFor } from '../kit/predictions';
+import { CUSTOMER_EMAIL, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
+import { placeOrder } from '../../../lib/outbox';
+import { handlerOf, messagesSettled, type CodeError, workerProcess } from '../kit/scenario';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'relay-crash',
+  title: 'The relay that published twice',
+  summary: 'The relay crashes after publishing and before COMMIT, so the order goes out again. Only the outbox and an idempotent consumer together make the pipeline effectively once.',
+  concept: 'End-to-end effectively once',
+  entry: 'handleMessage',
+  brief: [
+    'The outbox guarantees the message is never lost, not that it goes out once: the relay publishes, then marks the rows published and commits. If the relay crashes between the two, the restarted relay publishes the same rows again.',
+    'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
+    'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
+  ],
+  explanations: {
+    starter: 'Acts on every delivery: the relay\'s at-least-once republish becomes a second receipt.',
+    solution: 'The consumer from lib/: a republished message finds its key done and is only acknowledged.',
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'handleMessage');
+    const codeErrors: CodeError[] = [];
+    const shop = shopProcess((order, env) => placeOrder(env.db, order), codeErrors);
+    const toMessage = (body: unknown) => ({ orderId: Number((body as { body?: { orderId?: unknown } })?.body?.orderId), customer: CUSTOMER_EMAIL });
+    return {
+      spec: {
+        processes: [shop, relayProcess('relay-1', libRelayPass, codeErrors), workerProcess('worker-1', handler, codeErrors, toMessage)],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
+        providers: { timeoutMs: 30_000 },
+        horizonMs: 3_600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 1, faults: [crash('relay-1', 'after', 'queue.publish')], story: 'relay-1 crashes after publishing the order, before its COMMIT; it restarts and publishes it again.' },
+  // The worker crashing right after its claim (db 1) and after a second statement (db 2, a "done"
+  // marked before the send) catches done-before-send handlers (a wrong-fix hunt found one passing).
+  faultMenu: [
+    crash('relay-1', 'after', 'queue.publish'),
+    crash('relay-1', 'after', 'db', 3),
+    crash('worker-1', 'before', 'queue.ack'),
+    crash('worker-1', 'after', 'email.send'),
+    crash('worker-1', 'after', 'db', 1),
+    crash('worker-1', 'after', 'db', 2),
+  ],
+  maxFaults: 2,
+  invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled],
+  tables: ['orders', 'outbox', 'operations'],
+  actors: ['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'email'],
+  crashable: ['relay-1', 'worker-1'],
+  lossy: 'email.send',
+  prediction: { prompt: 'The relay crashes after publishing, before COMMIT, and publishes again. How many receipts will order 1 get?', ...receiptsFor(1) },
+  questions: [
+    {
+      id: 'relay-crash-consumer',
+      prompt: 'The relay publishes an outbox row, then crashes before its COMMIT marks the row published; after a restart it publishes the row again. Where should that duplicate be dealt with?',
+      choices: [
+        { id: 'fix-relay', text: 'In the relay: it must be changed to publish exactly once' },
+        {
+          id: 'consumer',
+          text: 'In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op',
+        },
+        { id: 'nowhere', text: 'Nowhere: the queue drops a message it has already seen' },
+        { id: 'publish-after-commit', text: 'By publishing after the COMMIT that marks the row' },
+      ],
+      correct: 'consumer',
+      explanation: 'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.',
+      see: {
+        scenario: 'relay-crash',
+        variant: 'starter',
+        seed: 1,
+        faults: [{ kind: 'crash', process: 'relay-1', after: 'queue.publish' }],
+        step: 25,
+        expect: 'violated',
+        invariant: 'at-most-one-receipt',
+      },
+    },
+  ],
+});

@@ -1,0 +1,104 @@
+/** The lesson "What does a replay cost?": Safe to replay, or not. Its code is ./starter.ts and ./solution.ts. */
+import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
+import { chargesFor } from '../kit/predictions';
+import { exportedFunction } from '../../learner/compile';
+import type { CodeError } from '../kit/scenario';
+import type { Env, Fault } from '../../engine/types';
+import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'replay-safety',
+  title: 'What does a replay cost?',
+  summary: 'One shipped order does eight things, then the same event is handled again: the lookup and the PDF cost credits, the field and the upsert cost nothing, and the charge, the e-mail, the counter and the audit line happen twice unless protected.',
+  concept: 'Safe to replay, or not',
+  entry: 'handleShipped',
+  brief: [
+    'An operation is idempotent when doing it twice leaves the world as doing it once did. Some operations are so by nature; for others a replay costs money, a customer\'s patience, or a wrong number.',
+    'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
+    'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
+  ],
+  explanations: {
+    starter: 'Does all eight every time. The safe half survives the replay; the charge, the e-mail, the counter and the audit line happen twice.',
+    solution: 'The safe four stay as they are. The charge carries a key derived from the order; the e-mail is claimed and completed under its own key (and sent with it); the counter and the audit line are written in one transaction that first records the event\'s key, so a replay finds it and writes nothing.',
+  },
+  build(mod) {
+    const handle = exportedFunction<(event: ShipEvent, env: Env) => Promise<unknown>>(mod, 'handleShipped');
+    const observed: Record<string, unknown> = {};
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [
+          oneShot('first-run', (env) => handle({ ...EVENT }, env), observed, codeErrors, { why: `handling ${EVENT.eventId}` }),
+          oneShot('replay', (env) => handle({ ...EVENT }, env), observed, codeErrors, {
+            startAfterMs: REPLAY_AFTER_MS,
+            why: `${EVENT.eventId} arrives again, two minutes later (and again 30 s after any failure, up to 3 times)`,
+            attempts: 3,
+            retryDelayMs: 30_000,
+          }),
+        ],
+        messages: [],
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        providers: { timeoutMs: 5_000, emailHonoursKeys: true, metered: { credits: 100, answerPeriodMs: 60_000 } },
+        setupSql: SETUP_SQL,
+        horizonMs: 3_600_000,
+      },
+      observed,
+      codeErrors,
+    };
+  },
+  demo: {
+    seed: 1,
+    faults: [],
+    story: 'No fault at all: the same "order shipped" event is simply handled twice, two minutes apart.',
+  },
+  faultMenu: [
+    { kind: 'lose-response', call: 'payments.charge', nth: 1 },
+    { kind: 'lose-response', call: 'email.send', nth: 1 },
+    { kind: 'crash', process: 'first-run', after: 'email.send' },
+    { kind: 'crash', process: 'first-run', before: 'payments.charge' },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 3 },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 4 },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 5 },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 6 },
+  ] satisfies Fault[],
+  maxFaults: 2,
+  invariants: [
+    noDoubleCharge([EVENT.orderId]),
+    atMostOneEmail([EVENT.orderId], 'at-most-one-email', 'At most one "shipped" e-mail', 'shipped'),
+    counterCorrect,
+    noDuplicateRow,
+    everythingApplied,
+  ],
+  tables: ['shipments', 'customers', 'counters', 'audit_log', 'operations'],
+  actors: ['first-run', 'replay', 'postgres', 'lookup', 'transform', 'payments', 'email'],
+  crashable: ['first-run', 'replay'],
+  lossy: 'email.send',
+  prediction: {
+    prompt: 'The same "order shipped" event is handled twice, two minutes apart. How many times will the card for order 1042 be charged?',
+    ...chargesFor(1042),
+  },
+  questions: [
+    {
+      id: 'replay-safety-which-needs-key',
+      prompt: 'One "order shipped" event does eight things, and then the same event is handled a second time. Which of these operations is safe to repeat only if the provider gets the same idempotency key?',
+      choices: [
+        { id: 'pdf', text: 'Rendering the invoice as a PDF' },
+        { id: 'status', text: 'Setting the shipment\'s status to \'shipped\'' },
+        { id: 'charge', text: 'Charging the card' },
+        { id: 'upsert', text: 'Upserting the customer by its id' },
+      ],
+      correct: 'charge',
+      explanation: 'Rendering a PDF creates nothing, so a repeat only costs another credit. Setting a field to a value and upserting by a stable id leave the row exactly as the first run did. A charge creates money movement in someone else\'s system: the second one is a real second charge, unless the provider recognises the same key and returns the first. (The counter and the audit line need our own dedupe instead: they are our own tables, with no provider to hand a key to. So does the e-mail: many e-mail and SMS providers take no key at all, so we record the send ourselves, and pass the key too where the provider takes one.)',
+      see: {
+        scenario: 'replay-safety',
+        variant: 'starter',
+        seed: 1,
+        faults: [],
+        expect: 'violated',
+        invariant: 'no-double-charge',
+      },
+    },
+  ],
+});

@@ -1,0 +1,86 @@
+/** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
+import { receiptsFor } from '../kit/predictions';
+import { atMostOneEmail } from '../kit/one-shot';
+import { WEBHOOKS, WEBHOOK_ORDER, crash, everyPaymentConfirmed } from '../kit/outbox-world';
+import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
+import { defineLesson } from '../kit/define';
+
+export default defineLesson({
+  id: 'webhook-dedupe',
+  title: 'The webhook that arrived twice',
+  summary: 'The payment provider delivers the same event to two handlers at once. Keyed by the event id, the same claim-and-complete pattern turns the repeat into a no-op.',
+  concept: 'Inbound webhooks',
+  entry: 'handleMessage',
+  brief: [
+    'Providers deliver webhooks at least once too: after a slow answer, a timeout on their side or a retry policy, the same event arrives again, sometimes while the first delivery is still being handled.',
+    'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
+    'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
+    'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
+  ],
+  explanations: {
+    starter: 'Acts on every delivery of the event.',
+    solution: 'claim(opKey("webhook", { eventId })) before acting, complete after: the event id is the dedupe key.',
+  },
+  build(mod) {
+    const handler = handlerOf(mod, 'handleMessage');
+    const codeErrors: CodeError[] = [];
+    return {
+      spec: {
+        processes: [workerProcess('handler-1', handler, codeErrors), workerProcess('handler-2', handler, codeErrors)],
+        messages: WEBHOOKS,
+        visibilityTimeoutMs: 30_000,
+        maxReceives: 10,
+        // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
+        providers: { timeoutMs: 30_000 },
+        horizonMs: 3_600_000,
+      },
+      observed: {},
+      codeErrors,
+    };
+  },
+  demo: { seed: 2, faults: [{ kind: 'duplicate-delivery', message: 'evt_1' }], story: 'The provider delivers evt_1 to both handlers at once.' },
+  // The crashes after the send are the gap a transaction cannot close: a handler that records the
+  // event and sends in one transaction loses the record to the rollback, and the repeat sends again.
+  faultMenu: [
+    { kind: 'duplicate-delivery', message: 'evt_1' },
+    crash('handler-1', 'before', 'queue.ack'),
+    crash('handler-2', 'after', 'db', 1),
+    crash('handler-1', 'after', 'email.send'),
+    crash('handler-2', 'after', 'email.send'),
+  ],
+  maxFaults: 2,
+  invariants: [
+    atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'),
+    everyPaymentConfirmed,
+    messagesSettled,
+    noEmailInsideTransaction,
+  ],
+  tables: ['operations'],
+  actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
+  crashable: ['handler-1', 'handler-2'],
+  lossy: 'email.send',
+  prediction: { prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042, '"payment received" e-mail', '"payment received" e-mails') },
+  questions: [
+    {
+      id: 'webhook-dedupe-event-id',
+      prompt: 'The payment provider delivers event evt_1 to two of our webhook handlers at once. What should the handlers dedupe on?',
+      choices: [
+        { id: 'event-id', text: 'The event\'s id, claimed in the operations table before doing anything' },
+        { id: 'body-hash', text: 'A hash of the whole request, delivery timestamp header included' },
+        { id: 'handler-name', text: 'The name of the handler process' },
+        { id: 'nothing', text: 'Nothing: a provider delivers each webhook exactly once' },
+      ],
+      correct: 'event-id',
+      explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
+      see: {
+        scenario: 'webhook-dedupe',
+        variant: 'starter',
+        seed: 2,
+        faults: [{ kind: 'duplicate-delivery', message: 'evt_1' }],
+        step: 5,
+        expect: 'violated',
+        invariant: 'at-most-one-email',
+      },
+    },
+  ],
+});
