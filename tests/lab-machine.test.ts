@@ -1,7 +1,7 @@
 /** The lab controller: when the verdict shows, and what Step does before a run. */
 import { expect, test } from 'vitest';
 import { createActor, fromCallback, fromPromise, type SnapshotFrom } from 'xstate';
-import { labMachine, type RunInput } from '../components/lab/lab-machine';
+import { labMachine, type RunInput } from '../components/lab/controller/lab-machine';
 import type { RunAnswer } from '../components/db/worker-client';
 import type { LabRun } from '../simulations/run/lab-run';
 import type { ExploreResult } from '../simulations/run/run';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, test } from 'vitest';
-import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '../components/lab/actions';
+import { heldMessageAt, nextLostResponse, nextResponseCall, workerUpAt } from '../components/lab/actions/lab-actions';
 import { callKindOf, canRedeliver, providerOf, toLabScenario, workersOf } from '../components/lab/lab-scenario';
 import { Ledger } from '../components/lab/view/Ledger';
 import { formatSimMoment, formatSimTime, simClockTime } from '../components/lab/view/snapshots';

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { codeFile, generatedFiles } from '../scripts/gen-lessons';
+import { codeFile, generatedFiles } from '../scripts/gen';
 import { LESSON_DEFINITIONS, LESSONS } from '../simulations/lessons/index';
 import { SCENARIO_IDS } from '../simulations/lessons/catalog';
 import { withCode } from '../simulations/lessons/kit/define';

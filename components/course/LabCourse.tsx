@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
-import { EXPLORE_RUNS } from '@/components/lab/actions';
+import { EXPLORE_RUNS } from '@/components/lab/actions/lab-actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { predictionPromptFor, questionsFor } from '@/simulations/lessons/catalog';
 import { codeHeld, exploredClean, isDemoRun, ranStarter } from './demo-run';

@@ -6,14 +6,12 @@
  * (PageDown/PageUp) as well as → ← Space R Home End. The first "next" starts the demonstration
  * paused at its first event, so the presenter walks through it one event per click.
  */
-import { useMachine } from '@xstate/react';
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import { fromPromise } from 'xstate';
-import type { RunAnswer } from '@/components/db/worker-client';
 import { useDatabase } from '@/components/db/PgliteProvider';
-import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions';
-import { labMachine, SPEED_DELAY_MS, type RunInput, type Speed } from '@/components/lab/lab-machine';
+import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions/lab-actions';
+import { SPEED_DELAY_MS, type Speed } from '@/components/lab/controller/lab-machine';
+import { useLabController } from '@/components/lab/controller/use-lab-controller';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { Ledger } from '@/components/lab/view/Ledger';
 import { Timeline } from '@/components/lab/view/Timeline';
@@ -72,17 +70,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const variantRef = useRef(variant);
   variantRef.current = variant;
 
-  // The lab's machine; only the worker call is provided (presenter mode does not explore).
-  const machine = useMemo(
-    () =>
-      labMachine.provide({
-        actors: {
-          runLab: fromPromise<RunAnswer, RunInput>(({ input }) => dbRef.current.run({ scenario: scenario.id, variant: variantRef.current, ...input })),
-        },
-      }),
-    [scenario.id],
-  );
-  const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
+  // The lab's own controller and worker wiring.
+  const [state, send] = useLabController({ scenario, db: dbRef, variant: () => variantRef.current });
   // "Explore both" (X) and "The fix" (F): dialogs over the demonstration, which keeps its place underneath.
   const [dialog, setDialog] = useState<'explore' | 'fix' | null>(null);
   const dialogRef = useRef(dialog);

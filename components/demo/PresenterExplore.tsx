@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
-import { EXPLORE_RUNS } from '@/components/lab/actions';
+import { EXPLORE_RUNS } from '@/components/lab/actions/lab-actions';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import type { ExploreResult } from '@/simulations/run/run';
 import { PresenterDialog } from './PresenterDialog';

@@ -10,9 +10,9 @@ import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
 import { codeDiff, diffSummary } from './code-diff';
 import { CodeDiff } from './CodeDiff';
 import type { LabScenario } from './lab-scenario';
-import { LEARNER_TYPINGS } from './learner-typings';
+import { LEARNER_TYPINGS } from '@/simulations/learner/typings.generated';
 
-const EXTRA_LIBS = { 'file:///node_modules/@types/effectively-once/index.d.ts': LEARNER_TYPINGS };
+const EXTRA_LIBS = LEARNER_TYPINGS;
 
 export type CodeMode = 'starter' | 'solution' | 'yours';
 

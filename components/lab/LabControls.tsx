@@ -8,8 +8,8 @@ import { useTouchFirst } from '@/components/editor/editor-kind';
 import { describeFaultAt } from '@/simulations/engine/faults';
 import type { Fault } from '@/simulations/engine/types';
 import { MAX_SEED } from '@/simulations/course/share-link';
-import type { ActionContext, LabAction } from './actions';
-import type { Speed } from './lab-machine';
+import type { ActionContext, LabAction } from './actions/lab-actions';
+import type { Speed } from './controller/lab-machine';
 import { faultEventNumber } from './view/snapshots';
 
 const KBD = 'rounded border border-slate-300 bg-slate-50 px-1 font-sans dark:border-slate-600 dark:bg-slate-800';

@@ -4,19 +4,18 @@
  * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  */
-import { useMachine } from '@xstate/react';
 import dynamic from 'next/dynamic';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { fromCallback, fromPromise } from 'xstate';
 import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
-import type { RunAnswer } from '@/components/db/worker-client';
 import type { RunResult } from '@/simulations/run/run';
 import type { Fault } from '@/simulations/engine/types';
-import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions';
+import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
-import { labMachine, SPEED_DELAY_MS, type ExploreInput, type RunInput } from './lab-machine';
+import { SPEED_DELAY_MS } from './controller/lab-machine';
+import { useLabController } from './controller/use-lab-controller';
+import { spokenStatus, statusText } from './controller/status';
 import type { LabScenario } from './lab-scenario';
 import { LabControls } from './LabControls';
 import { RunProblems, problemMarkers } from './RunProblems';
@@ -176,34 +175,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const textRef = useRef(text);
   textRef.current = text;
 
-  const machine = useMemo(
-    () =>
-      labMachine.provide({
-        actors: {
-          // The machine knows code, seed, faults and choices; the scenario is this page's.
-          runLab: fromPromise<RunAnswer, RunInput>(({ input }) => dbRef.current.run({ scenario: scenario.id, variant: variantName(modeRef.current), ...input })),
-          explore: fromCallback<{ type: 'CANCEL' }, ExploreInput>(({ input, sendBack, receive }) => {
-            const job = dbRef.current.explore(
-              { scenario: scenario.id, variant: variantName(modeRef.current), code: input.code, runs: input.runs },
-              (p) => sendBack({ type: 'EXPLORE_PROGRESS', ...p }),
-            );
-            let live = true;
-            job.result.then(
-              (result) => live && sendBack({ type: 'EXPLORE_DONE', result }),
-              (error: unknown) => live && sendBack({ type: 'EXPLORE_FAILED', message: error instanceof Error ? error.message : String(error) }),
-            );
-            receive((event) => {
-              if (event.type === 'CANCEL') job.cancel();
-            });
-            return () => {
-              live = false;
-            };
-          }),
-        },
-      }),
-    [scenario.id],
-  );
-  const [state, send] = useMachine(machine, { input: { seed: scenario.demo.seed, demoFaults: scenario.demo.faults } });
+  const [state, send] = useLabController({ scenario, db: dbRef, variant: () => variantName(modeRef.current) });
   const { context } = state;
 
   // The database comes and goes (a stuck run restarts it): tell the machine.
@@ -379,8 +351,8 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
 
   const onSelect = useCallback((i: number) => send({ type: 'SEEK', index: i }), [send]);
   const loading = state.matches({ running: 'loading' });
-  const status = statusText(state.value, db, context, loading);
-  const spoken = spokenStatus(status, state.value, context);
+  const status = statusText(state, db, context, loading);
+  const spoken = spokenStatus(status, state, context);
 
   return (
     <div ref={rootRef} className="space-y-6">
@@ -499,41 +471,3 @@ function variantName(mode: CodeMode): string {
   return mode === 'yours' ? 'your code' : mode;
 }
 
-/**
- * What the status says to a screen reader, where that differs from what it shows (QA): while
- * playing, "Playing" once rather than a new count every half second; when paused (a step with →),
- * the event's own sentence after its number, which sighted learners read off the timeline.
- */
-export function spokenStatus(shown: string, value: unknown, context: { run: { result: { trace: { text: string }[] } } | null; visibleUpTo: number }): string {
-  const s = JSON.stringify(value);
-  if (shown.startsWith('Playing event')) return 'Playing';
-  if (shown.startsWith('Paused at event') && s.includes('paused')) {
-    const event = context.run?.result.trace[context.visibleUpTo];
-    return event ? `${shown}: ${event.text}` : shown;
-  }
-  return shown;
-}
-
-function statusText(
-  value: unknown,
-  db: { status: string; restarts: number; waitingForQuery?: boolean },
-  context: { run: { result: { trace: unknown[]; verdict: string } } | null; visibleUpTo: number; selected: number; explorer: { status: string } },
-  loading: boolean,
-): string {
-  if (db.status === 'booting') return db.restarts > 0 ? 'Restarting the in-browser database…' : 'Starting the in-browser database…';
-  if (db.status === 'error') return 'The database failed to start.';
-  const s = JSON.stringify(value);
-  // The worker answers in order: a run or exploration sent during the query panel's query waits for it.
-  if (db.waitingForQuery && (loading || s.includes('exploring'))) return 'Waiting for your query to finish…';
-  if (loading) return 'Running…';
-  const total = context.run ? context.run.result.trace.length : 0;
-  if (s.includes('playing')) return `Playing event ${context.visibleUpTo + 1} of ${total}`;
-  if (s.includes('paused')) return `Paused at event ${context.visibleUpTo + 1} of ${total}`;
-  if (s.includes('finished')) {
-    if (context.run?.result.verdict === 'error') return 'Finished: the code did not load';
-    // Scrubbed back (timeline, slider, arrows): say which moment the tables and the log show.
-    return context.selected >= 0 && context.selected < total - 1 ? `Finished; showing event ${context.selected + 1} of ${total}` : 'Finished';
-  }
-  if (s.includes('exploring')) return 'Exploring…';
-  return 'Ready';
-}

@@ -8,7 +8,7 @@ import type { UnhandledRejection } from '@/components/db/protocol';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import type { RunResult } from '@/simulations/run/run';
 import type { CodeError } from '@/simulations/lessons/kit/scenario';
-import type { Notice } from './lab-machine';
+import type { Notice } from './controller/lab-machine';
 import { groupRepeats, timesSuffix } from './repeats';
 import { whoseCode } from './whose-code';
 

@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { labLinkHref, type LabLinkInput } from '@/simulations/course/share-link';
-import { EXPORT_ACTIONS, shareAction, type ActionContext, type LabAction } from './actions';
+import { EXPORT_ACTIONS, shareAction, type ActionContext, type LabAction } from './actions/lab-actions';
 
 type Outcome =
   | { kind: 'copying' | 'copied' | 'manual'; url: string }

@@ -10,7 +10,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { decodeLabLink, type LabLink, type LabLinkInput } from '@/simulations/course/share-link';
 import type { CodeMode } from './CodePanel';
-import type { LabEvent, LabContext } from './lab-machine';
+import type { LabEvent, LabContext } from './controller/lab-machine';
 import type { LearnerCode } from './use-learner-code';
 
 export interface SharedLinkState {

@@ -51,7 +51,7 @@ export interface ScenarioEntry {
   concept: string;
 }
 
-/** A lesson's light data, as scripts/gen-lessons.ts writes it. */
+/** A lesson's light data, as scripts/gen.ts writes it. */
 export interface CatalogEntry extends ScenarioEntry {
   prediction: PredictionPrompt | null;
   questions: Question[];

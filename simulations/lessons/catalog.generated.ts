@@ -1,4 +1,4 @@
-// Written by scripts/gen-lessons.ts (npm run gen) from simulations/lessons/. Do not edit.
+// Written by scripts/gen.ts (npm run gen) from simulations/lessons/. Do not edit.
 import type { CatalogEntry } from './catalog-types';
 
 export const LESSON_IDS = [

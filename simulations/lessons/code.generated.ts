@@ -1,4 +1,4 @@
-// Written by scripts/gen-lessons.ts (npm run gen) from simulations/lessons/. Do not edit.
+// Written by scripts/gen.ts (npm run gen) from simulations/lessons/. Do not edit.
 export const LESSON_CODE: Readonly<Record<string, { starter: string; solution: string }>> = {
   "ambiguous-timeout-charge": {
     "starter": "import type { CheckoutOrder, Env } from 'effectively-once';\n\nexport async function chargeOrder(order: CheckoutOrder, env: Env) {\n  for (let attempt = 1; ; attempt++) {\n    try {\n      return await env.payments.charge({\n        orderId: order.id,\n        amountCents: order.totalCents,\n        customer: order.customerId,\n      });                                   // no idempotency key\n    } catch (err) {\n      if (attempt === 4) throw err;\n      await env.sleep(1000 * attempt);  // did it go through? try again\n    }\n  }\n}\n",

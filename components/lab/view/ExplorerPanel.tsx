@@ -4,15 +4,11 @@
  * smallest counterexample the shrinker found, ready to replay step by step.
  */
 import type { Counterexample, ExploreResult } from '@/simulations/run/run';
+import type { ExplorerState } from '../controller/explorer-state';
 import { describeFault } from '@/simulations/engine/faults';
 
 /** Where an exploration stands. */
-export type ExplorerState =
-  | { status: 'idle' }
-  | { status: 'running'; done: number; total: number; schedulesPerSecond: number | null }
-  /** `requested`: how many schedules were asked for; fewer ran when the exploration was cancelled. */
-  | { status: 'done'; result: ExploreResult; requested?: number }
-  | { status: 'error'; message: string };
+export type { ExplorerState };
 
 export interface ExplorerPanelProps {
   state: ExplorerState;

@@ -2,7 +2,7 @@
  * The verdict of one run: held or violated, each invariant with its evidence, and a way to jump
  * to the step where one broke. A live region, so a screen reader hears the verdict when it lands.
  */
-import { EXPLORE_RUNS } from '../actions';
+import { EXPLORE_RUNS } from '../actions/lab-actions';
 import type { RunResult } from '@/simulations/run/run';
 import { whoseCode } from '../whose-code';
 import { groupRepeats, timesSuffix } from '../repeats';

@@ -4,11 +4,13 @@
  * and the tests all go through these, so a shortcut can never do something the button would not.
  */
 import type { SnapshotFrom } from 'xstate';
-import { canonical } from '@/lib/op-key';
 import { traceToJson, traceToMermaid } from '@/simulations/run/trace-export';
 import type { Fault, TraceEvent } from '@/simulations/engine/types';
-import type { LabEvent, labMachine } from './lab-machine';
-import { callKindOf, canRedeliver, workersOf, type LabScenario } from './lab-scenario';
+import type { LabEvent, labMachine } from '../controller/lab-machine';
+import { alreadyPlanned } from '../controller/fault-plans';
+
+export { alreadyPlanned };
+import { callKindOf, canRedeliver, workersOf, type LabScenario } from '../lab-scenario';
 
 /** How many schedules "Explore" runs. */
 export const EXPLORE_RUNS = 200;
@@ -48,13 +50,6 @@ function atEvent(ctx: ActionContext): boolean {
   return !!run && run.result.trace.length > 0 && ctx.state.context.selected >= 0 && is(ctx, 'running.playing', 'paused', 'finished');
 }
 
-/**
- * Whether `fault` is in the plan of the run on screen already. Injecting it again (a second click
- * at the same event) would add a twin that lands on the worker's restart instead: not offered.
- */
-export function alreadyPlanned(faults: readonly Fault[] | undefined, fault: Fault): boolean {
-  return (faults ?? []).some((f) => canonical(f) === canonical(fault));
-}
 
 /** The trace event being looked at (the one an injected fault lands on). */
 function currentStep(ctx: ActionContext): number {

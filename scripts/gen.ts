@@ -9,10 +9,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LESSONS_DIR = path.join(ROOT, 'simulations/lessons');
-const HEADER = '// Written by scripts/gen-lessons.ts (npm run gen) from simulations/lessons/. Do not edit.\n';
+const HEADER = '// Written by scripts/gen.ts (npm run gen) from simulations/lessons/. Do not edit.\n';
 
 /** code.generated.ts: every lesson folder's starter and solution, as text. */
 export function codeFile(dir = LESSONS_DIR): string {
@@ -45,11 +46,52 @@ export async function catalogFile(): Promise<string> {
   );
 }
 
+/** Where the editor's TypeScript service finds the module 'effectively-once'. */
+const TYPINGS_ROOT = 'file:///node_modules/@types/effectively-once/';
+
+/**
+ * learner/typings.generated.ts: the declarations of the learner API, emitted by the TypeScript
+ * compiler from simulations/learner/api.ts and the files it reaches (lib/, the engine's types, the
+ * providers), keyed by the path the editor installs each at. One source of truth: the real types.
+ */
+export function typingsFile(): string {
+  const entry = path.join(ROOT, 'simulations/learner/api.ts');
+  const options: ts.CompilerOptions = {
+    declaration: true,
+    emitDeclarationOnly: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    strict: true,
+    skipLibCheck: true,
+    rootDir: ROOT,
+    outDir: '/eo-typings',
+    removeComments: false,
+    types: [],
+  };
+  const out: Record<string, string> = {};
+  const program = ts.createProgram([entry], options);
+  const result = program.emit(undefined, (file, text) => {
+    const rel = path.relative('/eo-typings', file).split(path.sep).join('/');
+    out[`${TYPINGS_ROOT}${rel}`] = text;
+  });
+  const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
+  if (errors.length) throw new Error(`typings: ${errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ')}`);
+  for (const [file, text] of Object.entries(out)) {
+    const external = /from '(?![./])([^']+)'/.exec(text);
+    if (external) throw new Error(`typings: ${file} imports ${external[1]}, which the editor does not have`);
+  }
+  out[`${TYPINGS_ROOT}index.d.ts`] = "export * from './simulations/learner/api';\n";
+  const sorted = Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  return `${HEADER}/** The editor's typings of 'effectively-once': declaration file path → text. */\nexport const LEARNER_TYPINGS: Readonly<Record<string, string>> = ${JSON.stringify(sorted, null, 2)};\n`;
+}
+
 /** Every derived file: path (from the repository's root) → content. */
 export async function generatedFiles(): Promise<Record<string, string>> {
   return {
     'simulations/lessons/code.generated.ts': codeFile(),
     'simulations/lessons/catalog.generated.ts': await catalogFile(),
+    'simulations/learner/typings.generated.ts': typingsFile(),
   };
 }
 

@@ -16,8 +16,8 @@ import type { Counterexample, ExploreResult } from '@/simulations/run/run';
 import type { Fault } from '@/simulations/engine/types';
 import type { UnhandledRejection } from '@/components/db/protocol';
 import type { LabRun } from '@/simulations/run/lab-run';
-import type { ExplorerState } from './view/ExplorerPanel';
-import { alreadyPlanned } from './actions';
+import type { ExplorerState } from './explorer-state';
+import { alreadyPlanned } from './fault-plans';
 
 /** Playback speed: ~400 ms per event, ~100 ms per event, or straight to the end. */
 export type Speed = '1x' | '4x' | 'instant';
