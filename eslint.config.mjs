@@ -39,6 +39,9 @@ const determinism = {
   ],
 };
 
+/** Imports a room may not make inside its folder: `patterns` of paths, and why. */
+const room = (patterns, message) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] });
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.next/**', '.bench/**', 'out/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
   ...tseslint.configs.recommended,
@@ -50,6 +53,32 @@ export default tseslint.config(
   { files: ['lib/**/*.ts'], rules: { ...layer(['simulations', 'components', 'app']), ...determinism } },
   { files: ['simulations/**/*.ts'], rules: { ...layer(['components', 'app']), ...determinism } },
   { files: ['components/**/*.{ts,tsx}'], rules: layer(['app']) },
+  // Rooms inside simulations/ (DESIGN.md): the engine reaches the database through its port only,
+  // and knows nothing of lessons, runs or the learner realm's callers; lessons never reach a
+  // database implementation; the lab's controller imports no view and no action.
+  {
+    files: ['simulations/engine/**/*.ts'],
+    rules: {
+      ...layer(['components', 'app']),
+      ...determinism,
+      ...room(['**/db/pglite', '**/db/postgres', '**/db/pglite-statements', '**/lessons/*', '**/lessons/**', '**/run/*', '**/course/*'], 'The engine reaches the database through db/port.ts and knows nothing of lessons, runs or the course.'),
+    },
+  },
+  {
+    files: ['simulations/lessons/**/*.ts', 'simulations/providers/**/*.ts'],
+    rules: {
+      ...layer(['components', 'app']),
+      ...determinism,
+      ...room(['**/db/pglite', '**/db/postgres', '**/db/pglite-statements', '**/run/*'], 'Lessons and providers are data and behaviour for the engine: no database implementation, no runner.'),
+    },
+  },
+  {
+    files: ['components/lab/controller/**/*.{ts,tsx}'],
+    rules: {
+      ...layer(['app']),
+      ...room(['**/view/*', '**/view/**', '**/actions/*', '../*.tsx', '**/*.tsx'], 'The lab controller owns its state: it imports no view and no action.'),
+    },
+  },
   // The rules of hooks (no hook after an early return or in a condition) and complete effect
   // dependencies, in the React code.
   {

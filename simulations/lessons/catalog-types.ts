@@ -42,8 +42,8 @@ export interface PredictionPrompt {
 
 /** One lesson as the course map shows it. */
 export interface ScenarioEntry {
-  /** URL segment and CLI name. */
-  id: ScenarioId;
+  /** URL segment and CLI name: the lesson's folder. */
+  id: string;
   title: string;
   /** One sentence: what goes wrong, and what fixes it. */
   summary: string;
@@ -56,6 +56,3 @@ export interface CatalogEntry extends ScenarioEntry {
   prediction: PredictionPrompt | null;
   questions: Question[];
 }
-
-/** The id of a lesson in the course (its folder's name). */
-export type ScenarioId = (typeof import('./catalog.generated'))['LESSON_IDS'][number];

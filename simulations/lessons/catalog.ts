@@ -5,10 +5,13 @@
  * `npm run gen` into ./catalog.generated.ts; a test fails when that file is stale.
  */
 import { LESSON_ENTRIES, LESSON_IDS } from './catalog.generated';
-import type { CatalogEntry, Question, ScenarioId } from './catalog-types';
+import type { CatalogEntry, Question } from './catalog-types';
 import { GENERAL_QUESTIONS } from './general-questions';
 
-export type { CatalogEntry, PredictionPrompt, Question, ScenarioEntry, ScenarioId, SeeIt } from './catalog-types';
+export type { CatalogEntry, PredictionPrompt, Question, ScenarioEntry, SeeIt } from './catalog-types';
+
+/** The id of a lesson in the course (its folder's name). */
+export type ScenarioId = (typeof LESSON_IDS)[number];
 
 /** The lessons' ids in order. */
 export const SCENARIO_IDS: readonly ScenarioId[] = LESSON_IDS;
