@@ -63,7 +63,7 @@ const COMMAND_FLAGS: Record<string, ReadonlySet<string>> = {
   replay: new Set(['variant', 'db', 'json', 'trace', 'help']),
 };
 
-/** Refuse an option the command does not read (`run … --runs 5` used to run once, quietly). */
+/** Refuse an option the command does not read (`run … --runs 5` would otherwise run once, quietly). */
 function checkFlagsFor(command: string, args: Args): void {
   const allowed = COMMAND_FLAGS[command];
   if (!allowed) return;

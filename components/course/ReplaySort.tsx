@@ -15,7 +15,7 @@ export function ReplaySort() {
   const [checked, setChecked] = useState(false);
   const restored = useRef(false);
   const uid = useId();
-  // The notes that open under each row push the score below the screen (QA): bring it back into
+  // The notes that open under each row push the score below the screen: bring it back into
   // view after a Check, with the button beside it, where the keyboard still is.
   const result = useRef<HTMLParagraphElement>(null);
   const justChecked = useRef(false);

@@ -247,7 +247,7 @@ function Output({ label, value, testId }: { label: string; value: string; testId
         </span>
       </div>
       {/* <output> is a polite live region by default: 64 hex characters read out at every keystroke
-          (QA). It stays readable on demand; the "identical" line above is what is announced. */}
+          . It stays readable on demand; the "identical" line above is what is announced. */}
       <output
         id={id}
         aria-live="off"

@@ -1,7 +1,7 @@
 /**
  * The database worker, started by the page's HTML rather than by its JavaScript.
  *
- * PGlite's boot is the long pole of a cold lab, and the worker that runs it used to be created only
+ * PGlite's boot is the long pole of a cold lab, and the worker that runs it would otherwise be created only
  * once React and Next had loaded and evaluated (~0.6 s into a cold load here). The build
  * (scripts/early-worker.ts) therefore puts a small inline script at the top of every page that
  * loads the database: it creates the very worker the page's code would create (same bootstrap

@@ -4,7 +4,7 @@ import { isScenarioId } from '@/simulations/lessons/catalog';
  * Which pages boot the tab's database as soon as they load: those that show or run it (the course
  * map's status card, the labs, presenter mode, an embedded lab). The quizzes, "Try it" and an
  * embedded quiz never touch it, so they do not pay for PGlite's ~20 MB and its CPU — five quiz
- * iframes on a course page used to start five databases. Any other page still gets the database
+ * iframes on a course page would otherwise start five databases. Any other page still gets the database
  * the moment a component asks for it (`useDatabase()`), only later. Also read at build time by
  * scripts/early-worker.ts, which starts the worker from the HTML of exactly these pages.
  */

@@ -301,7 +301,7 @@ async function exploreMany(request: ExploreRequest): Promise<void> {
           id: request.id,
           done,
           total,
-          // Over the first quarter second a rate is mostly noise (QA saw "1 of 200 · 7 schedules/s").
+          // Over the first quarter second a rate is mostly noise ("1 of 200 · 7 schedules/s" says nothing).
           schedulesPerSecond: elapsed >= RATE_AFTER_MS || (done === total && elapsed > 0) ? Math.round((done / elapsed) * 1000) : null,
         });
       },

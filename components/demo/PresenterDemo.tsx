@@ -332,7 +332,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 
       {/* Pinned to the bottom of the screen: on a 1280×720 projector the page is taller than the
           screen, and the buttons must stay in sight while the timeline scrolls. Not on a screen under
-          500 px (200% zoom): there they took half of it and covered the narration (QA). */}
+          500 px (200% zoom): there they took half of it and covered the narration. */}
       <footer
         data-testid="presenter-controls"
         className="sticky bottom-0 cramped:static z-10 -mx-2 mt-auto grid grid-cols-1 gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"

@@ -71,7 +71,7 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       data-testid="code-editor"
       data-editor-ready={ready ? 'true' : 'false'}
       data-editor-kind={kind ?? undefined}
-      // Focus inside the editor shows as a ring round it, not only as the caret (QA, keyboard only).
+      // Focus inside the editor shows as a ring round it, not only as the caret, for keyboard users.
       className="relative w-full overflow-hidden bg-white outline-offset-[-2px] focus-within:outline-2 focus-within:outline-teal-600 dark:bg-[#0b1120] dark:focus-within:outline-teal-400"
       style={{ height }}
       onPointerDown={loadNow}

@@ -52,7 +52,7 @@ export function parseSeed(text: string): number | null {
 
 /**
  * The seed as typed: a half-typed or invalid value stays in the box, marked and explained, and
- * is not applied (an empty box used to become seed 0); leaving the box puts the seed in use back.
+ * is not applied (an empty box is not seed 0); leaving the box puts the seed in use back.
  */
 function SeedField({ id, seed, onSeed }: { id: string; seed: number; onSeed(seed: number): void }) {
   const [text, setText] = useState(String(seed));

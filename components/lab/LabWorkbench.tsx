@@ -256,7 +256,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   // The run on screen when a link was opened: until another run, the notice says what the link set
   // up. A link followed inside the lab ("See it happen" under a question) arrives with a run on
   // screen, ~3,000 px below the notice: the notice then takes the focus, so the learner sees (and
-  // hears) that the Starter and the seed are ready to run (QA: the link seemed to do nothing).
+  // hears) that the Starter and the seed are ready to run, so the link does not seem to do nothing.
   const [runWhenLinked, setRunWhenLinked] = useState<unknown>(null);
   const restoredRef = useRef<HTMLParagraphElement>(null);
   const runRef = useRef(context.run);

@@ -72,7 +72,7 @@ const statementKind = memoByText((text): 'updated' | 'deleted' | 'inserted' | 'i
   if (verb === 'UPDATE') return 'updated';
   if (verb === 'DELETE') return 'deleted';
   // An upsert's count does not say which it did: a replayed upsert updates the row it made, and
-  // "1 row inserted" read as a second row (QA, replay-safety).
+  // "1 row inserted" read as a second row (replay-safety).
   if (verb === 'INSERT') return /\bON\s+CONFLICT\b[\s\S]*\bDO\s+UPDATE\b/i.test(text) ? 'inserted or updated' : 'inserted';
   return /^\s*(BEGIN|COMMIT|ROLLBACK|START|END|SET)\b/i.test(text) ? 'ok' : 'other';
 });

@@ -79,8 +79,8 @@ export interface LabContext {
   /** Whether the run being loaded stops at its first event (Step from Ready) instead of playing. */
   pauseAfterLoad: boolean;
   /**
-   * Steps asked for while a stepped run was still being computed: → → → from Ready used to land on
-   * the first event, the two later presses lost (QA, keyboard). Taken once the run is on screen.
+   * Steps asked for while a stepped run was still being computed: → → → from Ready lands on the
+   * third event, none of the presses lost. Taken once the run is on screen.
    */
   stepsAhead: number;
   pending: RunInput | null;

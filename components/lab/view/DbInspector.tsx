@@ -112,7 +112,7 @@ export function DbInspector({ run, tables, selected }: DbInspectorProps) {
                                   scope={ci === 0 ? 'row' : undefined}
                                   title={cell.title}
                                   // JSON (a stored result) wraps, anywhere if it must: at 1366 px the operations
-                                  // table's result column was cut off with nothing to say it scrolls (QA).
+                                  // table's result column was cut off with nothing to say it scrolls.
                                   className={`px-3 py-1.5 align-top font-normal ${cell.kind === 'json' ? 'min-w-40 whitespace-normal [overflow-wrap:anywhere]' : 'whitespace-nowrap'} ${CELL_TONE[cell.kind]}`}
                                 >
                                   {cell.clipped ? (

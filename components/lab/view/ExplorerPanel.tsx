@@ -36,7 +36,7 @@ export function outcomeName(key: string, titles: Readonly<Record<string, string>
 
 /**
  * What a screen reader hears when an exploration ends: the result replaces the progress bar in a
- * region that is not live, and the lab's status only went from "Exploring…" to "Ready" (QA).
+ * region that is not live, and the lab's status only went from "Exploring…" to "Ready".
  */
 export function exploredAnnouncement(state: ExplorerState): string {
   if (state.status !== 'done') return '';
@@ -69,7 +69,7 @@ export function ExplorerPanel({ state, onReplay, onCancel, titles = {}, stale = 
         </p>
       )}
       {state.status === 'error' && stale && (
-        // Other code is in the editor now (QA: a loop's message stayed up over the Solution's runs).
+        // Other code is in the editor now (a loop's message must not stay up over the Solution's runs).
         <p data-testid="explorer-stale" className="text-sm text-slate-600 dark:text-slate-300">
           The last exploration, of the code as it was then, stopped: {state.message} Explore again to check the code in the editor.
         </p>

@@ -117,7 +117,7 @@ const columnX = (colW: number) => (i: number) => PAD_X + i * colW + colW / 2;
 /**
  * Where the timeline scrolls to bring x `target` to its left edge: snapped to a column's edge so the
  * first mark in view is whole, then moved back to the start of any time label that edge would cut
- * (QA: "30.0 s" read as "0.0 s" above the 30-second events).
+ * ("30.0 s" must not read as "0.0 s" above the 30-second events).
  */
 export function scrollStart(target: number, colW: number, labels: readonly { i: number; text: string }[], labelCharW = TYPE_METRICS.normal.labelCharW): number {
   if (target <= PAD_X) return 0;
@@ -137,8 +137,8 @@ export function scrollStart(target: number, colW: number, labels: readonly { i: 
 
 /**
  * The time labels a view of the drawing from x `left`, `viewW` wide, would cut: their text starts
- * before one edge and ends after it. They are hidden, so a label reads whole or not at all (QA:
- * scrolled right, "30.0 s" showed as a lone "s" beside the lane names; "25 h 0 min 3.0 s" cut at
+ * before one edge and ends after it. They are hidden, so a label reads whole or not at all
+ * (scrolled right, "30.0 s" showed as a lone "s" beside the lane names; "25 h 0 min 3.0 s" cut at
  * the right edge read "25 h 0"). Event indexes, in label order; none before the view is measured.
  */
 export function cutLabels(
@@ -210,7 +210,7 @@ export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number
  * Time labels where simulated time moves on, in two rows: each goes on the first row where it
  * clears the label before it ("25 h 0 min 3.0 s" is three times as wide as "0.2 s"). One that
  * clears neither is left out rather than drawn over another ("26 h 0 min 1.26 h 0 min 1.5 s" on a
- * phone, QA): its event still names its time to a screen reader and in the event log.
+ * phone): its event still names its time to a screen reader and in the event log.
  */
 export function timeLabels(
   events: TraceEvent[],

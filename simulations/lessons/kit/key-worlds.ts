@@ -42,8 +42,7 @@ export const everyoneSawTheCharge: Invariant = {
       if (charges.length === 1 && chargeId !== charges[0]) {
         return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges[0]}` };
       }
-      // Several charges: there is no one charge to report, whatever this caller saw (QA: this used
-      // to pass without checking anything while the ledger showed three charges).
+      // Several charges: there is no one charge to report, whatever this caller saw.
       if (charges.length > 1) {
         return { held: false, detail: `${who} reported ${String(chargeId)}, but the provider holds ${charges.length} charges (${charges.join(', ')}): there is no one charge to agree on` };
       }
