@@ -10,6 +10,9 @@
  * while one is running the run queued behind it has not started: its silence is not counted. The
  * panel can stop such a query (`stopQuery`); PGlite cannot interrupt a statement, so that too
  * replaces the worker.
+ *
+ * Why one file of ~410 lines: the page's side of the worker protocol — boot, restarts, the
+ * watchdog and the request queue share one connection's state.
  */
 import type { LabRun } from '@/simulations/run/lab-run';
 import { takeEarlyWorker, type EarlyWorker } from './early-worker';

@@ -5,6 +5,9 @@
  * and the ledger in the middle, fault buttons to inject live, and keys a clicker sends
  * (PageDown/PageUp) as well as → ← Space R Home End. The first "next" starts the demonstration
  * paused at its first event, so the presenter walks through it one event per click.
+ *
+ * Why one file of ~470 lines: presenter mode's layout and its keys; the controller, the actions,
+ * the views and the dialogs are their own modules.
  */
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';

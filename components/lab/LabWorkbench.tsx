@@ -3,6 +3,9 @@
  * The lab: the learner's code, the controls, and the views of one run (timeline, tables, ledger,
  * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
  * are provided here from the tab's database handle; playback ticks come from a timer here.
+ *
+ * Why one file of ~470 lines: it is the lab's layout, wiring the controller, the code panel and
+ * the views; each of those is its own module, and the layout itself is one screen's composition.
  */
 import dynamic from 'next/dynamic';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';

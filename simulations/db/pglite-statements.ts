@@ -13,6 +13,9 @@
  * types Postgres inferred, and rows parsed by PGlite's own parsers. A remembered statement that
  * has gone (DEALLOCATE, DISCARD) or whose result columns changed (DDL) is prepared again, once,
  * when no transaction is open; `verify()` notices statements dropped behind its back.
+ *
+ * Why one file of ~410 lines: one round trip per statement needs the wire protocol's bind, execute
+ * and result reading together, with the cache of prepared statements they share.
  */
 import { parse as pgliteParse, protocol, types as pgliteTypes, type PGliteInterface } from '@electric-sql/pglite';
 import { ResponseReader } from './pg-wire-reader';

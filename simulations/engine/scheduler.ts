@@ -11,6 +11,10 @@
  * duplicate delivery. A process that awaits something outside `env` is stopped and reported.
  * The scheduler knows the database only through its port (../db/port.ts), the providers only
  * through their registry, and faults only through the fault plan.
+ *
+ * Why one file of ~450 lines: the run loop, the processes' lifecycle and step execution share the
+ * scheduler's private state (pending steps, incarnations, step counts); what can stand alone —
+ * env, queue, fault plan, narration, trace — already does.
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import type { SimDatabase } from '../db/port';

@@ -9,6 +9,10 @@
  *
  * During playback the event shown (`selected`) is the last event revealed (`visibleUpTo`); once
  * finished, everything is revealed and `selected` moves freely (scrubbing).
+ *
+ * Why one file of ~450 lines: a statechart reads as one definition; its guards and actions are
+ * named in `setup` beside it, and what can stand alone (status, explorer state, fault plans,
+ * the worker wiring) is in this folder's other files.
  */
 import { assign, fromCallback, fromPromise, sendTo, setup, type ActorRefFrom } from 'xstate';
 import type { RunAnswer } from '@/components/db/worker-client';

@@ -4,6 +4,9 @@
  * that reaches another actor, faults drawn so they cannot be missed. Every mark is a button; the
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
  * text alternative with the same events.
+ *
+ * Why one file of ~560 lines: the swimlane drawing and the pure layout functions it alone uses
+ * (label placement, down spans), which its tests import from here.
  */
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/run/lab-run';
