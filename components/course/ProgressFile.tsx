@@ -53,7 +53,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 function HoldingsList({ saved }: { saved: Saved }) {
   const h = holdings(saved);
   const items = [
-    `${plural(h.lessonsDone, 'lesson')} done, ${plural(h.lessonsStarted, 'more')} started`,
+    `${plural(h.lessonsDone, 'lesson')} done, ${h.lessonsStarted} more started`,
     plural(h.predictions, 'prediction'),
     `${plural(h.answers, 'answer')} to questions (${h.answersRight} right)`,
     h.sorting ? 'the sorting exercise' : 'no sorting exercise',

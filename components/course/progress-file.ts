@@ -156,9 +156,7 @@ function predictionRank(p: ScenarioProgress['predicted']): number {
 // An answer right on the learner's own beats one right after a reveal, which beats a wrong one.
 const answerRank = (r: QuizRecord | undefined) => (r === undefined ? -1 : answeredOnOwn(r) ? 2 : r.correct ? 1 : 0);
 
-function mergeScenario(here: ScenarioProgress | undefined, file: ScenarioProgress | undefined): ScenarioProgress {
-  if (!here) return file ?? {};
-  if (!file) return here;
+function mergeScenario(here: ScenarioProgress = {}, file: ScenarioProgress = {}): ScenarioProgress {
   const merged: ScenarioProgress = {
     visited: or(here.visited, file.visited),
     predicted: predictionRank(file.predicted) > predictionRank(here.predicted) ? file.predicted : here.predicted,
@@ -169,6 +167,7 @@ function mergeScenario(here: ScenarioProgress | undefined, file: ScenarioProgres
     cleanCode: unionDigests(here.cleanCode, file.cleanCode),
     broke: here.broke ?? file.broke,
   };
+  // A flag that is false says nothing a missing one does not: both come out missing.
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as ScenarioProgress;
 }
 
