@@ -27,7 +27,8 @@ const LESSON_IDS = SCENARIO_CATALOG.map((s) => s.id as string);
 
 export const smallBtn =
   'rounded-md px-2 py-1 text-sm font-medium text-teal-900 ring-1 ring-teal-700/40 hover:bg-teal-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-teal-100 dark:ring-teal-400/40 dark:hover:bg-teal-900/40';
-const strongBtn = `${smallBtn} bg-teal-700 text-white ring-teal-700 hover:bg-teal-800 dark:bg-teal-400 dark:text-slate-950 dark:hover:bg-teal-300`;
+const strongBtn =
+  'rounded-md px-2 py-1 text-sm font-semibold bg-teal-700 text-white ring-1 ring-teal-700 hover:bg-teal-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:bg-teal-400 dark:text-slate-950 dark:ring-teal-400 dark:hover:bg-teal-300';
 
 function currentSaved(): Saved {
   return { progress: currentProgress(), code: readAllSavedCode(LESSON_IDS) };
