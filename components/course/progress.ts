@@ -5,7 +5,9 @@
  * code" — held on the scenario's demonstration plan), explored (the same code then came through an
  * exploration without a violation), quiz answers and the sorting exercise.
  * Nothing leaves the browser. Components read it with `useProgress()`; the server render and the
- * first client render see empty progress, so hydration always matches.
+ * first client render see empty progress, so hydration always matches. What is stored is read
+ * through `parseProgress` (progress-schema.ts): a part that does not fit is left out, and
+ * `useDroppedProgress()` names it for the notice, so no stored value can break a page.
  */
 import { useSyncExternalStore } from 'react';
 import { sha256Hex } from '@/lib/op-key';
