@@ -9,6 +9,8 @@ import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import type { ScenarioEntry } from '@/simulations/lessons/catalog';
 import { generalQuestions, questionsFor } from '@/simulations/lessons/catalog';
+import { ProgressFile, smallBtn } from './ProgressFile';
+import { StoredDataNotice } from './StoredDataNotice';
 import { answeredOnOwn, codeDetail, hasProgress, lessonState, nextLesson, predictedBlind, questionsProgress, resetProgress, restoreProgress, useProgress, type LessonState, type Progress } from './progress';
 
 const STATE_TEXT: Record<LessonState, string> = { done: 'Done', started: 'In progress', new: 'Not started' };
@@ -27,6 +29,8 @@ export function NextStep({ lessons }: { lessons: readonly ScenarioEntry[] }) {
       : ['All done', '/try/', 'Try the signature and key panel'];
 
   return (
+    <>
+    <StoredDataNotice />
     <section aria-label="Your next step" data-testid="next-step" className="rounded-xl border border-teal-300 bg-teal-50 p-4 dark:border-teal-700 dark:bg-teal-950/40">
       <p className="text-xs font-semibold tracking-wide text-teal-800 uppercase dark:text-teal-300">{label}</p>
       <Link
@@ -41,12 +45,11 @@ export function NextStep({ lessons }: { lessons: readonly ScenarioEntry[] }) {
         {done} of {lessons.length} lessons done · progress is saved in this browser only
       </p>
       <ResetProgress />
+      <ProgressFile />
     </section>
+    </>
   );
 }
-
-const smallBtn =
-  'rounded-md px-2 py-1 text-sm font-medium text-teal-900 ring-1 ring-teal-700/40 hover:bg-teal-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:text-teal-100 dark:ring-teal-400/40 dark:hover:bg-teal-900/40';
 
 /** "Reset my progress", asked twice and undoable: for a shared classroom machine, or a fresh start. */
 function ResetProgress() {

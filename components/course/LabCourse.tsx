@@ -15,6 +15,7 @@ import { PredictPanel } from './PredictPanel';
 import { codeChips, codeDigest, lessonDone, markExploredBroken, markExploredClean, markPassed, markSawOutcome, markVisited, predictedBlind, questionsProgress, revealPrediction, useProgress } from './progress';
 import { QuizList } from './QuizList';
 import { ReplaySort } from './ReplaySort';
+import { StoredDataNotice } from './StoredDataNotice';
 
 const LESSON_DONE = 'Lesson done: your code held on the demonstration and came through an exploration with no violation.';
 
@@ -94,6 +95,7 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
 
   return (
     <div className="space-y-10">
+      <StoredDataNotice />
       <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} onYourCode={setYourCode} beforeControls={prediction ? <PredictPanel scenario={scenario.id} prediction={prediction} note={offPlan} /> : null} />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}

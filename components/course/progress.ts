@@ -5,48 +5,18 @@
  * code" — held on the scenario's demonstration plan), explored (the same code then came through an
  * exploration without a violation), quiz answers and the sorting exercise.
  * Nothing leaves the browser. Components read it with `useProgress()`; the server render and the
- * first client render see empty progress, so hydration always matches.
+ * first client render see empty progress, so hydration always matches. What is stored is read
+ * through `parseProgress` (progress-schema.ts): a part that does not fit is left out, and
+ * `useDroppedProgress()` names it for the notice, so no stored value can break a page.
  */
 import { useSyncExternalStore } from 'react';
 import { sha256Hex } from '@/lib/op-key';
+import { DIGESTS_KEPT, parseProgressText, type DroppedPart, type Progress, type QuizRecord, type ScenarioProgress } from './progress-schema';
+
+export type { DroppedPart, Progress, QuizRecord, ScenarioProgress } from './progress-schema';
+export { parseProgress } from './progress-schema';
 
 export const PROGRESS_KEY = 'eo:progress';
-
-export interface ScenarioProgress {
-  visited?: boolean;
-  /**
-   * The learner's prediction (an option id), and once a demonstration run revealed it, the outcome.
-   * `afterSeeing`: made after the learner had already watched the starter's demonstration end.
-   */
-  predicted?: { choice: string; actual?: string; actualText?: string; afterSeeing?: boolean };
-  /** A run of the starter on the demonstration plan has finished in front of the learner. */
-  sawOutcome?: boolean;
-  /** "Your code" held on the demonstration plan. */
-  passed?: boolean;
-  /**
-   * A version of "Your code" that held on the demonstration also came through a whole exploration
-   * with no violation. The demonstration is one schedule: a fix can hold there and still break on
-   * others (a key drawn once per checkout survives the demonstration's retry, not a restart).
-   */
-  explored?: boolean;
-  /** Digests (`codeDigest`) of the latest versions of "Your code" that held on the demonstration. */
-  heldCode?: string[];
-  /** Digests of the latest versions of "Your code" whose exploration found no violation. */
-  cleanCode?: string[];
-  /** The latest exploration of "Your code" that found violations: which version, and how many. */
-  broke?: { digest: string; violations: number; runs: number };
-}
-
-/** How many digests of each kind a lesson keeps: enough for a learner going back and forth. */
-const DIGESTS_KEPT = 8;
-
-/** A question's last checked answer. */
-export interface QuizRecord {
-  choice: string;
-  correct: boolean;
-  /** A wrong answer was checked at some point, which showed the right one. */
-  revealed?: boolean;
-}
 
 /**
  * Whether a question counts as answered correctly in the scores: right, and not after a wrong
@@ -67,32 +37,8 @@ export function questionsProgress(p: Pick<Progress, 'quizzes'>, ids: readonly st
   return { allRight: right === ids.length, text: `Questions ${right}/${ids.length}${own < right ? ` (${own} on your own)` : ''}` };
 }
 
-export interface Progress {
-  version: 1;
-  scenarios: Record<string, ScenarioProgress>;
-  /** The last answer checked, per question id; `revealed` once a wrong answer showed the right one. */
-  quizzes: Record<string, QuizRecord>;
-  /** The replay-safety sorting exercise: the bins chosen, and how many were right at the last check. */
-  sorting?: { choices: Record<string, string>; correct: number; total: number };
-}
-
 const EMPTY: Progress = Object.freeze({ version: 1, scenarios: {}, quizzes: {} }) as Progress;
-
-function parse(raw: string | null): Progress {
-  if (!raw) return EMPTY;
-  try {
-    const value = JSON.parse(raw) as Partial<Progress>;
-    if (!value || typeof value !== 'object' || value.version !== 1) return EMPTY;
-    return {
-      version: 1,
-      scenarios: value.scenarios && typeof value.scenarios === 'object' ? value.scenarios : {},
-      quizzes: value.quizzes && typeof value.quizzes === 'object' ? value.quizzes : {},
-      ...(value.sorting ? { sorting: value.sorting } : {}),
-    };
-  } catch {
-    return EMPTY;
-  }
-}
+const NO_PARTS: readonly DroppedPart[] = Object.freeze([]);
 
 function readRaw(): string | null {
   try {
@@ -107,12 +53,20 @@ let cachedRaw: string | null = null;
 let cached: Progress = EMPTY;
 // Storage disabled or full: progress still lives for this page.
 let memory: string | null = null;
+// The parts of stored progress left out since this page loaded (or since the learner dismissed
+// the notice). Kept here, not derived from the stored text: the next write stores the progress
+// without them, and the learner must still be told.
+let dropped: readonly DroppedPart[] = NO_PARTS;
 
 function snapshot(): Progress {
   const raw = readRaw() ?? memory;
   if (raw !== cachedRaw) {
     cachedRaw = raw;
-    cached = parse(raw);
+    const parsed = parseProgressText(raw);
+    cached = parsed.progress;
+    const known = new Set(dropped.map((d) => d.path));
+    const fresh = parsed.dropped.filter((d) => !known.has(d.path));
+    if (fresh.length > 0) dropped = [...dropped, ...fresh];
   }
   return cached;
 }
@@ -164,9 +118,35 @@ export function restoreProgress(p: Progress): void {
   updateProgress(() => p);
 }
 
+/** The progress now, outside React (what `useProgress` returns once hydrated). */
+export function currentProgress(): Progress {
+  return snapshot();
+}
+
 /** The current progress (empty on the server and during hydration). */
 export function useProgress(): Progress {
   return useSyncExternalStore(subscribe, snapshot, () => EMPTY);
+}
+
+/**
+ * The parts of the stored progress that could not be read and were left out (each named for the
+ * learner), until `dismissDroppedProgress`. Empty on the server and during hydration.
+ */
+export function useDroppedProgress(): readonly DroppedPart[] {
+  return useSyncExternalStore(
+    subscribe,
+    () => {
+      snapshot();
+      return dropped;
+    },
+    () => NO_PARTS,
+  );
+}
+
+/** The learner has read the notice: store the progress without the unreadable parts, and stop telling. */
+export function dismissDroppedProgress(): void {
+  dropped = NO_PARTS;
+  updateProgress((p) => p);
 }
 
 function patchScenario(id: string, patch: (s: ScenarioProgress) => ScenarioProgress): void {

@@ -22,6 +22,7 @@ import { spokenStatus, statusText } from './controller/status';
 import type { LabScenario } from './lab-scenario';
 import { LabControls } from './LabControls';
 import { RunProblems, problemMarkers } from './RunProblems';
+import { SavedCodeOffer } from './SavedCodeOffer';
 import { whoseCode } from './whose-code';
 import { SharePanel, useShareButton } from './SharePanel';
 import { ShareNotice } from './ShareNotice';
@@ -360,6 +361,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   return (
     <div ref={rootRef} className="space-y-6">
       <ShareNotice shared={shared} hasRun={!!context.run && context.run !== runWhenLinked} restoredRef={restoredRef} />
+      <SavedCodeOffer learner={learner} />
       {/* From xl up the editor takes the whole width (long SQL lines fit); the situation and the
           database status sit side by side below it, in the same order as on a phone. */}
       <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)] xl:grid-cols-1">

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
+import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/lessons/replay-safety/sorting.ts';
 import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 

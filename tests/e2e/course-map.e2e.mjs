@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SCENARIO_CATALOG } from '../../simulations/catalog.ts';
+import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
 import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
 
 let browser;
