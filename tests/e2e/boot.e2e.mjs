@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, urlOf, waitForDbReady, waitRunnable, waitVerdict } from './helpers.mjs';
+import { launchBrowser, openPage, urlOf, waitForDbReady, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -70,7 +70,7 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
     await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByLabel('SQL', { exact: true }).fill("SELECT current_setting('shared_buffers') AS shared_buffers");
     await page.getByRole('button', { name: 'Run query' }).click();
-    await page.getByTestId('query-result').getByRole('cell', { name: '8MB', exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('query-result').getByRole('cell', { name: '8MB', exact: true }).waitFor({ timeout: E2E_WAIT_MS });
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
     await context.close();
@@ -129,7 +129,7 @@ test("when the HTML's worker cannot start, the page starts its own and the datab
     );
     await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
-    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+    await page.getByTestId('query-result').waitFor({ timeout: E2E_WAIT_MS });
     assert.deepEqual(errors.filter((e) => !/turbopack-worker-missing|404|Failed to load resource/i.test(e)), [], 'no other page errors');
   } finally {
     await context.close();
@@ -181,7 +181,7 @@ test('without the prebuilt data directory the worker says so and runs initdb: th
     // The schema is there all the same.
     await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();
-    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+    await page.getByTestId('query-result').waitFor({ timeout: E2E_WAIT_MS });
   } finally {
     await context.close();
   }

@@ -11,7 +11,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/lessons/replay-safety/sorting.ts';
-import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 const FIRST = SCENARIO_CATALOG[0];
 
@@ -98,7 +98,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.equal(await page.getByLabel('Seed').inputValue(), '1');
     assert.match(await page.getByTestId('fault-plan').innerText(), /crash worker-1/);
     await button(page, 'Run').click();
-    await page.waitForFunction(() => (document.querySelector('[data-testid="lab-status"]')?.textContent ?? '').startsWith('Paused at event 10 of'), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (document.querySelector('[data-testid="lab-status"]')?.textContent ?? '').startsWith('Paused at event 10 of'), undefined, { timeout: E2E_WAIT_MS });
     assert.match(await page.getByRole('list', { name: 'Event log' }).locator('[aria-current="step"]').innerText(), /email|receipt|send/i, 'the selected event is the second send');
     await screenshot(page, 'course-see-it');
 
@@ -143,11 +143,11 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.waitForFunction(() => /Finished|Paused|Playing/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
     await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
     await button(page, 'Run').click();
-    await page.getByTestId('plan-note').waitFor({ timeout: 30_000 });
+    await page.getByTestId('plan-note').waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await page.getByTestId('plan-note').innerText(), /does not count for the lesson\. Press “Back to the lesson's seed and faults” above, then Run\./);
     await page.getByTestId('lesson-plan').click();
     await button(page, 'Run').click();
-    await page.getByTestId('plan-note').waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByTestId('plan-note').waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
     // The real fix: held on the demonstration before, now explored.
     await button(page, 'Explore').click();
     await page.locator('[data-testid="explored-chip"][data-done="true"]').waitFor({ timeout: 60_000 });
@@ -239,7 +239,7 @@ test('keyboard only: answer a question on /check/ and follow "See it happen" int
     // Keyboard shortcuts of the lab: Space runs, End jumps to the end.
     await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
     await page.keyboard.press(' ');
-    await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: E2E_WAIT_MS });
     await page.keyboard.press('End');
     const verdict = await waitVerdict(page, /Held|Violated/);
     assert.match(verdict, /^✓?\s*Held/, verdict);
@@ -353,7 +353,7 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     await page.waitForFunction(() => {
       const r = document.querySelector('[data-testid="sort-result"]')?.getBoundingClientRect();
       return !!r && r.top >= 0 && r.bottom <= window.innerHeight;
-    }, undefined, { timeout: 5_000 });
+    }, undefined, { timeout: E2E_WAIT_MS });
     // On a phone every choice is a whole touch target (44 px), not a 26 px line of small print.
     await page.setViewportSize({ width: 375, height: 740 });
     const heights = await sort.locator('fieldset label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().height));
@@ -378,7 +378,7 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     // A run on another seed is not the demonstration: nothing is revealed, and the panel says why.
     await page.getByLabel('Seed').fill('7');
     await button(page, 'Run').click();
-    await page.getByTestId('prediction-note').waitFor({ timeout: 30_000 });
+    await page.getByTestId('prediction-note').waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await page.getByTestId('prediction-note').innerText(), /seed 7.*demonstration \(seed 1/);
     assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
     await page.getByLabel('Seed').fill('1');
@@ -386,7 +386,7 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await button(page, 'Solution').click();
     await button(page, 'Run').click();
     await waitVerdict(page, /Held/);
-    await page.getByTestId('prediction-note').getByText(/That run used the solution; your prediction is about the starter code/).waitFor({ timeout: 10_000 });
+    await page.getByTestId('prediction-note').getByText(/That run used the solution; your prediction is about the starter code/).waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
     assert.match(await page.getByTestId('lesson-progress').innerText(), /Predicted: run the starter to check/);
     await button(page, 'Starter').click();
@@ -404,7 +404,7 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await prediction.getByRole('radio', { name: '2', exact: true }).check();
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await button(page, 'Run').click();
-    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await page.getByTestId('prediction-after-seeing').innerText(), /does not count/);
     assert.match(await page.getByTestId('lesson-progress').innerText(), /Not yet:\s+Predicted after seeing the run/);
     const sort = page.getByTestId('replay-sort');
@@ -447,7 +447,7 @@ for (const colorScheme of ['light', 'dark']) {
       await button(page, 'Run').click();
       await waitVerdict(page, /Violated/);
       await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
       assert.deepEqual(await axeSerious(page), [], 'lab with the course parts');
       await screenshot(page, `course-lab-${colorScheme}`);
     } finally {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitForDbReady, E2E_WAIT_MS } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -47,7 +47,7 @@ for (const colorScheme of ['light', 'dark']) {
   });
 }
 
-test('an unknown address gets the 404 page', { timeout: 30_000 }, async () => {
+test('an unknown address gets the 404 page', { timeout: E2E_WAIT_MS }, async () => {
   const { context, page } = await openPage(browser);
   try {
     const response = await page.goto(urlOf('/lab/no-such-lesson/'));

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
 
 
 
@@ -183,7 +183,7 @@ for (const colorScheme of ['light', 'dark']) {
         if (where === '/embed/receipt-redelivery/') {
           // As in the lab's own axe test: once the editor has replaced its static preview.
           await waitRunnable(page.mainFrame());
-          await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+          await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
         }
         const bad = await axeSerious(page);
         assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);

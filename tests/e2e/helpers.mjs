@@ -54,6 +54,9 @@ export async function launchBrowser() {
  * workers') and every console error and page error. `device` overrides the 1280 × 900 desktop
  * (e.g. `PHONE`).
  */
+/** The bound of a wait for a state: 90 s, three times what a loaded machine was seen to need. */
+export const E2E_WAIT_MS = 90_000;
+
 export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true, device = {} } = {}) {
   const context = await browser.newContext({
     colorScheme,
@@ -62,6 +65,9 @@ export async function openPage(browser, { colorScheme = 'light', javaScriptEnabl
     deviceScaleFactor: 1,
     ...device,
   });
+  // Every wait without its own bound (waitFor, waitForFunction, clicks) is sized for a loaded
+  // machine three times slower than a quiet one: a state, not a time, ends it.
+  context.setDefaultTimeout(E2E_WAIT_MS);
   const requests = [];
   const errors = [];
   context.on('request', (request) => requests.push(request.url()));
@@ -95,7 +101,7 @@ export async function loadFresh(page, url) {
   await page.goto(url);
 }
 
-export async function waitForDbReady(page, timeout = 30_000) {
+export async function waitForDbReady(page, timeout = E2E_WAIT_MS) {
   const status = page.getByTestId('db-status');
   await page
     .locator('[data-testid="db-status"]:is([data-status="ready"], [data-status="error"])')
@@ -107,7 +113,7 @@ export async function waitForDbReady(page, timeout = 30_000) {
 }
 
 /** Wait until the lab's Run button is enabled (the database is booted and the code loaded); `target` is a page or a frame. */
-export async function waitRunnable(target, timeout = 60_000) {
+export async function waitRunnable(target, timeout = 2 * E2E_WAIT_MS) {
   await target.waitForFunction(() => {
     const b = document.querySelector('[data-action="run"]');
     return b && !b.disabled;
@@ -115,7 +121,7 @@ export async function waitRunnable(target, timeout = 60_000) {
 }
 
 /** Wait until the Verdict live region matches `pattern`; returns its text. */
-export async function waitVerdict(page, pattern, timeout = 30_000) {
+export async function waitVerdict(page, pattern, timeout = E2E_WAIT_MS) {
   await page.waitForFunction(
     (source) => new RegExp(source).test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''),
     pattern.source,

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 
 // PGlite boots slowly in headless Chromium on this machine (5–11 s): wait generously for readiness.
@@ -102,16 +102,16 @@ for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
         // Scrubbed back to the rollback (slider 5 = event 6): the order INSERT ran inside BEGIN, the crash
         // dropped the connection and the open transaction, order row included, rolled back.
         await page.getByLabel('Event', { exact: true }).fill('5');
-        await page.getByText('As the tables stood after event 6 of', { exact: false }).waitFor({ timeout: 10_000 });
+        await page.getByText('As the tables stood after event 6 of', { exact: false }).waitFor({ timeout: E2E_WAIT_MS });
         assert.match(await page.getByTestId('lab-status').innerText(), /^Finished; showing event 6 of \d+$/, 'the status names the moment shown');
         const log = page.getByRole('list', { name: 'Event log' });
-        await page.waitForFunction(() => /open transaction rolled back/.test(document.querySelector('[aria-label="Event log"]')?.textContent ?? ''), null, { timeout: 10_000 });
+        await page.waitForFunction(() => /open transaction rolled back/.test(document.querySelector('[aria-label="Event log"]')?.textContent ?? ''), null, { timeout: E2E_WAIT_MS });
         assert.match(await log.innerText(), /shop → postgres: INSERT INTO orders[^\n]*\n[^]*shop crashes right after its 1st db step matching INSERT INTO orders[^]*shop's connection dropped; its open transaction rolled back/);
         assert.match(await page.locator('body').innerText(), /No rows in orders at this step/, 'the rolled-back order row is gone');
         assert.equal(await page.getByTestId('open-transaction').count(), 0, 'nothing open after the rollback');
         // Two events earlier, at the INSERT: the row is there, said to be uncommitted in shop's open transaction.
         await page.getByLabel('Event', { exact: true }).fill('3');
-        await page.getByText('As the tables stood after event 4 of', { exact: false }).waitFor({ timeout: 10_000 });
+        await page.getByText('As the tables stood after event 4 of', { exact: false }).waitFor({ timeout: E2E_WAIT_MS });
         assert.match(await page.getByTestId('open-transaction').innerText(), /^shop has a transaction open: what it has written here is not committed/);
         const orders = page.locator('table').filter({ has: page.locator('caption', { hasText: /^orders/ }) });
         assert.match(await orders.innerText(), /^orders\W*1 row[^]*cus_ada/);
@@ -187,7 +187,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await setCode(page, loop);
     const started = Date.now();
     await button(page, 'Run').click();
-    await page.getByText(/ran for 2 s without yielding: a loop that never ends, or synchronous work too long between two awaits\. The run was stopped\. Your code is kept\./).waitFor({ timeout: 5_000 });
+    await page.getByText(/ran for 2 s without yielding: a loop that never ends, or synchronous work too long between two awaits\. The run was stopped\. Your code is kept\./).waitFor({ timeout: E2E_WAIT_MS });
     t.diagnostic(`stuck message after ${Date.now() - started} ms`);
     // Responsive: a control still works while the database restarts.
     await button(page, 'Solution').click();
@@ -196,7 +196,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     assert.equal(await getCode(page), loop, 'the code is kept');
     // The stuck worker was replaced. (Waiting for the "Restarting…" text raced a quick restart: on
     // a fast machine the new database was up before the clicks above were done.)
-    await page.waitForFunction(() => Number(document.querySelector('[data-db-restarts]')?.getAttribute('data-db-restarts')) >= 1, null, { timeout: 10_000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-db-restarts]')?.getAttribute('data-db-restarts')) >= 1, null, { timeout: E2E_WAIT_MS });
     await screenshot(page, 'lab-stuck-light');
     await waitRunnable(page);
 
@@ -213,8 +213,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     const spoofed = Date.now();
     await button(page, 'Run').click();
     // The first loop's message goes with the new run, so the one awaited next is this loop's.
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ state: 'detached', timeout: 5_000 });
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ timeout: 8_000 });
+    await page.getByText(/without yielding: a loop that never ends/).waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
+    await page.getByText(/without yielding: a loop that never ends/).waitFor({ timeout: E2E_WAIT_MS });
     t.diagnostic(`a loop posting heartbeats stopped after ${Date.now() - spoofed} ms`);
     await waitRunnable(page);
 
@@ -227,9 +227,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 `);
     await runInstantly(page);
     const thrown = page.getByTestId('code-errors');
-    await thrown.waitFor({ timeout: 20_000 });
+    await thrown.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await thrown.innerText(), /Error: boom — line 4/);
-    await page.locator('[data-testid="code-editor"] .squiggly-error').first().waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="code-editor"] .squiggly-error').first().waitFor({ timeout: E2E_WAIT_MS });
 
     // 3. A syntax error: the code does not load; the message has the line.
     await setCode(page, `export async function handleMessage(msg, env) {
@@ -239,7 +239,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 `);
     await button(page, 'Run').click();
     const load = page.getByTestId('load-error');
-    await load.waitFor({ timeout: 20_000 });
+    await load.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await load.innerText(), /line 2/);
     await waitVerdict(page, /Error: the code could not run/);
     // Nothing ran, and the page says so (QA: it read "Finished" and "Press Run to play…").
@@ -255,7 +255,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 }
 `);
     await button(page, 'Run').click();
-    await page.getByTestId('code-errors').getByText(/relation "nope" does not exist/).first().waitFor({ timeout: 20_000 });
+    await page.getByTestId('code-errors').getByText(/relation "nope" does not exist/).first().waitFor({ timeout: E2E_WAIT_MS });
 
     // 5. An unhandled rejection: reported (with its line), and the run still completes.
     await setCode(page, `import type { Env, ReceiptMessage } from 'effectively-once';
@@ -269,7 +269,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await button(page, 'Run').click();
     await waitVerdict(page, /Violated|Held/);
     const unhandled = page.getByTestId('unhandled-rejections');
-    await unhandled.waitFor({ timeout: 10_000 });
+    await unhandled.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await unhandled.innerText(), /Error: late/);
     t.diagnostic(`unhandled rejection reported as: ${await unhandled.innerText()}`);
 
@@ -296,7 +296,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 `);
     await button(page, 'Run').click();
     const probes = page.getByTestId('code-errors');
-    await probes.getByText(/probes:/).first().waitFor({ timeout: 20_000 });
+    await probes.getByText(/probes:/).first().waitFor({ timeout: E2E_WAIT_MS });
     const probeText = await probes.innerText();
     t.diagnostic(probeText.split('\n')[0]);
     assert.doesNotMatch(probeText, /reachable/, `every probe refused: ${probeText}`);
@@ -322,12 +322,12 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     // A slow query, then Run: the run waits for it, and is not taken for a loop that never yields.
     await sql.fill('SELECT pg_sleep(4)');
     await panel.getByRole('button', { name: 'Run query' }).click();
-    await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: 5_000 });
+    await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: E2E_WAIT_MS });
     await runInstantly(page);
-    await page.getByText('Waiting for your query to finish…').first().waitFor({ timeout: 5_000 });
+    await page.getByText('Waiting for your query to finish…').first().waitFor({ timeout: E2E_WAIT_MS });
     // Where the timeline will be, too: not "Running the schedule", which it is not yet doing.
-    await page.getByText('Waiting for your query to finish; the schedule runs right after it.').waitFor({ timeout: 5_000 });
-    await page.getByTestId('query-result').waitFor({ timeout: 30_000 });
+    await page.getByText('Waiting for your query to finish; the schedule runs right after it.').waitFor({ timeout: E2E_WAIT_MS });
+    await page.getByTestId('query-result').waitFor({ timeout: E2E_WAIT_MS });
     const verdict = await waitVerdict(page, /Violated|Held/, 60_000);
     t.diagnostic(verdict.split('\n')[0]);
     assert.equal(await page.getByText(/without yielding/).count(), 0, 'no "stuck" message for a run that waited on a query');
@@ -336,23 +336,23 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await sql.fill('SELECT pg_sleep(60)');
     await panel.getByRole('button', { name: 'Run query' }).click();
     const stop = panel.getByRole('button', { name: 'Stop query' });
-    await stop.waitFor({ timeout: 5_000 });
+    await stop.waitFor({ timeout: E2E_WAIT_MS });
     await screenshot(page, 'lab-query-slow');
     const stoppedAt = Date.now();
     await stop.click();
-    await page.getByTestId('query-stopped').getByText(/Query stopped/).waitFor({ timeout: 5_000 });
+    await page.getByTestId('query-stopped').getByText(/Query stopped/).waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the keyboard stays in the SQL box');
     await waitRunnable(page, 60_000);
     t.diagnostic(`database back ${Date.now() - stoppedAt} ms after Stop`);
     await sql.fill('SELECT 41 + 1 AS answer');
     await panel.getByRole('button', { name: 'Run query' }).click();
-    await page.getByTestId('query-result').getByRole('cell', { name: '42', exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('query-result').getByRole('cell', { name: '42', exact: true }).waitFor({ timeout: E2E_WAIT_MS });
 
     // A long result shows 200 rows and says how many more there are (QA: 5,000 rows made the page 145,000 px tall).
     await sql.fill('SELECT g FROM generate_series(1, 5000) g');
     await panel.getByRole('button', { name: 'Run query' }).click();
     const more = page.getByTestId('query-more');
-    await more.getByText('4,800 more rows not shown.').waitFor({ timeout: 30_000 });
+    await more.getByText('4,800 more rows not shown.').waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.getByTestId('query-result').locator('tbody tr').count(), 200);
     await more.getByRole('button', { name: 'Show 200 more' }).click();
     assert.equal(await page.getByTestId('query-result').locator('tbody tr').count(), 400);
@@ -370,8 +370,8 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
     const mine = `${starter}\n// my note: claim before sending\n`;
     await setCode(page, mine);
     await page.reload();
-    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
-    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: 10_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
+    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: E2E_WAIT_MS });
     const shown = (await page.locator('[data-testid="code-editor"] .view-lines').innerText()).replace(/\s+/g, ' ');
     assert.match(shown, /my note/);
 
@@ -388,7 +388,7 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
       throw new Error(`focus after Undo is on "${await focused()}", not "Reset to starter"`);
     });
     await page.reload();
-    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: 30_000 });
+    await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: E2E_WAIT_MS });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -401,7 +401,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await page.getByRole('heading', { level: 1 }).click();
     await page.keyboard.press('Space');
     const status = page.getByTestId('lab-status');
-    await page.waitForFunction(() => /Playing event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => /Playing event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     await page.keyboard.press('Space');
     await page.waitForFunction(() => /Paused at event/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
     const before = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
@@ -412,7 +412,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
 
     // Inject: crash worker-2 at the event shown; the plan lists it and playback goes on.
     await button(page, 'Crash worker-2 now').click();
-    await page.getByTestId('fault-plan').getByText(/crash worker-2 at event \d+/).waitFor({ timeout: 20_000 });
+    await page.getByTestId('fault-plan').getByText(/crash worker-2 at event \d+/).waitFor({ timeout: E2E_WAIT_MS });
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Violated|Held/);
 
@@ -440,7 +440,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     // → from Ready starts a run paused at its first event, as the fault hint promises.
     assert.equal(await button(page, 'Step').isEnabled(), true, 'Step is offered before a run');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     // A screen reader hears what the event was, not only its number (QA); the count is not read twice.
     const heard = await page.getByTestId('lab-status').evaluate((p) => p.querySelector('.sr-only')?.textContent ?? '');
     const first = await page.getByRole('list', { name: 'Event log' }).getByRole('listitem').first().innerText();
@@ -452,7 +452,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await page.keyboard.press('r');
     await page.getByText('Press Run to play the demonstration schedule').waitFor();
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => /^Paused at event 3 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => /^Paused at event 3 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -467,7 +467,7 @@ test('lab: "Redeliver now" waits for a message in flight, and the duplicate land
     const status = page.getByTestId('lab-status');
     const redeliver = button(page, 'Redeliver now');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     assert.equal(await redeliver.isEnabled(), false, 'nothing is in flight at the first event');
     // Step until a consumer holds a message.
     for (let i = 0; i < 40 && !(await redeliver.isEnabled()); i++) {
@@ -479,7 +479,7 @@ test('lab: "Redeliver now" waits for a message in flight, and the duplicate land
     const at = Number(/Paused at event (\d+)/.exec(await status.innerText())[1]);
     await redeliver.click();
     const line = page.getByTestId('fault-plan').getByText(/deliver m\d+ to a second consumer while the first holds it, from event \d+ on/);
-    await line.waitFor({ timeout: 20_000 });
+    await line.waitFor({ timeout: E2E_WAIT_MS });
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Held|Violated/);
     const landed = Number(/from event (\d+) on/.exec(await line.innerText())?.[1]);
@@ -517,7 +517,7 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     // Enter on Run: Run is disabled while the run plays; focus moves to a control beside it.
     await run.focus();
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.querySelector('[data-action="run"]')?.disabled === true, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => document.querySelector('[data-action="run"]')?.disabled === true, undefined, { timeout: E2E_WAIT_MS });
     await page.waitForTimeout(100);
     const whileRunning = await focused();
     assert.notEqual(whileRunning.tag, 'BODY', `focus stays on the controls while Run is disabled (on ${JSON.stringify(whileRunning)})`);
@@ -555,10 +555,10 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     const status = () => page.getByTestId('lab-status').innerText();
     await button(page, 'Step').focus();
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
-    await page.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'step', undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-action') === 'step', undefined, { timeout: E2E_WAIT_MS });
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /^Paused at event 2 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => /^Paused at event 2 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     assert.match(await status(), /^Paused at event 2 of/);
     assert.deepEqual(errors, []);
   } finally {
@@ -573,7 +573,7 @@ for (const colorScheme of ['light', 'dark']) {
       await button(page, 'Starter').click();
       await runInstantly(page);
       await waitVerdict(page, /Violated/);
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
       const bad = await axeSerious(page);
       assert.deepEqual(bad, [], JSON.stringify(bad, null, 2));
       await screenshot(page, `lab-run-${colorScheme}`);

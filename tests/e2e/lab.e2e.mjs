@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
-import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady, E2E_WAIT_MS } from './helpers.mjs';
 
 const LAB = '/lab/receipt-redelivery/';
 const scenario = SCENARIO_CATALOG.find((s) => s.id === 'receipt-redelivery');
@@ -14,7 +14,7 @@ after(async () => {
   await browser?.close();
 });
 
-test('the lab page HTML already holds the code as a static <pre>', { timeout: 30_000 }, async () => {
+test('the lab page HTML already holds the code as a static <pre>', { timeout: E2E_WAIT_MS }, async () => {
   const html = await (await fetch(urlOf(LAB))).text();
   assert.match(html, /data-testid="code-fallback"/, 'the fallback is in the static HTML');
   assert.match(html, /await env\.email\.send\(/, 'the fallback holds the starter handler');
@@ -55,11 +55,11 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
     }
 
     const started = Date.now();
-    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
     t.diagnostic(`Monaco mounted ${Date.now() - started} ms after DOMContentLoaded`);
     const monaco = editor.locator('.monaco-editor');
     assert.equal(await monaco.count(), 1, 'one Monaco editor in the container');
-    await monaco.locator('.view-lines').getByText('handleMessage', { exact: false }).first().waitFor({ timeout: 10_000 });
+    await monaco.locator('.view-lines').getByText('handleMessage', { exact: false }).first().waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await monaco.locator('.view-lines').innerText(), /handleMessage/);
     assert.equal(await page.getByTestId('code-fallback').count(), 0, 'the fallback is gone');
 
@@ -76,11 +76,11 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
           return !!lines && lines.textContent.replace(/\s+/g, ' ').includes(t) === p;
         },
         [text, present],
-        { timeout: 10_000 },
+        { timeout: E2E_WAIT_MS },
       );
     await viewHas("const check: number = 'text';", true);
     // The TypeScript worker (served locally) checks the code: the type error gets a red squiggle.
-    await editor.locator('.squiggly-error').first().waitFor({ timeout: 20_000 });
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: E2E_WAIT_MS });
     await page.getByRole('button', { name: 'Reset to starter' }).click();
     await page.getByRole('button', { name: 'Reset to starter' }).waitFor({ state: 'detached' });
     await viewHas('const check', false);
@@ -90,7 +90,7 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
       page.waitForFunction(
         () => document.querySelectorAll('[data-testid="code-editor"] .squiggly-error').length === 0,
         undefined,
-        { timeout: 20_000 },
+        { timeout: E2E_WAIT_MS },
       );
     await noSquiggles();
     await page.getByRole('button', { name: 'Solution', exact: true }).click();
@@ -137,7 +137,7 @@ for (const colorScheme of ['light', 'dark']) {
       assert.match(text, /syntax error at or near "SELEC"/, text);
       assert.match(text, /42601/, 'SQLSTATE shown');
       assert.match(text, /LINE 1: SELEC 1\n\s*\^/, 'caret under the error position');
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
 
       // A write, then the rows it made, so the screenshot shows a real table.
       await sql.fill(

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, PHONE, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import { axeSerious, E2E_WAIT_MS, launchBrowser, openPage, PHONE, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -29,7 +29,7 @@ test('lab on a phone: a plain text editor; the fix typed there holds; problems l
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitRunnable(page);
     const area = page.getByRole('textbox', { name: /^Your code/ });
-    await area.waitFor({ timeout: 10_000 });
+    await area.waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.getByTestId('code-editor').getAttribute('data-editor-kind'), 'plain');
     assert.match(await page.getByTestId('editor-hint').innerText(), /Plain text editor/);
     // The keyboard shortcuts are folded away (a tablet's keyboard still has them a tap away).
@@ -63,7 +63,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await area.fill(thrower);
     await button(page, 'Run').click();
     const problem = page.getByRole('button', { name: /^Line 4: Error: boom \(thrown in worker-1\)/ });
-    await problem.waitFor({ timeout: 20_000 });
+    await problem.waitFor({ timeout: E2E_WAIT_MS });
     await problem.click();
     const caret = await area.evaluate((el) => ({ focused: document.activeElement === el, line: el.value.slice(0, el.selectionStart).split('\n').length, rest: el.value.slice(el.selectionStart).split('\n')[0] }));
     assert.equal(caret.focused, true, 'the text area has the focus');
@@ -83,9 +83,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await page.locator('[data-testid="code-editor"][data-editor-kind="full"][data-editor-ready="true"] .monaco-editor').waitFor({ timeout: 60_000 });
     await page.reload();
     await waitRunnable(page);
-    await page.locator('[data-testid="code-editor"][data-editor-kind="full"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-kind="full"]').waitFor({ timeout: E2E_WAIT_MS });
     await page.getByTestId('editor-switch').click();
-    await page.getByRole('textbox', { name: /^Your code/ }).waitFor({ timeout: 10_000 });
+    await page.getByRole('textbox', { name: /^Your code/ }).waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.getByRole('textbox', { name: /^Your code/ }).inputValue(), thrower, 'the code is kept across the switches');
     assert.deepEqual(errors, []);
   } finally {
@@ -109,6 +109,7 @@ test('on a phone no page scrolls sideways: home, check, demo, try, embed', { tim
 
 test('lab on a desktop: Monaco by default, and the plain editor on request, kept across a reload', { timeout: 120_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(E2E_WAIT_MS);
   try {
     const page = await context.newPage();
     await page.goto(urlOf('/lab/receipt-redelivery/'));
@@ -116,12 +117,12 @@ test('lab on a desktop: Monaco by default, and the plain editor on request, kept
     await page.locator('[data-testid="code-editor"][data-editor-kind="full"][data-editor-ready="true"]').waitFor({ timeout: 60_000 });
     assert.equal(await keyboardHelpOpen(page), true);
     await page.getByTestId('editor-switch').click();
-    await page.getByRole('textbox', { name: /^Your code/ }).waitFor({ timeout: 10_000 });
+    await page.getByRole('textbox', { name: /^Your code/ }).waitFor({ timeout: E2E_WAIT_MS });
     // The button keeps the focus (its words change): the keyboard's place is not lost.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'editor-switch');
     await page.reload();
     await waitRunnable(page);
-    await page.locator('[data-testid="code-editor"][data-editor-kind="plain"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-kind="plain"]').waitFor({ timeout: E2E_WAIT_MS });
     assert.equal(await page.locator('.monaco-editor').count(), 0);
   } finally {
     await context.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, urlOf, waitForDbReady } from './helpers.mjs';
+import { launchBrowser, openPage, urlOf, waitForDbReady, E2E_WAIT_MS } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -18,10 +18,10 @@ test('no request leaves the origin: PGlite and Monaco come from the app itself',
     // Client-side navigation to the first lesson, then a direct load of another.
     await page.getByRole('link', { name: /Start here/ }).click();
     await page.waitForURL(/\/lab\/receipt-redelivery\/$/);
-    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
     await waitForDbReady(page, 30_000);
     await page.goto(urlOf('/lab/lease-expiry/'));
-    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
     await waitForDbReady(page, 30_000);
     await page.locator('#main').getByText('Query the database yourself').click();
     await page.getByRole('button', { name: 'Run query' }).click();

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, urlOf, waitVerdict } from './helpers.mjs';
+import { launchBrowser, openPage, urlOf, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -32,7 +32,7 @@ test('the lab exports the finished run as JSON and as a Mermaid diagram', { time
     await page.getByRole('button', { name: 'Starter', exact: true }).click();
     await page.getByLabel('Speed').selectOption('instant');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download trace (JSON)' }).click()]);
     assert.match(download.suggestedFilename(), /^receipt-redelivery-starter-seed-\d+\.trace\.json$/);
@@ -66,7 +66,7 @@ async function exportedRun(page) {
 }
 
 const waitFinished = (page) =>
-  page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
 
 test('a shared replay of a counterexample (steered by scheduler choices) replays to the same trace hash', { timeout: 300_000 }, async () => {
   const a = await openPage(browser);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { labLinkHref } from '../../simulations/course/share-link.ts';
-import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
+import { launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
 
 const SCENARIO = 'receipt-redelivery';
 
@@ -29,7 +29,7 @@ const status = (page) => page.getByTestId('lab-status').innerText();
  */
 async function waitOffer(page, codes) {
   try {
-    await page.getByTestId('share-offer').waitFor({ timeout: 30_000 });
+    await page.getByTestId('share-offer').waitFor({ timeout: E2E_WAIT_MS });
   } catch (error) {
     const seen = await page.evaluate((scenario) => {
       const saved = window.localStorage.getItem(`eo:code:${scenario}`);
@@ -70,7 +70,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
   await a.page.getByLabel('Seed').fill('5');
   await a.page.getByLabel('Speed').selectOption('instant');
   await button(a.page, 'Run').click();
-  await a.page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: 30_000 });
+  await a.page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: E2E_WAIT_MS });
   await a.page.waitForFunction(() => /Finished/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
   for (let i = 0; i < 3; i++) assert.equal(await a.page.evaluate(() => window.__eoLab.perform('back')), true);
   const scrub = await a.page.getByLabel('Event', { exact: true }).inputValue();
@@ -111,7 +111,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     await b.page.waitForFunction(
       (s) => (document.querySelector('[data-testid="lab-status"]')?.textContent ?? '').startsWith(`Paused at event ${s + 1} of`),
       step,
-      { timeout: 30_000 },
+      { timeout: E2E_WAIT_MS },
     );
     assert.equal(await b.page.getByLabel('Event', { exact: true }).inputValue(), String(step), 'the first run stops at the shared event');
     await screenshot(b.page, 'share-restored-run');
@@ -165,7 +165,7 @@ test('a shared plan with a fault whose moment never comes: the plan greys it out
     await waitRunnable(page);
     await page.getByLabel('Speed').selectOption('instant');
     await button(page, 'Run').click();
-    await page.waitForFunction(() => /Violated/.test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => /Violated/.test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     const verdict = await page.getByRole('status', { name: 'Verdict' }).innerText();
     assert.match(verdict, /· 1 fault · 1 planned fault never happened/);
     const plan = page.getByTestId('fault-plan');
@@ -199,7 +199,7 @@ for (const [name, fragment] of [
       // The default lab works: the demonstration runs.
       await page.getByLabel('Speed').selectOption('instant');
       await button(page, 'Run').click();
-      await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: 30_000 });
+      await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: E2E_WAIT_MS });
       assert.notEqual(await page.getByLabel('Seed').inputValue(), '9');
       assert.deepEqual(errors, []);
     } finally {

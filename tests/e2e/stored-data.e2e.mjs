@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
 
 const FIRST = SCENARIO_CATALOG[0];
 const SECOND = SCENARIO_CATALOG[1];
@@ -84,7 +84,7 @@ for (const c of CASES) {
     try {
       await seed(page, { 'eo:progress': JSON.stringify(c.progress) }, '/');
       const notice = page.getByTestId('stored-data-notice');
-      await notice.waitFor({ timeout: 20_000 });
+      await notice.waitFor({ timeout: E2E_WAIT_MS });
       assert.match(await notice.innerText(), c.notice);
       assert.match(await notice.innerText(), /everything else you did is kept/);
       // The map renders every lesson, and the valid lesson and answer are still there.
@@ -94,7 +94,7 @@ for (const c of CASES) {
 
       // The same stored value in a lab (read again, across a reload: nothing was written yet).
       await page.goto(urlOf(`/lab/${FIRST.id}/`));
-      await page.getByTestId('stored-data-notice').waitFor({ timeout: 30_000 });
+      await page.getByTestId('stored-data-notice').waitFor({ timeout: E2E_WAIT_MS });
       await waitRunnable(page);
       assert.match(await page.getByTestId('stored-data-notice').innerText(), c.notice);
       assert.equal(await page.getByTestId('passed-chip').getAttribute('data-done'), 'false');
@@ -123,7 +123,7 @@ test('stored progress that is not JSON, and a notice that passes axe in light an
     try {
       await seed(page, { 'eo:progress': '{"version":1,"scenarios":' }, '/');
       const notice = page.getByTestId('stored-data-notice');
-      await notice.waitFor({ timeout: 20_000 });
+      await notice.waitFor({ timeout: E2E_WAIT_MS });
       assert.match(await notice.innerText(), /not readable JSON/);
       assert.deepEqual(await axeSerious(page), [], `no serious axe violations (${colorScheme})`);
       await screenshot(page, `stored-data-notice-${colorScheme}`);
@@ -142,7 +142,7 @@ test('saved code of 100,000 lines is offered, not loaded: the lab works; Discard
     const key = `eo:code:${FIRST.id}`;
     await seed(page, { [key]: HUGE }, `/lab/${FIRST.id}/`);
     const offer = page.getByTestId('large-code-offer');
-    await offer.waitFor({ timeout: 30_000 });
+    await offer.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await offer.innerText(), /Your saved code is \d\.\d MB \(100,000 lines\)/);
     await waitRunnable(page);
     assert.ok((await page.evaluate(() => window.__eoLab.getCode().length)) < 20_000, 'the editor holds the starter');
@@ -173,7 +173,7 @@ test('large saved code loads when the learner asks for it', { timeout: 120_000 }
     const code = Array.from({ length: 3_500 }, (_, i) => `// ${i}`).join('\n');
     await seed(page, { [`eo:code:${FIRST.id}`]: code }, `/lab/${FIRST.id}/`);
     const offer = page.getByTestId('large-code-offer');
-    await offer.waitFor({ timeout: 30_000 });
+    await offer.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await offer.innerText(), /3,500 lines/);
     await offer.getByRole('button', { name: 'Load it anyway' }).click();
     await offer.waitFor({ state: 'detached' });
