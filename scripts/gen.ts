@@ -41,7 +41,6 @@ export async function catalogFile(): Promise<string> {
   return (
     HEADER +
     "import type { CatalogEntry } from './catalog-types';\n\n" +
-    `export const LESSON_IDS = ${JSON.stringify(entries.map((e) => e.id), null, 2)} as const;\n\n` +
     `export const LESSON_ENTRIES: readonly CatalogEntry[] = ${JSON.stringify(entries, null, 2)};\n`
   );
 }
@@ -86,10 +85,17 @@ export function typingsFile(): string {
   return `${HEADER}/** The editor's typings of 'effectively-once': declaration file path → text. */\nexport const LEARNER_TYPINGS: Readonly<Record<string, string>> = ${JSON.stringify(sorted, null, 2)};\n`;
 }
 
+/** ids.generated.ts: the lessons' ids in order, alone, for the first scripts of every page. */
+export async function idsFile(): Promise<string> {
+  const { LESSON_DEFINITIONS } = (await import(pathToFileURL(path.join(LESSONS_DIR, 'index.ts')).href)) as typeof import('../simulations/lessons/index');
+  return `${HEADER}export const LESSON_IDS = ${JSON.stringify(LESSON_DEFINITIONS.map((l) => l.id), null, 2)} as const;\n`;
+}
+
 /** Every derived file: path (from the repository's root) → content. */
 export async function generatedFiles(): Promise<Record<string, string>> {
   return {
     'simulations/lessons/code.generated.ts': codeFile(),
+    'simulations/lessons/ids.generated.ts': await idsFile(),
     'simulations/lessons/catalog.generated.ts': await catalogFile(),
     'simulations/learner/typings.generated.ts': typingsFile(),
   };

@@ -1,4 +1,4 @@
-import { isScenarioId } from '@/simulations/lessons/catalog';
+import { isScenarioId } from '@/simulations/lessons/ids';
 
 /**
  * Which pages boot the tab's database as soon as they load: those that show or run it (the course

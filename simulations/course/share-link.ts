@@ -11,7 +11,7 @@
  * "zip bomb" costs a few hundred kilobytes, not gigabytes. Pure: no DOM, no React, no clock.
  */
 import { deflateSync, Inflate, strFromU8, strToU8 } from 'fflate';
-import { SCENARIO_CATALOG } from '../lessons/catalog';
+import { isScenarioId } from '../lessons/ids';
 import { FaultPlanError, parseFaultPlan } from '../engine/faults';
 import type { Fault } from '../engine/types';
 
@@ -41,7 +41,7 @@ const INFLATE_CHUNK_BYTES = 1024;
 /** The lab state a link carries. */
 export interface LabLink {
   v: 1;
-  /** A scenario id of `SCENARIO_CATALOG`. */
+  /** A lesson id (simulations/lessons/ids.ts). */
   scenario: string;
   /** Show the scenario's own Starter or Solution code (never with `code`). */
   variant?: 'starter' | 'solution';
@@ -86,7 +86,7 @@ export function validateLabLink(value: unknown): LabLink {
   }
   if (value.v !== SHARE_LINK_VERSION) throw new ShareLinkError(`the link is of format version ${String(JSON.stringify(value.v)).slice(0, 40)}; this lab reads version ${SHARE_LINK_VERSION}`);
   const scenario = value.scenario;
-  if (typeof scenario !== 'string' || !SCENARIO_CATALOG.some((s) => s.id === scenario)) {
+  if (typeof scenario !== 'string' || !isScenarioId(scenario)) {
     throw new ShareLinkError(`the link names a scenario this course does not have (${JSON.stringify(String(scenario).slice(0, 40))})`);
   }
   const link: LabLink = { v: 1, scenario, seed: 0, faults: [] };

@@ -1,24 +1,6 @@
 // Written by scripts/gen.ts (npm run gen) from simulations/lessons/. Do not edit.
 import type { CatalogEntry } from './catalog-types';
 
-export const LESSON_IDS = [
-  "receipt-redelivery",
-  "replay-safety",
-  "moving-answers",
-  "batch-credits",
-  "concurrent-redelivery",
-  "lease-expiry",
-  "crash-after-send",
-  "random-key-on-retry",
-  "ambiguous-timeout-charge",
-  "business-date-reminder",
-  "human-rerun",
-  "webhook-dedupe",
-  "dual-write",
-  "relay-crash",
-  "relay-concurrency"
-] as const;
-
 export const LESSON_ENTRIES: readonly CatalogEntry[] = [
   {
     "id": "receipt-redelivery",

@@ -4,27 +4,15 @@
  * quizzes, the share links). It is derived from the lessons themselves (./index.ts) by
  * `npm run gen` into ./catalog.generated.ts; a test fails when that file is stale.
  */
-import { LESSON_ENTRIES, LESSON_IDS } from './catalog.generated';
+import { LESSON_ENTRIES } from './catalog.generated';
 import type { CatalogEntry, Question } from './catalog-types';
 import { GENERAL_QUESTIONS } from './general-questions';
 
 export type { CatalogEntry, PredictionPrompt, Question, ScenarioEntry, SeeIt } from './catalog-types';
-
-/** The id of a lesson in the course (its folder's name). */
-export type ScenarioId = (typeof LESSON_IDS)[number];
-
-/** The lessons' ids in order. */
-export const SCENARIO_IDS: readonly ScenarioId[] = LESSON_IDS;
+export { isScenarioId, SCENARIO_IDS, type ScenarioId } from './ids';
 
 /** The lessons in order, as the course map shows them. */
 export const SCENARIO_CATALOG: readonly CatalogEntry[] = LESSON_ENTRIES;
-
-const KNOWN: ReadonlySet<string> = new Set(SCENARIO_IDS);
-
-/** Whether `id` names a lesson. */
-export function isScenarioId(id: string): id is ScenarioId {
-  return KNOWN.has(id);
-}
 
 /** Every question: the general ones first, then each lesson's in lesson order. */
 export const QUESTIONS: readonly Question[] = [...GENERAL_QUESTIONS, ...LESSON_ENTRIES.flatMap((l) => l.questions)];
