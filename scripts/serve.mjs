@@ -294,6 +294,13 @@ export async function startServer({ dir = path.join(ROOT, 'out'), port = 3000, h
   const handler = staticHandler(dir);
   await handler.warm();
   const server = createServer(handler);
+  // A request Node's HTTP parser rejects gets its 400 (431: headers too large) with the same headers.
+  server.on('clientError', (error, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const headers = Object.entries(securityHeaders({ pathname: '/', kind: 'asset' })).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`HTTP/1.1 ${status}\r\n${headers.join('')}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+  });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
