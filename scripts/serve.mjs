@@ -257,8 +257,12 @@ export function staticHandler(dir) {
     const twin = await twinFor(req.headers['accept-encoding'], abs, stats);
     req.headers['accept-encoding'] = twin ? twin.coding : 'identity';
     normalizeRange(req.headers, twin ? twin.size : stats.size);
-    // A file that disappears once sirv has found it (a rebuild) ends that response, not the server.
-    res.once('pipe', (source) => source.once('error', () => res.destroy()));
+    // A file that disappears once sirv has found it (a rebuild) ends that response, not the server;
+    // a client that goes away mid-file closes the file (pipe() alone would leave it open).
+    res.once('pipe', (source) => {
+      source.once('error', () => res.destroy());
+      res.once('close', () => source.destroy());
+    });
     req.url = found.key.replace(/%/g, '%25');
     files(req, res, () => notFound(req, res, pathname));
   };
@@ -297,7 +301,8 @@ export async function startServer({ dir = path.join(ROOT, 'out'), port = 3000, h
   // A request Node's HTTP parser rejects gets its 400 (431: headers too large) with the same headers.
   server.on('clientError', (error, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
     const headers = Object.entries(securityHeaders({ pathname: '/', kind: 'asset' })).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.end(`HTTP/1.1 ${status}\r\n${headers.join('')}Content-Length: 0\r\nConnection: close\r\n\r\n`);
   });
