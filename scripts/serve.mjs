@@ -264,7 +264,7 @@ export function staticHandler(dir) {
       res.once('close', () => source.destroy());
     });
     req.url = found.key.replace(/%/g, '%25');
-    files(req, res, () => notFound(req, res, pathname));
+    files(req, res, () => notFound(req, res, pathname).catch(() => res.destroy()));
   };
 
   function serve(req, res) {
