@@ -104,7 +104,7 @@ describe('findScormApi', () => {
     const top: Record<string, unknown> = { API: api };
     top.parent = top;
     const middle = { parent: top };
-    const frame = { parent: middle, top };
+    const frame = { parent: middle, top } as never;
     expect(findScormApi(frame, '1.2')).toBe(api);
     expect(findScormApi(frame, '2004')).toBeNull();
   });
