@@ -6,7 +6,8 @@
  * once more with the placeholder base path `/__eo_base__` (next.config.js, `EO_PACKAGE_BUILD=1`,
  * into `.next-package/`), and every placeholder is then replaced:
  * - in HTML attributes by the relative path to the package's root (`../..` from `sco/x/`), which
- *   the browser resolves against the page;
+ *   the browser resolves against the page — except a script's `src`, which Turbopack's runtime
+ *   compares with the address it computes, so a small inline script adds that script at run time;
  * - in JavaScript string literals (Next's basePath, Turbopack's chunk base and asset URLs, inline
  *   React payloads) by the root's path computed at run time: a page's head script sets
  *   `self.__EO_BASE__` from its own address; a worker, which has no such script, takes the part of
@@ -80,6 +81,14 @@ export function headScript(relativeRoot: string, flags: PlatformFlags): string {
 export function rewriteHtml(html: string, relativeRoot: string, flags: PlatformFlags, file = 'a page'): string {
   const parts = html.split(/(<script\b[^>]*>[\s\S]*?<\/script>)/);
   const rewritten = parts.map((part, i) => {
+    const external = i % 2 === 1 ? /^<script\b([^>]*)\bsrc="\/__eo_base__(\/[^"]*)"([^>]*)><\/script>$/.exec(part) : null;
+    if (external) {
+      // Turbopack's runtime finds the scripts a page already loads by their src attribute, which
+      // must read exactly as the address it computes (the base's path): written at run time.
+      const attrs = `${external[1]} ${external[3]}`;
+      const props = [`src:self.__EO_BASE__+${JSON.stringify(external[2])}`, 'async:true', ...(/\bnoModule\b/i.test(attrs) ? ['noModule:true'] : [])];
+      return `<script>document.currentScript.after(Object.assign(document.createElement("script"),{${props.join(',')}}))</script>`;
+    }
     if (i % 2 === 1 && !/^<script\b[^>]*\bsrc=/.test(part)) {
       if (!part.includes(PLACEHOLDER)) return part;
       if (!part.startsWith('<script>self.__next_f.push([1,"')) throw new Error(`package-site: ${file}: an inline script of an unknown shape holds the placeholder`);
