@@ -40,7 +40,7 @@ const determinism = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.next/**', '.bench/**', 'out/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
+  { ignores: ['node_modules/**', '.next/**', '.bench/**', 'out/**', '.next-package/**', 'dist/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
