@@ -13,9 +13,10 @@
  *   `self.__EO_BASE__` from its own address; a worker, which has no such script, takes the part of
  *   its own address before `/_next/`.
  * A placeholder in any other shape stops the packaging with an error rather than ship a package
- * that reaches outside itself. Links are made full page loads inside the package (a client-side
- * navigation would read the payload files, whose addresses stay placeholders), and open in a new
- * tab when the page is framed, as a platform frames a SCO.
+ * that reaches outside itself. Next's payload files (`.txt`, fetched when a page prefetches the
+ * pages it links to) keep the placeholder: the head script's `fetch` puts the base into them as
+ * they are read. Links are made full page loads inside the package, and open in a new tab when the
+ * page is framed, as a platform frames a SCO.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -59,6 +60,14 @@ export function headScript(relativeRoot: string, flags: PlatformFlags): string {
     '(function(){' +
     `var B=self.__EO_BASE__=new URL(${JSON.stringify(`${relativeRoot}/`)},location.href).pathname.replace(/\\/$/,"");` +
     `self.__EO_PLATFORM__=${JSON.stringify(flags)};` +
+    // Next's payload files (prefetches of the pages a page links to) name chunks under the
+    // placeholder: the page reads them with the base put in.
+    'var F=self.fetch;if(F)self.fetch=function(i){' +
+    'var u=new URL(typeof i==="string"||i instanceof URL?String(i):i.url,location.href),p=F.apply(this,arguments);' +
+    'if(u.origin!==location.origin||!/\\.txt$/.test(u.pathname))return p;' +
+    'return p.then(function(r){if(!r.ok)return r;return r.text().then(function(t){' +
+    `var n=new Response(t.split("${PLACEHOLDER.slice(0, 5)}"+"${PLACEHOLDER.slice(5)}").join(B),{status:r.status,statusText:r.statusText,headers:r.headers});` +
+    'Object.defineProperty(n,"url",{value:r.url});Object.defineProperty(n,"redirected",{value:r.redirected});return n})})};' +
     'addEventListener("click",function(e){' +
     'if(e.defaultPrevented||e.button!==0||e.metaKey||e.ctrlKey||e.shiftKey||e.altKey)return;' +
     'var a=e.target&&e.target.closest&&e.target.closest("a[href]");' +
@@ -141,7 +150,7 @@ function newestSource(root: string): number {
     if (s.isDirectory()) for (const e of readdirSync(p)) visit(path.join(p, e));
     else newest = Math.max(newest, s.mtimeMs);
   };
-  for (const p of ['app', 'components', 'simulations', 'lib', 'public', 'next.config.js', 'package-lock.json', 'generated']) {
+  for (const p of ['app', 'components', 'simulations', 'lib', 'public', 'next.config.js', 'package-lock.json']) {
     if (existsSync(path.join(root, p))) visit(path.join(root, p));
   }
   return newest;

@@ -299,3 +299,20 @@ test('Open edX JSInput: getGrade answers from the lesson’s state, over jschann
     await context.close();
   }
 });
+
+test('inside a package the course map hydrates, prefetches the labs it links to, and requests nothing outside', { timeout: 180_000 }, async () => {
+  const { context, page, requests, errors } = await openPage(browser);
+  const failed = failedResponses(context);
+  try {
+    const prefetched = page.waitForResponse((r) => /\/lab\/receipt-redelivery\/__next\.[^/]*\.txt/.test(r.url()), { timeout: 120_000 });
+    await page.goto(`${origin}${BASES.scorm12}index.html`);
+    await prefetched;
+    // The map's database card boots PGlite: long after the prefetched payloads were read.
+    await page.locator('[data-testid="db-status"][data-status="ready"]').waitFor({ timeout: 120_000 });
+    assert.deepEqual(outside(requests, BASES.scorm12), [], 'no request outside the package');
+    assert.deepEqual(failed, []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
