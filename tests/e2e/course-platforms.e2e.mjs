@@ -170,7 +170,10 @@ async function passLesson(target) {
   await target.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
   await target.getByLabel('Speed').selectOption('instant');
   await button('Run').click();
-  await waitVerdict(target, /Held: every invariant kept/, 120_000);
+  await waitVerdict(target, /Held: every invariant kept/, 120_000).catch(async (error) => {
+    const state = await target.evaluate(() => ({ status: document.querySelector('[data-testid="lab-status"]')?.textContent, verdict: document.querySelector('[aria-label="Verdict"]')?.textContent?.slice(0, 200) }));
+    throw new Error(`the run of the solution did not hold: lab status ${JSON.stringify(state.status)}, verdict ${JSON.stringify(state.verdict)} (${error.message})`);
+  });
   await target.locator('[data-testid="passed-chip"][data-done="true"]').waitFor({ timeout: 120_000 });
   await button('Explore').click();
   await target.locator('[data-testid="done-chip"]').waitFor({ timeout: 180_000 });
