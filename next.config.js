@@ -1,7 +1,16 @@
 /** Static export: every asset (PGlite's wasm and data, Monaco and its workers) is served from out/. */
+/**
+ * `EO_PACKAGE_BUILD=1` (scripts/package-site.ts) builds the site for course-platform packages: under
+ * the placeholder base path `/__eo_base__`, into `.next-package/` (where `output: 'export'` then also
+ * writes the pages), leaving `.next/` and `out/` alone. The packaging step replaces the placeholder
+ * with relative paths in HTML and CSS and with the base computed at run time in JavaScript.
+ */
+const packageBuild = process.env.EO_PACKAGE_BUILD === '1';
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   output: 'export',
+  ...(packageBuild ? { basePath: '/__eo_base__', distDir: '.next-package' } : {}),
   trailingSlash: true,
   images: { unoptimized: true },
   allowedDevOrigins: ['127.0.0.1'],

@@ -22,7 +22,8 @@ const LESSON_DONE = 'Lesson done: your code held on the demonstration and came t
 /** Labs about transformations and keys, which link to the try-it panel. */
 const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
 
-export function LabCourse({ scenario }: { scenario: LabScenario }) {
+/** `onYourCode`: told the code in "Your code" whenever it changes (a course platform saves it). */
+export function LabCourse({ scenario, onYourCode }: { scenario: LabScenario; onYourCode?: (code: string) => void }) {
   const prediction = predictionPromptFor(scenario.id);
   const progress = useProgress();
   const mine = progress.scenarios[scenario.id];
@@ -85,7 +86,14 @@ export function LabCourse({ scenario }: { scenario: LabScenario }) {
     [scenario.id],
   );
   // The code in "Your code" now: the chips speak of this version.
-  const [yourCode, setYourCode] = useState<string | null>(null);
+  const [yourCode, setYourCodeState] = useState<string | null>(null);
+  const setYourCode = useCallback(
+    (code: string) => {
+      setYourCodeState(code);
+      onYourCode?.(code);
+    },
+    [onYourCode],
+  );
   const current = useMemo(() => (yourCode === null ? null : codeDigest(yourCode)), [yourCode]);
   const chips = codeChips(mine, current, { runs: EXPLORE_RUNS });
   const done = lessonDone(mine);

@@ -29,7 +29,10 @@ export type EmbedMessage = Envelope &
     /** The same "Your code" held on the demonstration (exercise-passed) and came through a clean exploration, in either order. */
     | { type: 'exercise-done'; scenario: string; runs: number }
     | { type: 'quiz-answered'; scenario: string | null; questionId: string; choiceId: string; correct: boolean }
-    /** How tall the embed's content is, in CSS pixels: sent at first and on every change, to size the iframe by. */
+    /**
+     * How tall the embed's content is, in CSS pixels: sent at first and on every change, to size the
+     * iframe by — followed each time by Canvas's own `{ subject: 'lti.frameResize', height }` (ltiFrameResize).
+     */
     | { type: 'resize'; height: number }
   );
 
@@ -87,6 +90,14 @@ export function useEmbedChannel(): { target: ParentTarget | null; post(message: 
   return { target, post };
 }
 
+/**
+ * Canvas's message for sizing a frame (its LTI postMessage API: `subject: 'lti.frameResize'`),
+ * sent beside our own `resize` so a Canvas page sizes the frame too. The same one origin gets it.
+ */
+export function ltiFrameResize(height: number): { subject: 'lti.frameResize'; height: number } {
+  return { subject: 'lti.frameResize', height };
+}
+
 /** Space kept below the content (the page's own bottom padding), so the frame never cuts its last line. */
 const BOTTOM_GAP_PX = 16;
 
@@ -107,7 +118,7 @@ export function useReportHeight(content: RefObject<HTMLElement | null>, target: 
       const height = Math.ceil(el.getBoundingClientRect().bottom + window.scrollY + BOTTOM_GAP_PX);
       if (height === last) return;
       last = height;
-      post({ type: 'resize', height });
+      if (post({ type: 'resize', height }) && target.origin) window.parent.postMessage(ltiFrameResize(height), target.origin);
     };
     // Observing reports the first size at once; a burst of changes is reported once per frame.
     const observer = new ResizeObserver(() => {

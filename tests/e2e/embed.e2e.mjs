@@ -42,6 +42,13 @@ test('the example host page receives ready, run-finished, exercise-passed, explo
   const { context, page, errors } = await openPage(browser);
   try {
     await page.setViewportSize({ width: 1280, height: 1000 });
+    // Canvas's frame-sizing messages, which the example host ignores (they carry no source field).
+    await page.addInitScript(() => {
+      window.ltiResizes = [];
+      window.addEventListener('message', (event) => {
+        if (event.data?.subject === 'lti.frameResize') window.ltiResizes.push(event.data.height);
+      });
+    });
     await page.goto(urlOf('/embed-example.html'));
     await waitEvent(page, { type: 'ready', view: 'lab' });
     await waitEvent(page, { type: 'ready', view: 'quiz' });
@@ -122,6 +129,11 @@ test('the example host page receives ready, run-finished, exercise-passed, explo
       });
       const sized = (await events(page)).filter((e) => e.type === 'resize');
       assert.ok(sized.length >= 2, 'both embeds reported their height');
+      // Each resize comes with an lti.frameResize of the same height (the pair arrives as two messages).
+      await page.waitForFunction(() => {
+        const heights = (list) => JSON.stringify([...list].sort((a, b) => a - b));
+        return window.ltiResizes.length > 0 && heights(window.ltiResizes) === heights(window.embedEvents.filter((e) => e.type === 'resize').map((e) => e.height));
+      }, undefined, { timeout: 10_000 });
       assert.ok(inner.view >= inner.content, `${id}: the frame (${inner.view} px) holds its content (${inner.content} px)`);
       assert.equal(inner.scrolls, false, `${id}: no scrollbar inside the frame`);
     }
