@@ -45,6 +45,8 @@ export async function judgeAll(opts: {
   stopAtViolation?: (entry: CorpusEntry) => boolean;
   /** Results already known (a resumed run): those jobs are not run again. */
   saved?: (entry: CorpusEntry, backend: Backend) => Exploration | undefined;
+  /** Run nothing: report only what `saved` knows (a run stopped half way). */
+  savedOnly?: boolean;
   onDone?: (file: JudgedFile, backend: Backend, done: number, total: number) => void;
 }): Promise<JudgedFile[]> {
   const files: JudgedFile[] = opts.entries.map((entry) => ({ entry, results: {} }));
@@ -61,7 +63,7 @@ export async function judgeAll(opts: {
   const total = jobs.length;
   let next = 0;
   let done = 0;
-  if (!jobs.length) return files;
+  if (!jobs.length || opts.savedOnly) return files;
   const n = Math.max(1, Math.min(opts.workers, jobs.length));
   const threads = Array.from({ length: n }, () => startWorker(opts.pgUrl));
   try {

@@ -21,7 +21,7 @@ import { defaultJudgeWorkers, judgeAll, type Backend, type JudgedFile } from './
 export const TARGETS = { caughtPercent: 95, heldPercent: 100, agreementPercent: 100 };
 
 const USAGE = `npm run judge -- [--pg | --db URL] [--only pglite|postgres] [--lesson ID] [--runs N] [--workers N]
-                      [--stop-early] [--save FILE.jsonl] [--json]`;
+                      [--stop-early] [--save FILE.jsonl [--report]] [--json]`;
 
 interface Options {
   lesson?: string;
@@ -30,6 +30,8 @@ interface Options {
   stopEarly: boolean;
   /** Append each result to this file and take results already in it (a resumable run). */
   save?: string;
+  /** With --save: print the table of what the file holds, running nothing. */
+  report: boolean;
   runs: number;
   workers: number;
   json: boolean;
@@ -38,7 +40,7 @@ interface Options {
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { runs: 200, workers: defaultJudgeWorkers(), json: false, pg: false, stopEarly: false };
+  const o: Options = { runs: 200, workers: defaultJudgeWorkers(), json: false, pg: false, stopEarly: false, report: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -51,6 +53,7 @@ function parse(argv: string[]): Options {
     else if (a === '--db') o.db = value();
     else if (a === '--lesson') o.lesson = value();
     else if (a === '--stop-early') o.stopEarly = true;
+    else if (a === '--report') o.report = true;
     else if (a === '--save') o.save = value();
     else if (a === '--only') {
       const v = value();
@@ -61,6 +64,7 @@ function parse(argv: string[]): Options {
     else if (a === '--workers') o.workers = Number(value());
     else throw new Error(`unknown option ${a}\n${USAGE}`);
   }
+  if (o.report && !o.save) throw new Error('--report prints what a --save file holds: give --save FILE');
   if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs must be a whole number from 1');
   if (!Number.isInteger(o.workers) || o.workers < 1) throw new Error('--workers must be a whole number from 1');
   return o;
@@ -162,7 +166,7 @@ async function main() {
   const backends: Backend[] = (o.pg || o.db ? (['pglite', 'postgres'] as Backend[]) : (['pglite'] as Backend[])).filter((b) => !o.only || b === o.only);
   if (!backends.length) throw new Error('--only postgres needs --pg or --db URL');
   let server: { url: string; stop(): Promise<void> } | null = null;
-  if (o.pg && !o.db) {
+  if (o.pg && !o.db && !o.report) {
     const { startPgTestServer } = await import('./pg-test-server.mjs');
     server = await startPgTestServer();
   }
@@ -176,6 +180,7 @@ async function main() {
       pgUrl: o.db ?? server?.url ?? null,
       stopAtViolation: () => o.stopEarly,
       saved: o.save ? loadSaved(o.save, o) : undefined,
+      savedOnly: o.report,
       onDone: (f, b, done, total) => {
         const e = f.results[b]!;
         if (o.save) appendFileSync(o.save, JSON.stringify(savedLine(f.entry, b, o, e)) + '\n');
