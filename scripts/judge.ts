@@ -20,11 +20,13 @@ import { defaultJudgeWorkers, judgeAll, type Backend, type JudgedFile } from './
 /** What the exam must show (issue 31). */
 export const TARGETS = { caughtPercent: 95, heldPercent: 100, agreementPercent: 100 };
 
-const USAGE = `npm run judge -- [--pg | --db URL] [--only pglite|postgres] [--lesson ID] [--runs N] [--workers N]
+const USAGE = `npm run judge -- [--pg | --db URL] [--only pglite|postgres] [--lesson ID] [--match REGEX] [--runs N] [--workers N]
                       [--stop-early] [--save FILE.jsonl [--report]] [--json]`;
 
 interface Options {
   lesson?: string;
+  /** Only files whose name (lesson/file.ts) matches this regular expression. */
+  match?: string;
   only?: Backend;
   /** Stop each exploration at its first violating schedule: the same verdicts, partial counts. */
   stopEarly: boolean;
@@ -52,6 +54,7 @@ function parse(argv: string[]): Options {
     else if (a === '--pg') o.pg = true;
     else if (a === '--db') o.db = value();
     else if (a === '--lesson') o.lesson = value();
+    else if (a === '--match') o.match = value();
     else if (a === '--stop-early') o.stopEarly = true;
     else if (a === '--report') o.report = true;
     else if (a === '--save') o.save = value();
@@ -161,7 +164,7 @@ function loadSaved(file: string, o: Options): (entry: CorpusEntry, backend: Back
 
 async function main() {
   const o = parse(process.argv.slice(2));
-  const entries = readCorpus(o.lesson);
+  const entries = readCorpus(o.lesson).filter((e) => !o.match || new RegExp(o.match).test(e.name));
   if (!entries.length) throw new Error(o.lesson ? `no corpus files for lesson ${o.lesson}` : 'the corpus is empty');
   const backends: Backend[] = (o.pg || o.db ? (['pglite', 'postgres'] as Backend[]) : (['pglite'] as Backend[])).filter((b) => !o.only || b === o.only);
   if (!backends.length) throw new Error('--only postgres needs --pg or --db URL');

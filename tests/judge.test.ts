@@ -96,7 +96,7 @@ const RUNS = 200;
  * Right fixes that create their own table run 10–50× slower (the reset drops what they create, per run), so
  * the default keeps CI cheap; JUDGE_RATCHET_RUNS=200 runs the full ratchet.
  */
-const FULL_RUNS = Number(process.env.JUDGE_RATCHET_RUNS ?? 30);
+const FULL_RUNS = Number(process.env.JUDGE_RATCHET_RUNS ?? 10);
 /** Threads: each boots its own PGlite (~0.5 GB); two fit beside the other test files. */
 const WORKERS = 2;
 
