@@ -1,0 +1,100 @@
+/**
+ * One exploration of one corpus file, as the lab's Explore runs it (seeds firstSeed…, each with the
+ * fault plan drawn from the seed), counting besides the broken invariants the schedules in which
+ * the learner's code threw. Runs on whatever SimDatabase it is given: PGlite, or a real PostgreSQL
+ * database made for this file alone (`freshPostgresDatabase`), so nothing one file leaves behind
+ * (a table, a trigger, a setting) reaches the next.
+ */
+import pg from 'pg';
+import { drawFaults, exploreSeed, runScenario, type RunResult } from '../simulations/run/run';
+import { lessonById } from '../simulations/lessons/index';
+import type { SimDatabase } from '../simulations/db/port';
+import type { Exploration } from './judge-corpus';
+
+/**
+ * Explore `runs` schedules of `code` in lesson `lesson` on `db`. With `stopAtViolation` it stops at
+ * the first schedule that breaks an invariant: the verdict is the same (a fix is caught when any
+ * schedule breaks), the counts are not.
+ */
+export async function exploreFile(
+  db: SimDatabase,
+  lesson: string,
+  code: string,
+  variant: string,
+  runs: number,
+  opts: { firstSeed?: number; stopAtViolation?: boolean } = {},
+): Promise<Exploration> {
+  const firstSeed = opts.firstSeed ?? 1;
+  const scenario = lessonById(lesson);
+  const e: Exploration = { runs: 0, violations: 0, errors: 0, threw: 0, loadErrors: 0, byInvariant: {}, firstViolation: null, firstError: null, ms: 0 };
+  const t0 = performance.now();
+  const count = (r: RunResult) => {
+    e.runs++;
+    const threw = r.verdict === 'error' || r.codeErrors.some((c) => !c.returned);
+    if (r.verdict === 'error') e.loadErrors++;
+    if (threw) {
+      e.threw++;
+      e.firstError ??= { seed: r.seed, message: r.error?.message ?? r.codeErrors[0]!.message };
+    }
+    const broken = r.invariants.filter((i) => !i.held);
+    if (broken.length) {
+      e.violations++;
+      for (const b of broken) e.byInvariant[b.id] = (e.byInvariant[b.id] ?? 0) + 1;
+      e.firstViolation ??= { seed: r.seed, invariant: broken[0]!.id, detail: broken[0]!.detail };
+    } else if (threw) {
+      e.errors++;
+    }
+    // Code that cannot load fails the same way on every seed.
+    return r.verdict === 'error' || (opts.stopAtViolation && broken.length > 0);
+  };
+  for (let seed = firstSeed; seed < firstSeed + runs; seed++) {
+    if (count(await exploreSeed(db, { scenario, code, variant }, seed))) break;
+  }
+  // An exploration runs for the verdict only, and then an error a statement or a provider call
+  // raised carries no call site: a world that records only its learner's own errors (the shop,
+  // checkout, a one-shot job) cannot tell that the learner's code let it escape. When nothing
+  // broke and the first schedule, replayed with its trace, shows the code throwing, every
+  // schedule is counted again that way, so code that throws in every schedule is never clean.
+  if (e.violations === 0 && e.loadErrors === 0 && e.runs > 0) {
+    const probe = await runScenario(db, { scenario, code, variant, seed: firstSeed, faults: drawFaults(scenario, firstSeed) });
+    if (probe.codeErrors.some((c) => !c.returned) && e.threw < e.runs) {
+      const n = e.runs;
+      Object.assign(e, { runs: 0, errors: 0, threw: 0, firstError: null });
+      for (let seed = firstSeed; seed < firstSeed + n; seed++) {
+        count(await runScenario(db, { scenario, code, variant, seed, faults: drawFaults(scenario, seed) }));
+      }
+    }
+  }
+  e.ms = Math.round(performance.now() - t0);
+  return e;
+}
+
+/**
+ * A new, empty database on the server at `adminUrl` for one exploration, and how to drop it.
+ * The judge makes one per file: the engine's reset between runs is what a file is judged by, but a
+ * learner's table or trigger must never carry from one file into the next.
+ */
+export async function freshPostgresDatabase(adminUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * One thread of the judge (./judge.ts): its own PGlite, booted once, and on request a fresh
+ * PostgreSQL database per file. Explores one corpus file at a time on the back-end it is asked for.
+ */
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
+import { PgliteSimDatabase } from '../simulations/db/pglite';
+import type { Exploration } from './judge-corpus';
+import { exploreFile, freshPostgresDatabase } from './judge-explore';
+
+/** A job: explore `code` (corpus file `name`) in `lesson` on `backend`. */
+export interface JudgeJob {
+  id: number;
+  lesson: string;
+  name: string;
+  code: string;
+  backend: 'pglite' | 'postgres';
+  runs: number;
+  /** Stop at the first violating schedule (the ratchet, for fixes it expects caught). */
+  stopAtViolation: boolean;
+}
+
+export type JudgeReply = { type: 'ready' } | { type: 'done'; id: number; exploration: Exploration } | { type: 'failed'; id: number; message: string };
+
+const port = parentPort!;
+const { pgUrl } = workerData as { pgUrl: string | null };
+let pglite: PgliteSimDatabase | null = null;
+let made = 0;
+
+async function run(job: JudgeJob): Promise<Exploration> {
+  if (job.backend === 'pglite') {
+    pglite ??= await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
+    return exploreFile(pglite, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
+  }
+  if (!pgUrl) throw new Error('no PostgreSQL server: pass --pg or --db URL');
+  const { PostgresSimDatabase } = await import('../simulations/db/postgres');
+  const fresh = await freshPostgresDatabase(pgUrl, `judge_t${threadId}_${++made}`);
+  const db = await PostgresSimDatabase.open(fresh.url);
+  try {
+    return await exploreFile(db, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
+  } finally {
+    await db.close();
+    await fresh.drop();
+  }
+}
+
+port.on('message', (job: JudgeJob) => {
+  run(job).then(
+    (exploration) => port.postMessage({ type: 'done', id: job.id, exploration } satisfies JudgeReply),
+    (err: unknown) => port.postMessage({ type: 'failed', id: job.id, message: (err as Error)?.stack ?? String(err) } satisfies JudgeReply),
+  );
+});
+port.postMessage({ type: 'ready' } satisfies JudgeReply);

@@ -1,0 +1,166 @@
+/**
+ * The judge's ratchet: every file of the exam in tests/judge/ explored over the same 200 schedules
+ * the lab's Explore runs, in the tab's engine (PGlite), across worker threads. It fails when a wrong
+ * fix that was caught is now missed, when a right fix that held now raises an alarm, and when an
+ * entry of the lists below is now judged correctly (take it off: the lists can only shrink).
+ * `npm run judge -- --pg` prints the same verdicts beside a real PostgreSQL 15's.
+ */
+import { describe, expect, test } from 'vitest';
+import { readCorpus, verdictOf, evidenceOf, type CorpusEntry, type Exploration } from '../scripts/judge-corpus';
+import { judgeAll } from '../scripts/judge-pool';
+
+/** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
+type Weakness =
+  /** One order, one customer, one event: a key on the wrong thing cannot be told from the right key. */
+  | 'world too small'
+  /** Runs start at 09:00:00 and repeats come minutes later: no minute, day or zone boundary is crossed. */
+  | 'time never crosses a boundary'
+  /** Faults land at fixed steps: never right after COMMIT, never between a claim and a late send, duplicates only at one instant. */
+  | 'fixed fault moments'
+  /** Every repeat comes inside the provider's retention window, and the provider honours keys: it dedupes for the consumer. */
+  | 'provider hides the consumer'
+  /** PGlite runs one transaction at a time and advisory locks never exclude: races PostgreSQL has do not happen, and text rules stand in. */
+  | 'PGlite one session'
+  /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
+  | 'pool is one connection'
+  /** Every process reads one clock: a worker's clock never drifts from the database's. */
+  | 'no clock skew'
+  /** Redeliveries are byte-identical: real providers change per-delivery fields. */
+  | 'identical redeliveries';
+
+/**
+ * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
+ * each. Measured by `npm run judge` on this commit; see the README's judge section for the remedy.
+ */
+const KNOWN_MISSES: Record<string, Weakness> = {
+  // One order, one customer, one event.
+  'ambiguous-timeout-charge/key-customer.ts': 'world too small',
+  'business-date-reminder/customer-date.ts': 'world too small',
+  'business-date-reminder/date-only.ts': 'world too small',
+  'concurrent-redelivery/key-customer.ts': 'world too small',
+  'crash-after-send/provider-key-customer.ts': 'world too small',
+  'human-rerun/key-customer.ts': 'world too small',
+  'random-key-on-retry/key-customer.ts': 'world too small',
+  'receipt-redelivery/key-customer.ts': 'world too small',
+  'relay-crash/key-customer.ts': 'world too small',
+  'webhook-dedupe/key-order.ts': 'world too small',
+  'webhook-dedupe/key-type-and-order.ts': 'world too small',
+  // Every run starts at 09:00:00; repeats come within minutes, the reminders' only midnight is UTC's.
+  'business-date-reminder/server-zone-date.ts': 'time never crosses a boundary',
+  'crash-after-send/provider-key-day.ts': 'time never crosses a boundary',
+  'moving-answers/key-minute-bucket.ts': 'time never crosses a boundary',
+  'random-key-on-retry/key-minute.ts': 'time never crosses a boundary',
+  // Crashes only after a claim's first statement, sends that never outlast a lease, no repeat
+  // after a done row's lease, batch failures only at the end, duplicates at one instant.
+  'batch-credits/append-in-arrival-order.ts': 'fixed fault moments',
+  'business-date-reminder/done-before-send.ts': 'fixed fault moments',
+  'lease-expiry/done-before-send.ts': 'fixed fault moments',
+  'lease-expiry/lease-one-second.ts': 'fixed fault moments',
+  'lease-expiry/takeover-ignores-done.ts': 'fixed fault moments',
+  'moving-answers/check-then-store.ts': 'fixed fault moments',
+  // The consumer keeps no record of its own, or never reads its claim; the provider's key covers it.
+  'business-date-reminder/provider-key-only.ts': 'provider hides the consumer',
+  'receipt-redelivery/claim-unchecked.ts': 'provider hides the consumer',
+  'receipt-redelivery/provider-key-only.ts': 'provider hides the consumer',
+  'relay-crash/claim-unchecked.ts': 'provider hides the consumer',
+  'relay-crash/provider-key-only.ts': 'provider hides the consumer',
+  'replay-safety/email-provider-key-only.ts': 'provider hides the consumer',
+  'webhook-dedupe/claim-unchecked.ts': 'provider hides the consumer',
+  'webhook-dedupe/provider-key-only.ts': 'provider hides the consumer',
+  // Races only overlapping transactions or excluding locks produce.
+  'concurrent-redelivery/for-update-then-insert.ts': 'PGlite one session',
+  'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
+  'moving-answers/check-in-tx.ts': 'PGlite one session',
+  'relay-concurrency/lock-after-read.ts': 'PGlite one session',
+  'dual-write/client-then-pool.ts': 'pool is one connection',
+  'lease-expiry/host-clock-lease.ts': 'no clock skew',
+  'webhook-dedupe/key-payload-hash.ts': 'identical redeliveries',
+};
+
+/** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */
+const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
+  // A session advisory lock never excludes within PGlite's one session: both workers pass it.
+  'concurrent-redelivery/right-session-advisory-lock.ts': 'PGlite one session',
+  'lease-expiry/right-session-advisory-lock.ts': 'PGlite one session',
+  'relay-concurrency/right-session-advisory-lock.ts': 'PGlite one session',
+  // The relay's lock rule matches SQL text and knows pg_advisory_xact_lock, not pg_try_advisory_xact_lock.
+  'relay-concurrency/right-try-xact-lock.ts': 'PGlite one session',
+};
+
+/** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
+const RUNS = 200;
+/**
+ * Schedules for a right fix or a known miss, which must run all of theirs. Seeds are a prefix of
+ * the 200, so a miss or a hold at 200 is one here too; what this budget gives up is seeing a new
+ * false alarm or a new catch that only seeds above it would show (`npm run judge` runs all 200).
+ * Right fixes that create their own table run 10–50× slower (the reset drops what they create, per run), so
+ * the default keeps CI cheap; JUDGE_RATCHET_RUNS=200 runs the full ratchet.
+ */
+const FULL_RUNS = Number(process.env.JUDGE_RATCHET_RUNS ?? 10);
+/** Threads: each boots its own PGlite (~0.5 GB); two fit beside the other test files. */
+const WORKERS = 2;
+
+const corpus = readCorpus();
+
+describe('the judge ratchet (tests/judge/, PGlite)', () => {
+  test('the exam is large enough and its lists name real files', () => {
+    const wrong = corpus.filter((e) => e.expect === 'wrong');
+    const right = corpus.filter((e) => e.expect === 'right');
+    expect(wrong.length).toBeGreaterThanOrEqual(110);
+    expect(right.length).toBeGreaterThanOrEqual(24);
+    const lessons = new Set(corpus.map((e) => e.lesson));
+    expect(lessons.size).toBe(15);
+    for (const id of lessons) {
+      expect(wrong.filter((e) => e.lesson === id).length, id).toBeGreaterThanOrEqual(3);
+      expect(right.filter((e) => e.lesson === id).length, id).toBeGreaterThanOrEqual(1);
+    }
+    const names = new Set(corpus.map((e) => e.name));
+    for (const name of [...Object.keys(KNOWN_MISSES), ...Object.keys(KNOWN_FALSE_ALARMS)]) expect(names, name).toContain(name);
+    for (const name of Object.keys(KNOWN_MISSES)) expect(corpus.find((e) => e.name === name)?.expect, name).toBe('wrong');
+    for (const name of Object.keys(KNOWN_FALSE_ALARMS)) expect(corpus.find((e) => e.name === name)?.expect, name).toBe('right');
+  });
+
+  test(
+    `every file gets its expected verdict, or the known one (caught within ${RUNS} schedules; held or missed over ${FULL_RUNS})`,
+    async () => {
+      const t0 = performance.now();
+      // A wrong fix expected caught is caught by its first violating schedule: stop there. Right
+      // fixes and known misses need all 200 (a verdict of "none broke" needs every schedule).
+      const caught = corpus.filter((entry) => expected(entry) === 'caught');
+      const rest = corpus.filter((entry) => expected(entry) !== 'caught');
+      const judged = (
+        await Promise.all([
+          judgeAll({ entries: caught, backends: ['pglite'], runs: RUNS, workers: 1, pgUrl: null, stopAtViolation: () => true }),
+          judgeAll({ entries: rest, backends: ['pglite'], runs: FULL_RUNS, workers: WORKERS - 1, pgUrl: null }),
+        ])
+      ).flat();
+      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+      const wrongs: string[] = [];
+      for (const { entry, results } of judged) {
+        const e = results.pglite!;
+        const got = verdictOf(entry.expect, e);
+        const want = expected(entry);
+        if (got !== want) wrongs.push(explain(entry, e, got, want));
+      }
+      expect(wrongs, `${judged.length} files in ${seconds} s`).toEqual([]);
+    },
+    // ~160 files × 200 schedules on two threads; sized for a machine three times slower than this one.
+    45 * 60_000,
+  );
+});
+
+function expected(entry: CorpusEntry) {
+  if (entry.expect === 'wrong') return entry.name in KNOWN_MISSES ? 'missed' : 'caught';
+  return entry.name in KNOWN_FALSE_ALARMS ? 'false alarm' : 'held';
+}
+
+function explain(entry: CorpusEntry, e: Exploration, got: string, want: string): string {
+  const known = KNOWN_MISSES[entry.name] ?? KNOWN_FALSE_ALARMS[entry.name];
+  const hint = known
+    ? `it is listed as a known ${entry.expect === 'wrong' ? 'miss' : 'false alarm'} (${known}) and is now judged right: take it off the list`
+    : entry.expect === 'wrong'
+      ? `a wrong fix that was caught is now missed (${entry.kind}: ${entry.why})`
+      : `a right fix that held now raises an alarm (${entry.kind}: ${entry.why})`;
+  const first = e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
+  return `${entry.name}: ${got}, expected ${want} — ${evidenceOf(e)}${first} — ${hint}. Replay: npm run sim -- explore ${entry.lesson} --variant ${entry.path} --runs ${e.runs}`;
+}

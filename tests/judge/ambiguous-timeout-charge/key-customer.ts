@@ -1,0 +1,23 @@
+// expect: wrong
+// kind: wrong-key
+// why: the key names the customer, so the same customer's next order is answered with this order's charge from the table and is never charged.
+import { opKey, claim, complete, type ChargeResult, type CheckoutOrder, type Env } from 'effectively-once';
+
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const key = opKey('charge', { customer: order.customerId });
+  const c = await claim(env.db, key, 300);
+  if (!c.owned) {
+    if (c.done) return c.result as ChargeResult;
+    throw new Error('being charged elsewhere');
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const charge = await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: key });
+      await complete(env.db, key, charge);
+      return charge;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);
+    }
+  }
+}

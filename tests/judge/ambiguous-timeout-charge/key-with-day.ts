@@ -1,0 +1,24 @@
+// expect: wrong
+// kind: wrong-key
+// why: the key holds the day of the attempt, so the next day's rerun finds no record under its key and the provider, with a new key, charges again.
+import { opKey, claim, complete, type ChargeResult, type CheckoutOrder, type Env } from 'effectively-once';
+
+export async function chargeOrder(order: CheckoutOrder, env: Env) {
+  const day = new Date(env.clock.now()).toISOString().slice(0, 10);
+  const key = opKey('charge', { orderId: order.id, day });
+  const c = await claim(env.db, key, 300);
+  if (!c.owned) {
+    if (c.done) return c.result as ChargeResult;
+    throw new Error('being charged elsewhere');
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const charge = await env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: key });
+      await complete(env.db, key, charge);
+      return charge;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await env.sleep(1000 * attempt);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+// expect: wrong
+// kind: result-ignored
+// why: the takeover is atomic, but whether it took the row is never read: the handler goes on whenever the row is not done, so two workers send under one live lease.
+import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  await env.db.query(
+    `INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'running', now() + interval '60 seconds')
+     ON CONFLICT (op_key) DO UPDATE SET lease_until = now() + interval '60 seconds'
+       WHERE operations.state <> 'done' AND operations.lease_until < now()`,
+    [key],
+  );
+  const row = await env.db.query<{ state: string }>('SELECT state FROM operations WHERE op_key = $1', [key]);
+  if (row.rows[0]?.state === 'done') return 'ack';
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  await complete(env.db, key, sent);
+  return 'ack';
+}

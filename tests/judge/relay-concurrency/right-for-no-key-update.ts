@@ -1,0 +1,17 @@
+// expect: right
+// kind: row-lock
+// why: FOR NO KEY UPDATE SKIP LOCKED inside the transaction locks the rows this relay takes until COMMIT, and the other relay skips them.
+import { withTransaction, type Env } from 'effectively-once';
+
+type Row = { id: number; topic: string; payload: unknown };
+
+export async function relayOnce(env: Env) {
+  return withTransaction(env.db, async (tx) => {
+    const { rows } = await tx.query<Row>(
+      'SELECT id, topic, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2 FOR NO KEY UPDATE SKIP LOCKED',
+    );
+    for (const row of rows) await env.queue.publish(row.topic, row.payload);
+    if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1)', [rows.map((r) => Number(r.id))]);
+    return rows;
+  });
+}

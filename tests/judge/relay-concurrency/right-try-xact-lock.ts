@@ -1,0 +1,17 @@
+// expect: right
+// kind: advisory-lock
+// why: pg_try_advisory_xact_lock with its answer checked lets one relay at a time read, publish and mark inside its transaction; the other skips this pass, and the lock ends with the transaction.
+import { withTransaction, type Env } from 'effectively-once';
+
+type Row = { id: number; topic: string; payload: unknown };
+
+export async function relayOnce(env: Env) {
+  return withTransaction(env.db, async (tx) => {
+    const lock = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock(4242) AS got');
+    if (!lock.rows[0].got) return [];
+    const { rows } = await tx.query<Row>('SELECT id, topic, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2');
+    for (const row of rows) await env.queue.publish(row.topic, row.payload);
+    if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1)', [rows.map((r) => Number(r.id))]);
+    return rows;
+  });
+}
