@@ -50,6 +50,6 @@ export const LESSONS: readonly Lesson[] = LESSON_DEFINITIONS.map((d) => {
 /** The lesson `id`, or an error listing the ones there are. */
 export function lessonById(id: string): Lesson {
   const s = LESSONS.find((x) => x.id === id);
-  if (!s) throw new Error(`No lesson "${id}". Lessons: ${LESSONS.map((x) => x.id).join(', ')}`);
+  if (!s) throw new Error(`No scenario "${id}". Scenarios: ${LESSONS.map((x) => x.id).join(', ')}`);
   return s;
 }
