@@ -265,11 +265,19 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const restoredRef = useRef<HTMLParagraphElement>(null);
   const runRef = useRef(context.run);
   runRef.current = context.run;
+  // The notice to focus once it is on screen: it renders after the link's state has settled, which
+  // may be a render or two after the link arrived.
+  const focusNotice = useRef(false);
   useEffect(() => {
     runAtLink.current = undefined;
     setRunWhenLinked(runRef.current);
-    if (shared.link && runRef.current) requestAnimationFrame(() => restoredRef.current?.focus());
+    focusNotice.current = !!(shared.link && runRef.current);
   }, [shared.link]);
+  useEffect(() => {
+    if (!focusNotice.current || !restoredRef.current) return;
+    focusNotice.current = false;
+    restoredRef.current.focus();
+  });
   // The first new run after the link stops at the shared event.
   useEffect(() => {
     const current = context.run;
