@@ -15,8 +15,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LESSONS_DIR = path.join(ROOT, 'simulations/lessons');
 const HEADER = '// Written by scripts/gen.ts (npm run gen) from simulations/lessons/. Do not edit.\n';
 
-/** code.generated.ts: every lesson folder's starter and solution, as text. */
-export function codeFile(dir = LESSONS_DIR): string {
+/** Every lesson folder's starter and solution under `dir`, as text, by folder name. */
+export function readLessonCode(dir = LESSONS_DIR): Record<string, { starter: string; solution: string }> {
   const code: Record<string, { starter: string; solution: string }> = {};
   for (const id of readdirSync(dir).sort()) {
     const starter = path.join(dir, id, 'starter.ts');
@@ -24,12 +24,23 @@ export function codeFile(dir = LESSONS_DIR): string {
     if (!existsSync(starter) || !existsSync(solution)) continue;
     code[id] = { starter: readFileSync(starter, 'utf8'), solution: readFileSync(solution, 'utf8') };
   }
-  return `${HEADER}export const LESSON_CODE: Readonly<Record<string, { starter: string; solution: string }>> = ${JSON.stringify(code, null, 2)};\n`;
+  return code;
+}
+
+/** code.generated.ts: every lesson folder's starter and solution, as text. */
+export function codeFile(dir = LESSONS_DIR): string {
+  return `${HEADER}export const LESSON_CODE: Readonly<Record<string, { starter: string; solution: string }>> = ${JSON.stringify(readLessonCode(dir), null, 2)};\n`;
+}
+
+/** The ordered lessons' definitions (imported after code.generated.ts is written: the list attaches it). */
+async function lessonDefinitions() {
+  const { LESSON_DEFINITIONS } = (await import(pathToFileURL(path.join(LESSONS_DIR, 'index.ts')).href)) as typeof import('../simulations/lessons/index');
+  return LESSON_DEFINITIONS;
 }
 
 /** catalog.generated.ts: the light data of the ordered lessons. */
 export async function catalogFile(): Promise<string> {
-  const { LESSON_DEFINITIONS } = (await import(pathToFileURL(path.join(LESSONS_DIR, 'index.ts')).href)) as typeof import('../simulations/lessons/index');
+  const LESSON_DEFINITIONS = await lessonDefinitions();
   const entries = LESSON_DEFINITIONS.map((l) => ({
     id: l.id,
     title: l.title,
@@ -87,7 +98,7 @@ export function typingsFile(): string {
 
 /** ids.generated.ts: the lessons' ids in order, alone, for the first scripts of every page. */
 export async function idsFile(): Promise<string> {
-  const { LESSON_DEFINITIONS } = (await import(pathToFileURL(path.join(LESSONS_DIR, 'index.ts')).href)) as typeof import('../simulations/lessons/index');
+  const LESSON_DEFINITIONS = await lessonDefinitions();
   return `${HEADER}export const LESSON_IDS = ${JSON.stringify(LESSON_DEFINITIONS.map((l) => l.id), null, 2)} as const;\n`;
 }
 

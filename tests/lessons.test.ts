@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { codeFile, generatedFiles } from '../scripts/gen';
+import { generatedFiles, readLessonCode } from '../scripts/gen';
 import { LESSON_DEFINITIONS, LESSONS } from '../simulations/lessons/index';
 import { SCENARIO_IDS } from '../simulations/lessons/catalog';
 import { withCode } from '../simulations/lessons/kit/define';
@@ -57,7 +57,7 @@ describe('one folder per lesson', () => {
 
 describe('a throwaway lesson from a fixture folder', () => {
   const sim = simDbPerFile();
-  const code = (JSON.parse(codeFile(FIXTURES).replace(/^[^=]*= /s, '').replace(/;\n$/, '')) as Record<string, { starter: string; solution: string }>)['double-receipt']!;
+  const code = readLessonCode(FIXTURES)['double-receipt']!;
   const lesson = withCode(throwaway, code);
 
   test('the generator reads its folder as it reads the real ones', () => {
