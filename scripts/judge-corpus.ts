@@ -122,6 +122,10 @@ export interface Exploration {
   firstViolation: { seed: number; invariant: string; detail: string } | null;
   /** The first schedule whose code threw, and what. */
   firstError: { seed: number; message: string } | null;
+  /** Schedules in which the code failed (CodeError.failure: a TypeError, a rejected statement, an unusable answer). */
+  failures: number;
+  /** The first schedule whose code failed, and how. */
+  firstFailure: { seed: number; message: string } | null;
   ms: number;
 }
 
@@ -129,13 +133,14 @@ export interface Exploration {
 export type Verdict = 'caught' | 'missed' | 'held' | 'false alarm';
 
 /**
- * Whether the code's errors alone make an exploration dirty: it could not load, or it threw in
- * every schedule (BEGIN through the pool does). A throw in some schedules is how a handler leaves
- * a message for redelivery (a timed-out send, "someone else holds the claim"), which the shipped
- * solutions do too, so it is counted and shown but is not by itself a verdict.
+ * Whether the code's errors alone make an exploration dirty, as they do the lab's: it could not
+ * load, or it failed in some schedule (a TypeError, a statement the database rejected as wrong,
+ * BEGIN through the pool). A throw of the code's own Error or of a provider's ("someone else
+ * holds the claim", a timed-out send) is how a handler leaves work for a retry, which the shipped
+ * solutions do too: counted and shown, not by itself a verdict.
  */
 export function failsByErrors(e: Exploration): boolean {
-  return e.loadErrors > 0 || (e.runs > 0 && e.errors === e.runs);
+  return e.loadErrors > 0 || e.failures > 0;
 }
 
 /** The verdict of one exploration: an invariant broke, or the code's errors made it dirty. */
@@ -151,6 +156,6 @@ export function evidenceOf(e: Exploration): string {
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1])
     .map(([id, n]) => `${id} ${n}/${e.runs}`);
-  if (failsByErrors(e)) top.push(e.loadErrors ? 'does not load' : `threw in all ${e.runs}`);
+  if (failsByErrors(e)) top.push(e.loadErrors ? 'does not load' : `code failed ${e.failures}/${e.runs}`);
   return top.length ? top.join(', ') : `0/${e.runs}`;
 }

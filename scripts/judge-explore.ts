@@ -6,7 +6,7 @@
  * (a table, a trigger, a setting) reaches the next.
  */
 import pg from 'pg';
-import { drawFaults, exploreSeed, runScenario, type RunResult } from '../simulations/run/run';
+import { exploreSeed, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import type { SimDatabase } from '../simulations/db/port';
 import type { Exploration } from './judge-corpus';
@@ -26,15 +26,20 @@ export async function exploreFile(
 ): Promise<Exploration> {
   const firstSeed = opts.firstSeed ?? 1;
   const scenario = lessonById(lesson);
-  const e: Exploration = { runs: 0, violations: 0, errors: 0, threw: 0, loadErrors: 0, byInvariant: {}, firstViolation: null, firstError: null, ms: 0 };
+  const e: Exploration = { runs: 0, violations: 0, errors: 0, threw: 0, failures: 0, loadErrors: 0, byInvariant: {}, firstViolation: null, firstError: null, firstFailure: null, ms: 0 };
   const t0 = performance.now();
   const count = (r: RunResult) => {
     e.runs++;
     const threw = r.verdict === 'error' || r.codeErrors.some((c) => !c.returned);
+    const failed = r.codeErrors.find((c) => c.failure);
     if (r.verdict === 'error') e.loadErrors++;
     if (threw) {
       e.threw++;
       e.firstError ??= { seed: r.seed, message: r.error?.message ?? r.codeErrors[0]!.message };
+    }
+    if (failed) {
+      e.failures++;
+      e.firstFailure ??= { seed: r.seed, message: failed.message };
     }
     const broken = r.invariants.filter((i) => !i.held);
     if (broken.length) {
@@ -45,25 +50,10 @@ export async function exploreFile(
       e.errors++;
     }
     // Code that cannot load fails the same way on every seed.
-    return r.verdict === 'error' || (opts.stopAtViolation && broken.length > 0);
+    return r.verdict === 'error' || (opts.stopAtViolation && (broken.length > 0 || !!failed));
   };
   for (let seed = firstSeed; seed < firstSeed + runs; seed++) {
     if (count(await exploreSeed(db, { scenario, code, variant }, seed))) break;
-  }
-  // An exploration runs for the verdict only, and then an error a statement or a provider call
-  // raised carries no call site: a world that records only its learner's own errors (the shop,
-  // checkout, a one-shot job) cannot tell that the learner's code let it escape. When nothing
-  // broke and the first schedule, replayed with its trace, shows the code throwing, every
-  // schedule is counted again that way, so code that throws in every schedule is never clean.
-  if (e.violations === 0 && e.loadErrors === 0 && e.runs > 0) {
-    const probe = await runScenario(db, { scenario, code, variant, seed: firstSeed, faults: drawFaults(scenario, firstSeed) });
-    if (probe.codeErrors.some((c) => !c.returned) && e.threw < e.runs) {
-      const n = e.runs;
-      Object.assign(e, { runs: 0, errors: 0, threw: 0, firstError: null });
-      for (let seed = firstSeed; seed < firstSeed + n; seed++) {
-        count(await runScenario(db, { scenario, code, variant, seed, faults: drawFaults(scenario, seed) }));
-      }
-    }
   }
   e.ms = Math.round(performance.now() - t0);
   return e;

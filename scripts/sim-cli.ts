@@ -438,6 +438,12 @@ async function main(argv: string[]): Promise<number> {
   for (const [id, n] of Object.entries(result.byInvariant)) out(`  ${n ? '✗' : '✓'} ${id}: ${n}`);
   out('outcomes:');
   for (const [k, n] of Object.entries(result.histogram)) out(`  ${String(n).padStart(6)}  ${k}`);
+  const failed = result.firstFailure;
+  if (failed) {
+    out(`\nyour code failed in ${result.failures} of ${result.runs} schedules, so this exploration is not clean whatever the invariants say`);
+    out(`  first in seed ${failed.seed}: ${failed.process}${failed.line ? ` (line ${failed.line})` : ''} threw ${failed.message}`);
+    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: failed.seed, faults: failed.faults, choices: [] }, dbFlag(args))}`);
+  }
   const cx = result.counterexample;
   if (cx) {
     out(`\nsmallest counterexample (${cx.shrinkRuns} shrinking runs): ${cx.invariant} — ${cx.detail}`);

@@ -236,13 +236,14 @@ test('"Your code" passes only when it held and threw nothing: code that throws e
 });
 
 
-test('an exploration counts only when it ran every schedule asked for and none broke an invariant or failed to load', async () => {
+test('an exploration counts only when it ran every schedule asked for and none broke an invariant, failed to load or saw the code fail', async () => {
   const { exploredClean } = await import('../components/course/demo-run');
-  expect(exploredClean({ runs: 200, requested: 200, violations: 0, errors: 0 })).toBe(true);
-  expect(exploredClean({ runs: 200, requested: 200, violations: 1, errors: 0 })).toBe(false);
-  expect(exploredClean({ runs: 37, requested: 200, violations: 0, errors: 0 })).toBe(false); // cancelled
-  expect(exploredClean({ runs: 1, requested: 200, violations: 0, errors: 1 })).toBe(false); // did not load
-  expect(exploredClean({ runs: 0, requested: 0, violations: 0, errors: 0 })).toBe(false);
+  expect(exploredClean({ runs: 200, requested: 200, violations: 0, errors: 0, failures: 0 })).toBe(true);
+  expect(exploredClean({ runs: 200, requested: 200, violations: 1, errors: 0, failures: 0 })).toBe(false);
+  expect(exploredClean({ runs: 37, requested: 200, violations: 0, errors: 0, failures: 0 })).toBe(false); // cancelled
+  expect(exploredClean({ runs: 1, requested: 200, violations: 0, errors: 1, failures: 0 })).toBe(false); // did not load
+  expect(exploredClean({ runs: 0, requested: 0, violations: 0, errors: 0, failures: 0 })).toBe(false);
+  expect(exploredClean({ runs: 200, requested: 200, violations: 0, errors: 0, failures: 3 })).toBe(false); // the code failed
 });
 
 test('marking says when it finished the lesson, once', () => {

@@ -29,7 +29,7 @@ export function ranStarter(r: Pick<RunFinished, 'mode' | 'code'>, starter: strin
   return r.mode === 'starter' || (r.mode === 'yours' && r.code.trim() === starter.trim());
 }
 
-/** Whether an exploration ran every schedule asked for, and none broke an invariant or failed to load. */
-export function exploredClean(e: Pick<ExploreFinished, 'runs' | 'requested' | 'violations' | 'errors'>): boolean {
-  return e.runs > 0 && e.runs >= e.requested && e.violations === 0 && e.errors === 0;
+/** Whether an exploration ran every schedule asked for, and none broke an invariant, failed to load or saw the code fail. */
+export function exploredClean(e: Pick<ExploreFinished, 'runs' | 'requested' | 'violations' | 'errors' | 'failures'>): boolean {
+  return e.runs > 0 && e.runs >= e.requested && e.violations === 0 && e.errors === 0 && e.failures === 0;
 }

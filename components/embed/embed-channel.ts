@@ -24,7 +24,7 @@ export type EmbedMessage = Envelope &
     | { type: 'ready'; scenario: string | null; view: 'lab' | 'quiz'; questionId?: string }
     | ({ type: 'run-finished' } & Omit<RunFinished, 'code'>)
     | { type: 'exercise-passed'; scenario: string; seed: number; faults: Fault[] }
-    /** An exploration's result is shown: clean when runs === requested and violations === errors === 0. */
+    /** An exploration's result is shown: clean when runs === requested and violations === errors === failures === 0. */
     | ({ type: 'explore-finished' } & Omit<ExploreFinished, 'code'>)
     /** The same "Your code" held on the demonstration (exercise-passed) and came through a clean exploration, in either order. */
     | { type: 'exercise-done'; scenario: string; runs: number }

@@ -128,6 +128,8 @@ export interface ExploreFinished {
   violations: number;
   /** Schedules whose code failed to load (an exploration stops at the first). */
   errors: number;
+  /** Schedules in which the code failed (a TypeError, a rejected statement): never clean. */
+  failures: number;
 }
 
 export interface LabWorkbenchProps {
@@ -358,6 +360,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
       requested: explorer.requested ?? result.runs,
       violations: result.violations,
       errors: result.errors,
+      failures: result.failures,
     });
   }, [explorer, scenario.id, exploredCode]);
 

@@ -10,6 +10,7 @@ import { onSimulatedClock, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
 import type { FaultPlan } from './fault-plan';
+import { markFailedStatement } from './statement-failure';
 import { poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
 import type { Prng } from './prng';
 import type { Queue, WorkerSignal } from './queue';
@@ -70,7 +71,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
                 return { rows: res.rows };
               } catch (err) {
                 failed(err);
-                throw err;
+                throw markFailedStatement(err);
               }
             }, () => got.settled());
           }
@@ -78,7 +79,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           return { rows: got.rows };
         } catch (err) {
           failed(err);
-          throw withCallSite(err, callSite);
+          throw withCallSite(markFailedStatement(err), callSite);
         }
       },
     }) as Promise<QueryResult<R>>;
@@ -94,7 +95,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
     connect: async (): Promise<DbClient> => {
       let released = false;
       return {
-        query: <R>(text: string, params?: unknown[]) => (released ? Promise.reject(new Error('query on a released client')) : dbQuery<R>(text, params)),
+        query: <R>(text: string, params?: unknown[]) => (released ? Promise.reject(markFailedStatement(new Error('query on a released client'))) : dbQuery<R>(text, params)),
         release: () => {
           released = true;
         },

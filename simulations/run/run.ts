@@ -213,7 +213,12 @@ export interface ExploreResult {
   variant: string;
   runs: number;
   violations: number;
+  /** Schedules whose code could not load (a syntax error, a missing export): the exploration stops at the first. */
   errors: number;
+  /** Schedules in which the code failed (CodeError.failure: a TypeError, a rejected statement, …), invariants broken or not. */
+  failures: number;
+  /** The first schedule in which the code failed, how, and its fault plan (to replay it: no choices). */
+  firstFailure: { seed: number; faults: Fault[]; process: string; message: string; line?: number } | null;
   /** Violations by invariant id. */
   byInvariant: Record<string, number>;
   /** Runs by outcome: "held", or "violated: " and the ids of the invariants broken. */
@@ -229,11 +234,19 @@ export interface ScheduleSummary {
   verdict: RunResult['verdict'];
   /** Ids of the invariants it broke, in the scenario's order. */
   broken: string[];
+  /** The code's first failure in this schedule (CodeError.failure), if it failed. */
+  failure?: { process: string; message: string; line?: number };
 }
 
 /** The summary of one run. */
 export function summarize(result: RunResult): ScheduleSummary {
-  return { seed: result.seed, verdict: result.verdict, broken: result.invariants.filter((i) => !i.held).map((i) => i.id) };
+  const failed = result.codeErrors.find((e) => e.failure);
+  return {
+    seed: result.seed,
+    verdict: result.verdict,
+    broken: result.invariants.filter((i) => !i.held).map((i) => i.id),
+    ...(failed ? { failure: { process: failed.process, message: failed.message, ...(failed.line ? { line: failed.line } : {}) } } : {}),
+  };
 }
 
 /** One schedule of an exploration: the seed's own fault plan, run for its verdict only. */
@@ -252,6 +265,8 @@ export class ExploreTally {
   readonly histogram: Record<string, number> = {};
   violations = 0;
   errors = 0;
+  failures = 0;
+  firstFailure: (NonNullable<ScheduleSummary['failure']> & { seed: number }) | null = null;
   done = 0;
   /** The first violating seed, if any. */
   firstViolation: number | null = null;
@@ -266,6 +281,10 @@ export class ExploreTally {
     if (s.verdict === 'error') {
       this.errors++;
       return false;
+    }
+    if (s.failure) {
+      this.failures++;
+      this.firstFailure ??= { seed: s.seed, ...s.failure };
     }
     const key = keyOf(s.broken);
     this.histogram[key] = (this.histogram[key] ?? 0) + 1;
@@ -284,6 +303,8 @@ export class ExploreTally {
       runs: this.done,
       violations: this.violations,
       errors: this.errors,
+      failures: this.failures,
+      firstFailure: this.firstFailure && { ...this.firstFailure, faults: drawFaults(opts.scenario, this.firstFailure.seed) },
       byInvariant: this.byInvariant,
       histogram: this.histogram,
       schedulesPerSecond: elapsedMs ? Math.round((this.done / elapsedMs) * 1000) : null,

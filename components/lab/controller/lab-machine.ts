@@ -17,6 +17,9 @@
 import { assign, fromCallback, fromPromise, sendTo, setup, type ActorRefFrom } from 'xstate';
 import type { RunAnswer } from '@/components/db/worker-client';
 import type { Counterexample, ExploreResult } from '@/simulations/run/run';
+
+/** A schedule to replay: a shrunk counterexample, or the first schedule an exploration's code failed in. */
+export type Replayable = Pick<Counterexample, 'seed' | 'faults' | 'choices'>;
 import type { Fault } from '@/simulations/engine/types';
 import type { UnhandledRejection } from '@/components/db/protocol';
 import type { LabRun } from '@/simulations/run/lab-run';
@@ -116,7 +119,7 @@ export type LabEvent =
   | { type: 'EXPLORE_PROGRESS'; done: number; total: number; schedulesPerSecond: number | null }
   | { type: 'EXPLORE_DONE'; result: ExploreResult }
   | { type: 'EXPLORE_FAILED'; message: string }
-  | { type: 'REPLAY'; counterexample: Counterexample; code: string }
+  | { type: 'REPLAY'; counterexample: Replayable; code: string }
   | { type: 'DISMISS_NOTICE' };
 
 export interface LabInput {

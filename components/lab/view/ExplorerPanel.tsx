@@ -3,8 +3,9 @@
  * while they run, then how many broke which invariant, the distribution of outcomes, and the
  * smallest counterexample the shrinker found, ready to replay step by step.
  */
-import type { Counterexample, ExploreResult } from '@/simulations/run/run';
+import type { ExploreResult } from '@/simulations/run/run';
 import type { ExplorerState } from '../controller/explorer-state';
+import type { Replayable } from '../controller/lab-machine';
 import { describeFault } from '@/simulations/engine/faults';
 
 /** Where an exploration stands. */
@@ -13,7 +14,7 @@ export type { ExplorerState };
 export interface ExplorerPanelProps {
   state: ExplorerState;
   /** Replay the counterexample in the timeline. */
-  onReplay: (cx: Counterexample) => void;
+  onReplay: (cx: Replayable) => void;
   /** Stop a running exploration. */
   onCancel: () => void;
   /** The scenario's invariants' titles by id, to name them as the verdict does (ids otherwise). */
@@ -46,7 +47,8 @@ export function exploredAnnouncement(state: ExplorerState): string {
     if (result.runs === 0) return 'Exploration cancelled before any schedule ran.';
     return `Exploration cancelled: of the ${result.runs} schedules that ran (of ${requested}), ${result.violations} violated an invariant.`;
   }
-  const found = `Exploration finished: of ${plural(result.runs, 'schedule')}, ${result.violations} violated an invariant`;
+  const threw = result.failures > 0 ? `, and your code failed in ${result.failures}` : '';
+  const found = `Exploration finished: of ${plural(result.runs, 'schedule')}, ${result.violations} violated an invariant${threw}`;
   return result.counterexample ? `${found}. The smallest counterexample is below, ready to replay.` : `${found}.`;
 }
 
@@ -125,14 +127,15 @@ function Done({
 }: {
   result: ExploreResult;
   requested?: number;
-  onReplay: (cx: Counterexample) => void;
+  onReplay: (cx: Replayable) => void;
   titles: Readonly<Record<string, string>>;
 }) {
   const cx = result.counterexample;
   const histogram = Object.entries(result.histogram).sort((a, b) => b[1] - a[1]);
   const max = Math.max(1, ...histogram.map(([, n]) => n));
   const broken = Object.entries(result.byInvariant).filter(([, n]) => n > 0);
-  const clean = result.violations === 0 && result.errors === 0;
+  const clean = result.violations === 0 && result.errors === 0 && result.failures === 0;
+  const failed = result.firstFailure;
   // Cancelled part-way (a code error also ends it early, and says so below).
   const cancelled = result.runs < requested && result.errors === 0;
 
@@ -167,6 +170,28 @@ function Done({
           <p className="mt-2 text-sm text-red-800 dark:text-red-300">The code failed to load, so the exploration stopped after {plural(result.runs, 'schedule')}.</p>
         )}
       </div>
+
+      {failed && (
+        <div data-testid="explorer-failures" className="rounded-lg border border-red-200 bg-red-50/60 p-3 dark:border-red-500/30 dark:bg-red-500/10">
+          <h3 className="text-sm font-semibold text-red-900 dark:text-red-100">
+            Your code failed in {result.failures} of {plural(result.runs, 'schedule')}
+          </h3>
+          <p className="mt-1 text-sm break-words text-red-900/90 dark:text-red-100/90">
+            First in seed {failed.seed}: {failed.process} {failed.line ? `(line ${failed.line}) ` : ''}threw {failed.message}
+          </p>
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            An exploration with errors like this is not clean, even where no invariant broke: code that fails may simply never reach the
+            side effect the invariants count.
+          </p>
+          <button
+            type="button"
+            onClick={() => onReplay({ seed: failed.seed, faults: failed.faults, choices: [] })}
+            className={`${BUTTON} mt-3 bg-teal-700 text-white hover:bg-teal-800 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400`}
+          >
+            Replay seed {failed.seed}
+          </button>
+        </div>
+      )}
 
       {broken.length > 0 && (
         <div>

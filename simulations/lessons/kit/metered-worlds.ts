@@ -91,7 +91,7 @@ export function checkWorker(id: string, handler: (msg: never, env: Env) => Promi
     }
     const a = answer as Partial<LookupResult> | null;
     if (!a || typeof a.verdict !== 'string') {
-      codeErrors.push({ process: id, returned: true, message: `checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not ${JSON.stringify(answer) ?? 'undefined'}` });
+      codeErrors.push({ process: id, returned: true, failure: true, message: `checkCustomer must return the lookup's answer ({ verdict, … }) or 'retry-later', not ${JSON.stringify(answer) ?? 'undefined'}` });
       env.log(`handler returned no answer; message ${delivery.messageId} stays unacked`);
       return false;
     }

@@ -4,7 +4,7 @@
  * invariants over the provider ledger for a fixed list of orders. Checkers only observe.
  */
 import type { ProcessSpec } from '../../engine/scheduler';
-import { caughtThrow, type CodeError, type Invariant } from './scenario';
+import { caughtThrow, codeErrorOf, type CodeError, type Invariant } from './scenario';
 import { formatSimMoment } from '../../engine/sim-time';
 import type { Env } from '../../engine/types';
 
@@ -35,8 +35,9 @@ export function oneShot(
           observed[id] = { value } satisfies Returned;
           return;
         } catch (err) {
-          const { what, said, loc, fromLearner } = caughtThrow(err);
-          if (fromLearner) codeErrors.push({ process: id, message: what, ...loc });
+          const { said } = caughtThrow(err);
+          const recorded = codeErrorOf(id, err);
+          if (recorded) codeErrors.push(recorded);
           observed[id] = { error: said } satisfies Returned;
           if (attempt === attempts) {
             env.log(`stops: ${said}`);

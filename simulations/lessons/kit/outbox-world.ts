@@ -6,7 +6,7 @@
  */
 import { relayOnce } from '../../../lib/outbox';
 import type { ProcessSpec } from '../../engine/scheduler';
-import { atMostOneReceipt, caughtThrow, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
+import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
 import type { Env, Fault } from '../../engine/types';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -32,8 +32,8 @@ export function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, c
         try {
           await pass(env);
         } catch (err) {
-          const { what, said, loc } = caughtThrow(err);
-          codeErrors.push({ process: id, message: what, ...loc });
+          const { said } = caughtThrow(err);
+          codeErrors.push(thrownError(id, err));
           env.log(`relay pass failed: ${said}; the rows stay unpublished`);
         }
         await env.sleep(RELAY_INTERVAL_MS);
@@ -53,6 +53,8 @@ export function shopProcess(
   codeErrors: CodeError[],
   retryAfterCrash = false,
   observed: Record<string, unknown> = {},
+  /** Whether `place` is the learner's code; lib's failed statements are not theirs to see. */
+  learnerPlaces = true,
 ): ProcessSpec {
   let attempts = 0;
   return {
@@ -68,8 +70,9 @@ export function shopProcess(
         observed.confirmed = [...((observed.confirmed as unknown[] | undefined) ?? []), id];
         env.log(`order ${String(id)} placed`);
       } catch (err) {
-        const { what, said, loc, fromLearner } = caughtThrow(err);
-        if (fromLearner) codeErrors.push({ process: 'shop', message: what, ...loc });
+        const { said } = caughtThrow(err);
+        const recorded = codeErrorOf('shop', err, learnerPlaces);
+        if (recorded) codeErrors.push(recorded);
         env.log(`placing the order failed: ${said}`);
       }
     },

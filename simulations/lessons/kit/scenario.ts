@@ -9,6 +9,7 @@ import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engi
 import type { SimDatabase } from '../../db/port';
 import { formatSimTime } from '../../engine/sim-time';
 import { transactionControl } from '../../db/sql-words';
+import { isConflict, isFailedStatement } from '../../engine/statement-failure';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from '../../engine/types';
 
 /** One version of the learner's code. */
@@ -43,6 +44,14 @@ export interface CodeError {
   message: string;
   /** Set when nothing was thrown: the code returned something its caller cannot act on. */
   returned?: true;
+  /**
+   * Set when the code failed rather than gave up (`isCodeFailure`): a JavaScript error such as a
+   * TypeError, a statement the database rejected as wrong, an answer its caller cannot use. A run
+   * with one is never clean. A throw of the code's own Error ("being charged elsewhere, retry
+   * later"), a provider's error passed on, or a lost race the database reported is how code leaves
+   * work for a retry, which right fixes do too: shown, but not a failure.
+   */
+  failure?: true;
   line?: number;
   column?: number;
   /**
@@ -126,7 +135,7 @@ export function workerProcess(
           answer = await handler(toMessage(delivery.body) as never, env);
         } catch (err) {
           const { what, loc } = caughtThrow(err);
-          codeErrors.push({ process: id, message: what, ...loc });
+          codeErrors.push(thrownError(id, err));
           env.log(`handler threw ${what}${loc ? ` (line ${loc.line})` : ''}; message ${delivery.messageId} stays unacked`);
           continue;
         }
@@ -150,16 +159,43 @@ function thrownText(err: unknown): string {
 /**
  * A throw caught around a process's call into code: `what` names it for the run's problems
  * (thrownText), `said` is what it says on its own for a log line, `loc` the learner's line when it
- * is an Error from their code, and `fromLearner` whether it is the learner's to see. Only learner
- * code throws something that is not an Error: lib and the providers always throw Errors.
+ * is an Error from their code, and `fromLearner` whether it is the learner's to see: it was thrown
+ * in their code, it is not an Error (lib and the providers always throw Errors), or it is the
+ * failure of a statement issued while `throughLearner` code was running. The last is decided by
+ * the error's identity (statement-failure.ts), never by its stack, so an exploration (which keeps
+ * no call sites) counts exactly what a traced run counts.
  */
-export function caughtThrow(err: unknown): { what: string; said: string; loc?: { line: number; column: number }; fromLearner: boolean } {
+export function caughtThrow(err: unknown, throughLearner = true): { what: string; said: string; loc?: { line: number; column: number }; fromLearner: boolean } {
   if (err instanceof Error) {
     const loc = learnerLocation(err);
-    return { what: thrownText(err), said: err.message, ...(loc ? { loc } : {}), fromLearner: loc !== null };
+    return { what: thrownText(err), said: err.message, ...(loc ? { loc } : {}), fromLearner: loc !== null || (throughLearner && isFailedStatement(err)) };
   }
   const said = typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err));
   return { what: thrownText(err), said, fromLearner: true };
+}
+
+/** Errors JavaScript raises when code is wrong, and the sandbox's and loader's own. */
+const FAILURE_NAMES = new Set(['TypeError', 'ReferenceError', 'RangeError', 'SyntaxError', 'EvalError', 'URIError', 'SandboxError', 'LearnerCodeError']);
+
+/**
+ * Whether a thrown value means the code failed (see CodeError.failure): a JavaScript error of the
+ * kinds above, or a failed statement other than a lost race (`isConflict`). Judged by name, since
+ * an error may come from another realm.
+ */
+export function isCodeFailure(err: unknown): boolean {
+  if (isFailedStatement(err)) return !isConflict(err);
+  return err instanceof Object && FAILURE_NAMES.has(String((err as { name?: unknown }).name));
+}
+
+/** The CodeError a process records for `err`. */
+export function thrownError(process: string, err: unknown): CodeError {
+  const { what, loc } = caughtThrow(err);
+  return { process, message: what, ...loc, ...(isCodeFailure(err) ? { failure: true as const } : {}) };
+}
+
+/** The CodeError a process records for `err`, or null when it is not the learner's to see (see caughtThrow). */
+export function codeErrorOf(process: string, err: unknown, throughLearner = true): CodeError | null {
+  return caughtThrow(err, throughLearner).fromLearner ? thrownError(process, err) : null;
 }
 
 /** The learner's handler, checked to be exported. */

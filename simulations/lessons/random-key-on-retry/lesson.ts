@@ -3,7 +3,7 @@ import { ORDER, consistentAnswer, noDoubleCharge, orderCharged } from '../kit/ch
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import type { ProcessSpec } from '../../engine/scheduler';
-import { caughtThrow, WORKER_RESTART, type CodeError } from '../kit/scenario';
+import { caughtThrow, codeErrorOf, WORKER_RESTART, type CodeError } from '../kit/scenario';
 import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
@@ -40,8 +40,9 @@ export default defineLesson({
           observed.checkout = { chargeId: result?.chargeId };
           env.log(`records charge ${result?.chargeId}`);
         } catch (err) {
-          const { what, said, loc, fromLearner } = caughtThrow(err);
-          if (fromLearner) codeErrors.push({ process: 'checkout', message: what, ...loc });
+          const { said } = caughtThrow(err);
+          const recorded = codeErrorOf('checkout', err);
+          if (recorded) codeErrors.push(recorded);
           observed.checkout = { error: said };
           env.log(`checkout gives up: ${said}`);
         }

@@ -23,7 +23,7 @@ export default defineLesson({
   build(mod) {
     const handler = handlerOf(mod, 'handleMessage');
     const codeErrors: CodeError[] = [];
-    const shop = shopProcess((order, env) => placeOrder(env.db, order), codeErrors);
+    const shop = shopProcess((order, env) => placeOrder(env.db, order), codeErrors, false, {}, false);
     const toMessage = (body: unknown) => ({ orderId: Number((body as { body?: { orderId?: unknown } })?.body?.orderId), customer: CUSTOMER_EMAIL });
     return {
       spec: {

@@ -1,0 +1,71 @@
+/**
+ * Explore counts the schedules in which the code failed, and a failure is never clean: code that
+ * throws before its side effect can leave every invariant vacuously held. An exploration keeps no
+ * call sites, so these check that it counts exactly what a traced run of the same schedule counts,
+ * and that a right fix's deliberate throw (its own Error, a provider's passed on) is not a failure.
+ */
+import { expect, test } from 'vitest';
+import { explore, exploreSeed, runScenario, drawFaults } from '../simulations/run/run';
+import { lessonById } from '../simulations/lessons/index';
+import { exploredClean } from '../components/course/demo-run';
+import { simDbPerFile } from './helpers/sim-db';
+
+const sim = simDbPerFile();
+
+/** A transaction begun through the pool: every statement may go to another connection, so the engine refuses BEGIN. */
+const BEGIN_THROUGH_POOL = `import type { Env } from 'effectively-once';
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  await env.db.query('BEGIN');
+  const { rows } = await env.db.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [order.customerId, order.totalCents]);
+  await env.db.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0]!.id })]);
+  await env.db.query('COMMIT');
+  return rows[0]!.id;
+}
+`;
+
+/** A misspelt column: the database rejects the statement as wrong, in every schedule. */
+const WRONG_COLUMN = BEGIN_THROUGH_POOL.replace("await env.db.query('BEGIN');\n", '').replace("await env.db.query('COMMIT');\n", '').replace('total_cents)', 'totalcents)');
+
+test('a fix that begins its transaction through the pool fails in every schedule, explored or traced, and is not clean', async () => {
+  const scenario = lessonById('dual-write');
+  const e = await explore(sim.db, { scenario, code: BEGIN_THROUGH_POOL, variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(e.failures, 'every schedule fails at BEGIN').toBe(12);
+  expect(e.firstFailure?.seed).toBe(1);
+  expect(e.firstFailure?.message).toMatch(/BEGIN through env\.db\.query/);
+  expect(e.firstFailure?.faults).toEqual(drawFaults(scenario, 1));
+  expect(exploredClean({ runs: e.runs, requested: 12, violations: e.violations, errors: e.errors, failures: e.failures })).toBe(false);
+  for (const seed of [1, 2, 3]) {
+    const quick = await exploreSeed(sim.db, { scenario, code: BEGIN_THROUGH_POOL, variant: 'yours' }, seed);
+    const traced = await runScenario(sim.db, { scenario, code: BEGIN_THROUGH_POOL, variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+    const failures = (r: typeof quick) => r.codeErrors.filter((c) => c.failure).map((c) => [c.process, c.message]);
+    expect(failures(quick), `seed ${seed}`).toEqual(failures(traced));
+    expect(failures(quick).length, `seed ${seed}`).toBeGreaterThan(0);
+    expect(traced.codeErrors.find((c) => c.failure)?.line, 'the traced run names the line').toBe(3);
+  }
+});
+
+test('a statement the database rejects as wrong is a failure too', async () => {
+  const e = await explore(sim.db, { scenario: lessonById('dual-write'), code: WRONG_COLUMN, variant: 'yours', runs: 6, shrinkBudget: 0 });
+  expect(e.failures).toBe(6);
+  expect(e.firstFailure?.message).toMatch(/totalcents/);
+});
+
+test('a TypeError in a queue handler is a failure', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const code = scenario.variants.solution.code.replace(/export async function handleMessage\(([^)]*)\) \{/, 'export async function handleMessage($1) {\n  (msg as unknown as { nope: { x: number } }).nope.x;');
+  expect(code).not.toBe(scenario.variants.solution.code);
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 5, shrinkBudget: 0 });
+  expect(e.failures).toBe(5);
+  expect(e.firstFailure?.message).toMatch(/^TypeError/);
+});
+
+test("a right fix's throw that leaves work for a retry (a provider's timeout passed on) is shown but is not a failure", async () => {
+  const scenario = lessonById('crash-after-send');
+  let threwOwnError = 0;
+  for (let seed = 1; seed <= 60; seed++) {
+    const r = await exploreSeed(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution' }, seed);
+    if (r.codeErrors.length > 0) threwOwnError++;
+    expect(r.codeErrors.filter((c) => c.failure), `seed ${seed}`).toEqual([]);
+  }
+  expect(threwOwnError, 'the solution passes a timeout on in some schedules, so this test means something').toBeGreaterThan(0);
+});
