@@ -69,3 +69,32 @@ test("a right fix's throw that leaves work for a retry (a provider's timeout pas
   }
   expect(threwOwnError, 'the solution passes a timeout on in some schedules, so this test means something').toBeGreaterThan(0);
 });
+
+test('a pool query while the same process holds a transaction on its client is refused as a failure: on PostgreSQL it would run outside that transaction', async () => {
+  const scenario = lessonById('dual-write');
+  const code = `import type { Env } from 'effectively-once';
+export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {
+  const client = await env.db.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: number }>('INSERT INTO orders (customer_id, total_cents) VALUES ($1, $2) RETURNING id', [order.customerId, order.totalCents]);
+    await env.db.query("INSERT INTO outbox (topic, payload) VALUES ('order-placed', $1)", [JSON.stringify({ orderId: rows[0]!.id })]);
+    await client.query('COMMIT');
+    return rows[0]!.id;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+`;
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 8, shrinkBudget: 0 });
+  expect(e.failures).toBe(8);
+  expect(e.firstFailure?.message).toMatch(/env\.db\.query while this process's client holds a transaction open/);
+  // The same statement on the client is the shipped design, and holds.
+  const onClient = code.replace('await env.db.query("INSERT INTO outbox', 'await client.query("INSERT INTO outbox');
+  const held = await explore(sim.db, { scenario, code: onClient, variant: 'yours', runs: 8, shrinkBudget: 0 });
+  expect(held.failures).toBe(0);
+  expect(held.violations).toBe(0);
+});

@@ -11,7 +11,7 @@ import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type 
 import type { VirtualClock } from './clock';
 import type { FaultPlan } from './fault-plan';
 import { markFailedStatement } from './statement-failure';
-import { poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
+import { poolInsideTransactionRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
 import type { Prng } from './prng';
 import type { Queue, WorkerSignal } from './queue';
 import { FollowUp, type StepRequest } from './step';
@@ -90,7 +90,10 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
     // begun or ended here (in the simulation it would silently work, and teach the wrong thing).
     query: <R>(text: string, params?: unknown[]) => {
       const word = transactionControl(text);
-      return dbQuery<R>(text, params, word ? poolTransactionRefusal(word) : undefined);
+      // While this process's client holds a transaction open, a pool query goes to another
+      // connection on PostgreSQL: the simulation's one session would run it inside that transaction.
+      const refusal = word ? poolTransactionRefusal(word) : simDb.inTransaction(pid) ? poolInsideTransactionRefusal() : undefined;
+      return dbQuery<R>(text, params, refusal);
     },
     connect: async (): Promise<DbClient> => {
       let released = false;

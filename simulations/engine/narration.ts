@@ -93,6 +93,15 @@ export function withCallSite(err: unknown, callSite: Error | undefined): unknown
   return err;
 }
 
+/** Why `env.db.query` refuses a statement while the same process's client holds a transaction open. */
+export function poolInsideTransactionRefusal(): string {
+  return (
+    `env.db.query while this process's client holds a transaction open: like pg.Pool's query, it runs on another pooled connection, ` +
+    `outside that transaction, so on PostgreSQL it commits on its own at once (a crash before your COMMIT keeps it), cannot see your ` +
+    `uncommitted rows, and waits forever for a row your transaction has locked. Issue it on the client: client.query(…)`
+  );
+}
+
 /** Why `env.db.query` refuses a statement that begins or ends a transaction (`word`: BEGIN, COMMIT, …). */
 export function poolTransactionRefusal(word: string): string {
   return (

@@ -7,6 +7,7 @@
  * invariant, and shrinks the first counterexample: fewer faults first, then a shorter and smaller
  * choice list, keeping only changes that still break the same invariant.
  */
+import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
 import { LearnerCodeError, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
@@ -167,8 +168,13 @@ export function effectsOf(outcome: RunOutcome): Record<string, number> {
   return effects;
 }
 
-/** The fault plan the explorer uses for `seed`. */
+/**
+ * The fault plan the explorer uses for `seed`: seeds 1, 2, … take the lesson's systematic plans in
+ * order (systematic.ts), later seeds draw one at random from the fault menu.
+ */
 export function drawFaults(scenario: Scenario, seed: number): Fault[] {
+  const systematic = systematicPlans(scenario);
+  if (seed >= 1 && seed <= systematic.length) return systematic[seed - 1]!.map((f) => ({ ...f }));
   const prng = new Prng((seed * 2654435761) ^ 0x2545f491);
   const plan: Fault[] = [];
   for (const f of scenario.faultMenu) {
