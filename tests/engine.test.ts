@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Engine, structuredCloneSafe, type WorldSpec } from '../simulations/engine/scheduler';
 import { parseFaultPlan } from '../simulations/engine/faults';
-import { drawFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run/run';
+import { drawFaults, drawRandomFaults, explore, HOST_TURN_EVERY_RUNS, runScenario, shrink } from '../simulations/run/run';
 import { LESSONS, lessonById } from '../simulations/lessons/index';
 import type { Env, Fault } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
@@ -165,7 +165,7 @@ describe('long explorations let the host turn', () => {
     // A shrink of more than one batch of runs (11 runs, seed 16's drawn plan).
     const lease = lessonById('lease-expiry');
     const opts = { scenario: lease, code: lease.variants.starter.code, variant: 'starter' };
-    const first = await runScenario(sim.db, { ...opts, seed: 16, faults: drawFaults(lease, 16) });
+    const first = await runScenario(sim.db, { ...opts, seed: 16, faults: drawRandomFaults(lease, 16) });
     expect(first.verdict).toBe('violated');
     let turns = 0;
     let counting = true;

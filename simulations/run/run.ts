@@ -175,6 +175,11 @@ export function effectsOf(outcome: RunOutcome): Record<string, number> {
 export function drawFaults(scenario: Scenario, seed: number): Fault[] {
   const systematic = systematicPlans(scenario);
   if (seed >= 1 && seed <= systematic.length) return systematic[seed - 1]!.map((f) => ({ ...f }));
+  return drawRandomFaults(scenario, seed);
+}
+
+/** The random part of `drawFaults`: each menu entry in or out by a coin flip from `seed`, at most maxFaults. */
+export function drawRandomFaults(scenario: Scenario, seed: number): Fault[] {
   const prng = new Prng((seed * 2654435761) ^ 0x2545f491);
   const plan: Fault[] = [];
   for (const f of scenario.faultMenu) {
