@@ -562,7 +562,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
               "nth": 1
             }
           ],
-          "step": 4,
+          "step": 5,
           "expect": "violated",
           "invariant": "no-double-charge"
         },
@@ -749,7 +749,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           "variant": "starter",
           "seed": 1,
           "faults": [],
-          "step": 16,
+          "step": 25,
           "expect": "violated",
           "invariant": "one-reminder-per-date"
         },

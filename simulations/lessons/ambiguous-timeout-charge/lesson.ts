@@ -1,5 +1,5 @@
 /** The lesson "The charge that timed out": Provider retention. Its code is ./starter.ts and ./solution.ts. */
-import { HOUR_MS, NEXT_DAY_RERUN_MS, TIMEOUT_ORDER, everyoneSawTheCharge, timeoutOrderCharged } from '../kit/key-worlds';
+import { HOUR_MS, NEXT_DAY_RERUN_MS, NEXT_ORDER, NEXT_ORDER_AFTER_MS, TIMEOUT_ORDER, everyoneSawTheCharge, timeoutOrderCharged } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -15,7 +15,7 @@ export default defineLesson({
   entry: 'chargeOrder',
   brief: [
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
-    'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. The next day a rerun of yesterday\'s checkouts calls chargeOrder once more.',
+    'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. An hour later Grace buys again (order 2078, a charge of its own). The next day a rerun of yesterday\'s checkouts calls chargeOrder for 2077 once more.',
     'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
     'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does. So the explorer never crashes checkout there and never loses more than two answers in a row, but you can, by hand.',
   ],
@@ -34,6 +34,10 @@ export default defineLesson({
           oneShot('rerun', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors, {
             startAfterMs: NEXT_DAY_RERUN_MS,
             why: `the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
+          }),
+          oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
+            startAfterMs: NEXT_ORDER_AFTER_MS,
+            why: `an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,
           }),
         ],
         messages: [],
@@ -65,9 +69,9 @@ export default defineLesson({
     { kind: 'crash', process: 'checkout', before: 'payments.charge', nth: 1 },
   ],
   maxFaults: 3,
-  invariants: [noDoubleCharge([TIMEOUT_ORDER.id]), timeoutOrderCharged, everyoneSawTheCharge],
+  invariants: [noDoubleCharge([TIMEOUT_ORDER.id, NEXT_ORDER.id]), timeoutOrderCharged, everyoneSawTheCharge],
   tables: ['operations'],
-  actors: ['checkout', 'rerun', 'postgres', 'payments'],
+  actors: ['checkout', 'next-order', 'rerun', 'postgres', 'payments'],
   crashable: ['checkout', 'rerun'],
   lossy: 'payments.charge',
   prediction: {

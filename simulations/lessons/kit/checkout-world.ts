@@ -10,6 +10,13 @@ import { type Invariant } from './scenario';
 import type { CheckoutOrder, TraceEvent } from '../../engine/types';
 
 export const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCents: 4999 };
+/**
+ * Ada's next order, checked out half an hour later by a process of its own: a key naming the
+ * customer (or a time bucket) rather than the order answers it with order 1042's charge, or a
+ * refusal, instead of charging it.
+ */
+export const NEXT_ORDER: CheckoutOrder = { id: 1043, customerId: 'cus_ada', totalCents: 1250 };
+export const NEXT_ORDER_AFTER_MS = 30 * 60_000;
 
 /** Which run of checkout (1 for the first, 2 after its first restart, …) was running at trace event `at`. */
 function runAt(trace: readonly TraceEvent[], at: number): number {
@@ -41,17 +48,22 @@ export const noDoubleCharge: Invariant = {
         step: charges[1]!.step,
       };
     }
-    return { held: true, detail: `${charges.length} charge for order ${ORDER.id}` };
+    const next = outcome.ledger.charges.filter((c) => c.orderId === NEXT_ORDER.id);
+    if (next.length > 1) {
+      return { held: false, detail: `order ${NEXT_ORDER.id} was charged ${next.length} times: ${next.map((c) => c.chargeId).join(', ')}`, step: next[1]!.step };
+    }
+    return { held: true, detail: `${charges.length} charge for order ${ORDER.id}, ${next.length} for order ${NEXT_ORDER.id}` };
   },
 };
 
 export const orderCharged: Invariant = {
   id: 'order-charged',
-  title: 'The order is charged',
+  title: 'Each order is charged',
   check({ outcome }) {
-    return outcome.ledger.charges.some((c) => c.orderId === ORDER.id)
-      ? { held: true, detail: `order ${ORDER.id} was charged` }
-      : { held: false, detail: `order ${ORDER.id} was never charged` };
+    for (const order of [ORDER, NEXT_ORDER]) {
+      if (!outcome.ledger.charges.some((c) => c.orderId === order.id)) return { held: false, detail: `order ${order.id} was never charged` };
+    }
+    return { held: true, detail: `orders ${ORDER.id} and ${NEXT_ORDER.id} were charged` };
   },
 };
 
@@ -59,6 +71,12 @@ export const consistentAnswer: Invariant = {
   id: 'consistent-answer',
   title: 'Checkout saw the charge that happened',
   check({ outcome, observed }) {
+    const next = observed['next-order'] as { value?: { chargeId?: unknown } } | { error: string } | undefined;
+    const nextId = next && 'value' in next ? next.value?.chargeId : undefined;
+    if (nextId !== undefined && !outcome.ledger.charges.some((c) => c.orderId === NEXT_ORDER.id && c.chargeId === nextId)) {
+      const whose = outcome.ledger.charges.find((c) => c.chargeId === nextId);
+      return { held: false, detail: `order ${NEXT_ORDER.id}'s checkout recorded ${String(nextId)}, ${whose ? `order ${whose.orderId}'s charge` : 'a charge the provider does not hold'}` };
+    }
     const result = observed.checkout as { chargeId?: string } | { error: string } | undefined;
     const charges = outcome.ledger.charges.filter((c) => c.orderId === ORDER.id).map((c) => c.chargeId);
     if (!result) return { held: false, detail: 'checkout never finished' };

@@ -19,21 +19,35 @@ export const HOUR_MS = 3_600_000;
 export const TIMEOUT_ORDER: CheckoutOrder = { id: 2077, customerId: 'cus_grace', totalCents: 12_900 };
 /** The rerun comes the next day, after the provider has forgotten the key (it keeps them 24 h). */
 export const NEXT_DAY_RERUN_MS = 25 * HOUR_MS;
+/**
+ * Grace's next order, checked out an hour after the first: a key naming the customer rather than
+ * the order answers it with the first order's charge (or a refusal) instead of charging it.
+ */
+export const NEXT_ORDER: CheckoutOrder = { id: 2078, customerId: 'cus_grace', totalCents: 4_500 };
+export const NEXT_ORDER_AFTER_MS = HOUR_MS;
 
 export const timeoutOrderCharged: Invariant = {
   id: 'order-charged',
-  title: 'The order is charged',
+  title: 'Each order is charged',
   check({ outcome }) {
-    return outcome.ledger.charges.some((c) => c.orderId === TIMEOUT_ORDER.id)
-      ? { held: true, detail: `order ${TIMEOUT_ORDER.id} was charged` }
-      : { held: false, detail: `order ${TIMEOUT_ORDER.id} was never charged` };
+    for (const order of [TIMEOUT_ORDER, NEXT_ORDER]) {
+      if (!outcome.ledger.charges.some((c) => c.orderId === order.id)) return { held: false, detail: `order ${order.id} was never charged` };
+    }
+    return { held: true, detail: `orders ${TIMEOUT_ORDER.id} and ${NEXT_ORDER.id} were charged` };
   },
 };
 
 export const everyoneSawTheCharge: Invariant = {
   id: 'same-charge-everywhere',
-  title: 'Checkout and the rerun both report the one charge',
+  title: 'Every caller reports its own order\'s one charge',
   check({ outcome, observed }) {
+    const next = observed['next-order'] as Returned | undefined;
+    const nextId = next && !('error' in next) ? (next.value as { chargeId?: unknown } | undefined)?.chargeId : undefined;
+    const nextCharges = outcome.ledger.charges.filter((c) => c.orderId === NEXT_ORDER.id).map((c) => c.chargeId);
+    if (nextId !== undefined && !nextCharges.includes(String(nextId))) {
+      const whose = outcome.ledger.charges.find((c) => c.chargeId === nextId);
+      return { held: false, detail: `order ${NEXT_ORDER.id}'s checkout reported ${String(nextId)}, ${whose ? `order ${whose.orderId}'s charge` : 'a charge the provider does not hold'}` };
+    }
     const charges = outcome.ledger.charges.filter((c) => c.orderId === TIMEOUT_ORDER.id).map((c) => c.chargeId);
     for (const who of ['checkout', 'rerun']) {
       const r = observed[who] as Returned | undefined;
@@ -54,6 +68,12 @@ export const everyoneSawTheCharge: Invariant = {
 // ── business-date-reminder ──────────────────────────────────────────────
 
 const REMINDER = { orderId: 1042, customer: 'ada@example.com' };
+/**
+ * Ada's other order, due on the same days: a key naming the customer or the date alone, rather
+ * than the order and the date, answers one of the two with the other's reminder.
+ */
+const OTHER_REMINDER = { orderId: 1043, customer: 'ada@example.com' };
+const REMINDED_ORDERS = [REMINDER.orderId, OTHER_REMINDER.orderId];
 /** Midnight after the first day (the run starts 2026-01-05 09:00 UTC). */
 const MIDNIGHT_MS = 15 * HOUR_MS;
 /** How long a received reminder stays invisible before the queue hands it out again. */
@@ -80,6 +100,7 @@ export function schedulerProcess(): ProcessSpec {
         if (wait > 0) await env.sleep(wait);
         env.log(p.why);
         await env.queue.publish('reminder-due', { ...REMINDER, businessDate: simDate(p.atMs) });
+        await env.queue.publish('reminder-due', { ...OTHER_REMINDER, businessDate: simDate(p.atMs) });
       }
     },
   };
@@ -87,10 +108,10 @@ export function schedulerProcess(): ProcessSpec {
 
 type SentReminder = { emailId: string; by: string; atMs: number; step: number };
 
-function remindersByDate(ctx: Parameters<Invariant['check']>[0]) {
+function remindersByDate(ctx: Parameters<Invariant['check']>[0], orderId: number) {
   const byDate = new Map<string, SentReminder[]>();
   for (const e of ctx.outcome.ledger.emails) {
-    if (e.orderId !== REMINDER.orderId || e.template !== 'reminder') continue;
+    if (e.orderId !== orderId || e.template !== 'reminder') continue;
     const d = businessDateOf(ctx.outcome.trace, e);
     byDate.set(d, [...(byDate.get(d) ?? []), e]);
   }
@@ -107,17 +128,19 @@ export const oneReminderPerDay: Invariant = {
   id: 'one-reminder-per-date',
   title: 'At most one reminder per order per business date',
   check(ctx) {
-    for (const [date, sent] of remindersByDate(ctx)) {
-      if (sent.length > 1) {
-        const late = sent.some((e) => simDate(e.atMs) !== date);
-        return {
-          held: false,
-          detail: `order ${REMINDER.orderId} got ${sent.length} reminders ${late ? 'for business date' : 'on'} ${date}: ${sent.map((e) => sentText(e, date)).join(', ')}`,
-          step: sent[1]!.step,
-        };
+    for (const orderId of REMINDED_ORDERS) {
+      for (const [date, sent] of remindersByDate(ctx, orderId)) {
+        if (sent.length > 1) {
+          const late = sent.some((e) => simDate(e.atMs) !== date);
+          return {
+            held: false,
+            detail: `order ${orderId} got ${sent.length} reminders ${late ? 'for business date' : 'on'} ${date}: ${sent.map((e) => sentText(e, date)).join(', ')}`,
+            step: sent[1]!.step,
+          };
+        }
       }
     }
-    return { held: true, detail: 'no business date got two reminders' };
+    return { held: true, detail: 'no order got two reminders for one business date' };
   },
 };
 
@@ -125,17 +148,20 @@ export const reminderEachDueDate: Invariant = {
   id: 'reminder-each-due-date',
   title: 'One reminder goes out on each business date it is due',
   check(ctx) {
-    const got = remindersByDate(ctx);
-    const missing = DUE_DATES.filter((d) => !got.has(d));
-    if (!missing.length) return { held: true, detail: `a reminder went out on ${DUE_DATES.join(' and ')}` };
-    // A reminder that went out that day for an earlier date: the day's own was taken for done.
-    const stand = missing.flatMap((d) =>
-      [...got].flatMap(([forDate, sent]) => sent.filter((e) => forDate !== d && simDate(e.atMs) === d).map((e) => `${e.emailId}, sent on ${d}, was ${forDate}'s`)),
-    );
-    return {
-      held: false,
-      detail: `no reminder went out for ${missing.join(', ')}, although one was due${stand.length ? ` (${stand.join('; ')})` : ''}`,
-    };
+    for (const orderId of REMINDED_ORDERS) {
+      const got = remindersByDate(ctx, orderId);
+      const missing = DUE_DATES.filter((d) => !got.has(d));
+      if (!missing.length) continue;
+      // A reminder that went out that day for an earlier date: the day's own was taken for done.
+      const stand = missing.flatMap((d) =>
+        [...got].flatMap(([forDate, sent]) => sent.filter((e) => forDate !== d && simDate(e.atMs) === d).map((e) => `${e.emailId}, sent on ${d}, was ${forDate}'s`)),
+      );
+      return {
+        held: false,
+        detail: `no reminder for order ${orderId} went out for ${missing.join(', ')}, although one was due${stand.length ? ` (${stand.join('; ')})` : ''}`,
+      };
+    }
+    return { held: true, detail: `a reminder for each of orders ${REMINDED_ORDERS.join(' and ')} went out on ${DUE_DATES.join(' and ')}` };
   },
 };
 
@@ -148,10 +174,11 @@ export interface BillingOrder extends CheckoutOrder {
   email: string;
 }
 
+/** Ada has two orders in the job: a key naming the customer rather than the order bills one of them. */
 export const JOB_ORDERS: BillingOrder[] = [
   { id: 3001, customerId: 'cus_ada', totalCents: 2_500, email: 'ada@example.com' },
   { id: 3002, customerId: 'cus_grace', totalCents: 4_200, email: 'grace@example.com' },
-  { id: 3003, customerId: 'cus_alan', totalCents: 990, email: 'alan@example.com' },
+  { id: 3003, customerId: 'cus_ada', totalCents: 990, email: 'ada@example.com' },
 ];
 export const JOB_IDS = JOB_ORDERS.map((o) => o.id);
 /** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */

@@ -1,5 +1,6 @@
 /** The lesson "A fresh key on every retry": Operation-derived keys. Its code is ./starter.ts and ./solution.ts. */
-import { ORDER, consistentAnswer, noDoubleCharge, orderCharged } from '../kit/checkout-world';
+import { NEXT_ORDER, NEXT_ORDER_AFTER_MS, ORDER, consistentAnswer, noDoubleCharge, orderCharged } from '../kit/checkout-world';
+import { oneShot } from '../kit/one-shot';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import type { ProcessSpec } from '../../engine/scheduler';
@@ -15,7 +16,7 @@ export default defineLesson({
   entry: 'chargeOrder',
   brief: [
     'A timeout after the request was sent leaves you not knowing whether the provider acted. Retrying is the right move — and it is exactly what an idempotency key is for.',
-    'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work.',
+    'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work. (Half an hour later Ada checks out again, order 1043: a purchase of its own, which must be charged too.)',
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
   ],
@@ -50,7 +51,13 @@ export default defineLesson({
     };
     return {
       spec: {
-        processes: [checkout],
+        processes: [
+          checkout,
+          oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
+            startAfterMs: NEXT_ORDER_AFTER_MS,
+            why: `half an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,
+          }),
+        ],
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
@@ -80,7 +87,7 @@ export default defineLesson({
   maxFaults: 3,
   invariants: [noDoubleCharge, orderCharged, consistentAnswer],
   tables: ['operations'],
-  actors: ['checkout', 'postgres', 'payments'],
+  actors: ['checkout', 'next-order', 'postgres', 'payments'],
   crashable: ['checkout'],
   lossy: 'payments.charge',
   prediction: { prompt: "The first charge's response is lost and checkout retries. How many times will order 1042 be charged?", ...chargesFor(1042) },
@@ -110,7 +117,7 @@ export default defineLesson({
         variant: 'starter',
         seed: 1,
         faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
-        step: 4,
+        step: 5,
         expect: 'violated',
         invariant: 'no-double-charge',
       },
