@@ -86,12 +86,22 @@ export class PgliteStatements {
   private serial = 0;
   /** Every statement this object prepares is named `${prefix}${n}`. */
   private readonly prefix = `eo${++instances}_`;
+  /** The transaction status of the last ReadyForQuery seen: 'I' idle, 'T' in a transaction, 'E' in a failed one. */
+  private status = 'I';
 
   constructor(private readonly pg: PgliteConnection) {}
 
   /** How many statements are prepared on the server under this object's names. */
   get preparedCount(): number {
     return this.prepared.size;
+  }
+
+  /**
+   * Whether the session was in a transaction (open or aborted) after this object's last call, as
+   * the server said, whatever began it (a `BEGIN` behind a comment, a procedure's COMMIT included).
+   */
+  get inTransaction(): boolean {
+    return this.status !== 'I';
   }
 
   /** An SQL expression counting the server's statements under this object's names (for `verify`). */
@@ -240,13 +250,17 @@ export class PgliteStatements {
   private async exchange(message: Uint8Array): Promise<Message[]> {
     const pg = this.pg;
     const raw = pg.execProtocolRawStream;
-    if (!raw) return (await pg.runExclusive(() => pg.execProtocol(message, EXEC_OPTIONS))).messages as Message[];
-    return pg.runExclusive(async () => {
-      const reader = new ResponseReader();
-      await raw.call(pg, message, { syncToFs: false, onRawData: (chunk: Uint8Array) => reader.push(chunk) });
-      if (reader.incomplete) throw new Error('PGlite returned a truncated protocol response');
-      return reader.messages as Message[];
-    });
+    const messages = raw
+      ? await pg.runExclusive(async () => {
+          const reader = new ResponseReader();
+          await raw.call(pg, message, { syncToFs: false, onRawData: (chunk: Uint8Array) => reader.push(chunk) });
+          if (reader.incomplete) throw new Error('PGlite returned a truncated protocol response');
+          return reader.messages as Message[];
+        })
+      : ((await pg.runExclusive(() => pg.execProtocol(message, EXEC_OPTIONS))).messages as Message[]);
+    const last = messages.at(-1);
+    if (last?.name === 'readyForQuery') this.status = String(last.status);
+    return messages;
   }
 
   /** Send `script` (simple protocol) and `extended` in one call, under PGlite's query lock. */
