@@ -15,6 +15,7 @@
  *   EO_SOURCE_MAPS=1 npm run build && npm run profile:lab
  *   PROFILE_LESSONS=dual-write PROFILE_VARIANTS=solution npm run profile:lab
  *   PROFILE_OUT=path/to/export PROFILE_INTERVAL_US=250 npm run profile:lab
+ *   node scripts/profile-lab.mjs --analyse .profile/dual-write-solution-first.cpuprofile   # again, no browser
  *
  * A profile costs the worker some speed (a sample every PROFILE_INTERVAL_US, default 250 µs): the
  * shares matter here, not the times; `npm run bench:lab` times explorations without a profiler.
@@ -85,7 +86,10 @@ async function mapFor(url) {
   let map = null;
   try {
     const file = path.join(out, decodeURIComponent(new URL(url).pathname));
-    if (/\.m?js$/.test(file) && existsSync(`${file}.map`)) map = new TraceMap(await readFile(`${file}.map`, 'utf8'));
+    // The map the script names (Turbopack's map names need not match the script's).
+    const named = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(file, 'utf8'))?.[1];
+    const mapFile = named && !named.startsWith('data:') ? path.resolve(path.dirname(file), named) : null;
+    if (mapFile && existsSync(mapFile)) map = new TraceMap(await readFile(mapFile, 'utf8'));
   } catch {
     map = null;
   }
@@ -138,6 +142,26 @@ async function breakdown(profile) {
 const pct = (part, whole) => `${((100 * part) / whole).toFixed(1).padStart(5)} %`;
 const ms = (v) => `${v.toFixed(0).padStart(6)} ms`;
 
+/** Print one exploration's breakdown under `title`; returns the worker's time not idle, in ms. */
+function report(b, title) {
+  const active = b.totalMs - (b.selfMs.get('idle (waiting for a task)') ?? 0);
+  console.log('');
+  console.log(title);
+  console.log(`  worker profile: ${ms(b.totalMs)} sampled, ${ms(active)} not idle`);
+  for (const [kind, t] of [...b.selfMs].sort((x, y) => y[1] - x[1]).filter(([k]) => !k.startsWith('idle'))) console.log(`    ${ms(t)} ${pct(t, active)}  ${kind}`);
+  console.log('  per-run set-up and other work, inclusive (a sample counts for every item on its stack):');
+  for (const [item] of SETUP) console.log(`    ${ms(b.setupMs.get(item) ?? 0)} ${pct(b.setupMs.get(item) ?? 0, active)}  ${item}`);
+  console.log('  top functions (self):');
+  for (const [fn, t] of [...b.fnMs].sort((x, y) => y[1] - x[1]).slice(0, 15)) console.log(`    ${ms(t)} ${pct(t, active)}  ${fn.slice(0, 110)}`);
+  return active;
+}
+
+// `node scripts/profile-lab.mjs --analyse a.cpuprofile …`: the breakdown of saved profiles, no browser.
+if (process.argv[2] === '--analyse') {
+  for (const file of process.argv.slice(3)) report(await breakdown(JSON.parse(await readFile(file, 'utf8'))), file);
+  process.exit(0);
+}
+
 await mkdir(saveDir, { recursive: true });
 const server = await startServer({ dir: out, port: 0, host: '127.0.0.1' });
 const browser = await launchChromium();
@@ -159,16 +183,8 @@ try {
           const name = `${lesson}-${variant}-${nth}`;
           await writeFile(path.join(saveDir, `${name}.cpuprofile`), JSON.stringify(profile));
           const b = await breakdown(profile);
-          const active = b.totalMs - (b.selfMs.get('idle (waiting for a task)') ?? 0);
+          const active = report(b, `${lesson} · ${variant} · ${nth} exploration on the page: ${explored.runs} schedules in ${explored.ms.toFixed(0)} ms at the page's boundary (profiled), ${explored.violations} violated, ${explored.shrinkRuns} shrink runs`);
           summary.push({ lesson, variant, nth, exploreMs: explored.ms, runs: explored.runs, violations: explored.violations, shrinkRuns: explored.shrinkRuns, profiledMs: b.totalMs, activeMs: active, self: Object.fromEntries(b.selfMs), setup: Object.fromEntries(b.setupMs) });
-          console.log('');
-          console.log(`${lesson} · ${variant} · ${nth} exploration on the page: ${explored.runs} schedules in ${explored.ms.toFixed(0)} ms at the page's boundary (profiled), ${explored.violations} violated, ${explored.shrinkRuns} shrink runs`);
-          console.log(`  worker profile: ${ms(b.totalMs)} sampled, ${ms(active)} not idle`);
-          for (const [kind, t] of [...b.selfMs].sort((x, y) => y[1] - x[1]).filter(([k]) => !k.startsWith('idle'))) console.log(`    ${ms(t)} ${pct(t, active)}  ${kind}`);
-          console.log('  per-run set-up and other work, inclusive (a sample counts for every item on its stack):');
-          for (const [item] of SETUP) console.log(`    ${ms(b.setupMs.get(item) ?? 0)} ${pct(b.setupMs.get(item) ?? 0, active)}  ${item}`);
-          console.log('  top functions (self):');
-          for (const [fn, t] of [...b.fnMs].sort((x, y) => y[1] - x[1]).slice(0, 12)) console.log(`    ${ms(t)} ${pct(t, active)}  ${fn.slice(0, 110)}`);
         }
         await worker.detach();
       } finally {
