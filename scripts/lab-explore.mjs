@@ -109,7 +109,8 @@ export async function workerSession(page) {
   let sessionId = null;
   const attached = new Promise((resolve) => {
     cdp.on('Target.attachedToTarget', (event) => {
-      if (event.targetInfo.type !== 'worker' || sessionId) return;
+      // The database worker is named 'pglite' (Monaco's workers are not).
+      if (event.targetInfo.type !== 'worker' || !event.targetInfo.title.startsWith('pglite') || sessionId) return;
       sessionId = event.sessionId;
       resolve();
     });
