@@ -111,6 +111,17 @@ describe('PGlite: a run starts from the session settings at boot', () => {
     expect((await pglite.query("SELECT 1 FROM operations WHERE op_key = 'panel'")).rows).toEqual([]);
   });
 
+  test("a transaction the learner's code began behind a comment, and never ended, is rolled back before the next run", async () => {
+    const hidden = `export async function handleMessage(msg, env) {
+  const c = await env.db.connect();
+  await c.query('/* no text rule sees this */ BEGIN');
+  await c.query("INSERT INTO operations (op_key, state, lease_until) VALUES ('hidden', 'done', now()) ON CONFLICT DO NOTHING");
+  return 'ack';
+}`;
+    await solutionUnchangedAfter(db, () => run(db, hidden));
+    expect(pglite.isInTransaction()).toBe(false);
+  });
+
   test('DROP EXTENSION plpgsql CASCADE in the query panel is repaired before the next run, guard included', async () => {
     await solutionUnchangedAfter(db, () => panel('DROP EXTENSION plpgsql CASCADE'));
     expect((await pglite.query("SELECT 1 FROM pg_extension WHERE extname = 'plpgsql'")).rows).toHaveLength(1);
