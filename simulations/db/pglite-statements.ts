@@ -21,7 +21,11 @@ import { MessageWriter, type Part } from './protocol-writer';
 
 export { bindMessage } from './protocol-writer';
 
-/** What PGlite offers that this module uses; a recording wrapper may stand in for it. */
+/**
+ * What PGlite offers that this module uses; a recording wrapper may stand in for it. A message
+ * handed to `execProtocol*` is valid only during that call (its buffer is reused afterwards,
+ * ./protocol-writer.ts): a wrapper that keeps it must copy it.
+ */
 export type PgliteConnection = Pick<PGliteInterface, 'query' | 'exec' | 'execProtocol' | 'runExclusive'> & {
   /** When offered, the statements read the protocol output themselves (./pg-wire-reader.ts). */
   execProtocolRawStream?: PGliteInterface['execProtocolRawStream'];
