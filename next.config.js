@@ -19,6 +19,9 @@ const nextConfig = {
   // scope holds PGlite's Emscripten glue, which calls `eval`, and a scope that `eval` can see keeps
   // every name: the engine, XState and sucrase went unminified (worker chunk 828 KB, 752 KB without).
   experimental: { turbopackScopeHoisting: false },
+  // `EO_SOURCE_MAPS=1 npm run build`: a build whose scripts have source maps beside them, for
+  // `npm run profile:lab` to name the file behind each sampled function. Never for a release.
+  productionBrowserSourceMaps: process.env.EO_SOURCE_MAPS === '1',
 };
 
 export default nextConfig;

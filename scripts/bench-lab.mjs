@@ -18,6 +18,7 @@
  *   BENCH_RUNS=10 npm run bench:lab
  *   BENCH_OUT=path/to/export npm run bench:lab   # another build of the site
  *   BENCH_WINDOW_UI=1 npm run bench:lab          # keep Chromium's own address-bar popup (see below)
+ *   BENCH_EXPLORE=0 npm run bench:lab            # loads only, no Explore figures
  *
  * Every cold load opens a new browser context, and so a new Chromium window; Chromium 156 then
  * renders its address-bar popup (a WebUI page, `chrome://omnibox-popup.top-chrome`) in a renderer
@@ -37,6 +38,7 @@ import { chromium } from 'playwright-core';
 import { PGlite } from '@electric-sql/pglite';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
 import { startServer } from './serve.mjs';
+import { chooseVariant, EXPLORE_LESSONS, exploreOnce, openLab } from './lab-explore.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.resolve(process.env.BENCH_OUT ?? path.join(root, 'out'));
@@ -144,6 +146,9 @@ function watchRunButton() {
 
 const cold = [];
 const warm = [];
+const EXPLORE = process.env.BENCH_EXPLORE !== '0';
+/** `{ lesson, variant, first, second }` per lesson and variant (see exploreOnce). */
+const explored = [];
 try {
   for (let i = 0; i < RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -162,6 +167,22 @@ try {
       `  load ${i + 1}/${RUNS}: cold ${c.ready.toFixed(0)} ms (worker boot ${(c.milestones['first query answered'] - c.milestones['worker entry ran']).toFixed(0)} ms, prebuilt data dir: ${c.prebuilt}, worker started by the HTML: ${c.earlyWorker}, wasm compiled by the ${c.wasmBy}) · warm ${w.ready.toFixed(0)} ms`,
     );
     await context.close();
+  }
+  if (EXPLORE) {
+    for (const lesson of EXPLORE_LESSONS) {
+      for (const variant of ['starter', 'solution']) {
+        const { context, page } = await openLab(browser, server.url, lesson);
+        try {
+          await chooseVariant(page, variant);
+          const first = await exploreOnce(page);
+          const second = await exploreOnce(page);
+          explored.push({ lesson, variant, first, second });
+          console.log(`  explore ${lesson} · ${variant}: first ${first.ms.toFixed(0)} ms · second ${second.ms.toFixed(0)} ms (${first.runs} schedules, ${first.violations} violated)`);
+        } finally {
+          await context.close();
+        }
+      }
+    }
   }
 } finally {
   await browser.close();
@@ -216,4 +237,31 @@ if (cold.length) {
   }
   console.log(`scripts the page fetched after its first load and before Run was enabled: ${later.length}, ${kb(sum(later, 'gzip'))} gzip`);
   for (const f of later.sort((a, b) => b.gzip - a.gzip)) console.log(`    ${kb(f.gzip).padStart(9)} gzip  ${f.src}`);
+}
+
+// ---- Explore: the tab against Node, the same schedules.
+if (explored.length) {
+  const bundle = spawnSync('npx', ['esbuild', 'scripts/explore-figures.ts', '--bundle', '--platform=node', '--format=esm', '--packages=external', '--outdir=.bench', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
+  if (bundle.status !== 0) process.exit(bundle.status ?? 1);
+  const node = [];
+  for (const { lesson, variant } of explored) {
+    const child = spawnSync('node', ['.bench/explore-figures.js', lesson, variant], { cwd: root, encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`explore-figures ${lesson} ${variant} failed: ${child.stderr}`);
+    node.push(...JSON.parse(child.stdout.trim().split('\n').at(-1)));
+  }
+  const nodeMs = (lesson, variant, nth) => node.find((f) => f.lesson === lesson && f.variant === variant && f.nth === nth)?.ms ?? NaN;
+  console.log(`Explore, 200 schedules: the tab (a fresh page, request → result) and Node (a fresh process, after boot), ms; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log('  lesson                  variant    tab 1st  tab 2nd  node 1st node 2nd  tab/node 1st  2nd');
+  const ratios = [];
+  for (const { lesson, variant, first, second } of explored) {
+    const n1 = nodeMs(lesson, variant, 'first');
+    const n2 = nodeMs(lesson, variant, 'second');
+    ratios.push(first.ms / n1, second.ms / n2);
+    console.log(
+      `  ${lesson.padEnd(23)} ${variant.padEnd(9)} ${first.ms.toFixed(0).padStart(8)} ${second.ms.toFixed(0).padStart(8)} ${n1.toFixed(0).padStart(8)} ${n2.toFixed(0).padStart(8)}  ${(first.ms / n1).toFixed(2).padStart(12)} ${(second.ms / n2).toFixed(2).padStart(4)}`,
+    );
+  }
+  const firsts = explored.map((e) => e.first.ms);
+  console.log(`  tab, a page's first exploration: median ${median(firsts).toFixed(0)} ms, ${Math.round(200_000 / median(firsts))} schedules/s   (target ≤ 500 ms)`);
+  console.log(`  tab/Node: median ${median(ratios).toFixed(2)}   (target ≤ 1.5)`);
 }

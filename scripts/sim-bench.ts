@@ -71,7 +71,7 @@ function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
     },
     execProtocol: (message: Uint8Array, options?: ExecProtocolOptions) => {
       if (!recording) return pg.execProtocol(message, options);
-      log.push({ kind: 'protocol', message, options });
+      log.push({ kind: 'protocol', message: message.slice(), options });
       return timed(async () => {
         const got = await pg.execProtocol(message, options);
         engineErrors += errorsIn(got.messages);
@@ -80,7 +80,7 @@ function recordingPg(pg: PGlite, log: Recorded[]): PgliteConnection {
     },
     execProtocolRawStream: (message: Uint8Array, options: ExecProtocolOptionsStream) => {
       if (!recording) return pg.execProtocolRawStream(message, options);
-      log.push({ kind: 'raw', message });
+      log.push({ kind: 'raw', message: message.slice() });
       return timed(async () => {
         const reader = new ResponseReader();
         await pg.execProtocolRawStream(message, { ...options, onRawData: (chunk) => (options.onRawData(chunk), reader.push(chunk)) });

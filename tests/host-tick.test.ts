@@ -45,3 +45,22 @@ describe('afterHostTick', () => {
     expect(ran).toBe(500);
   });
 });
+
+describe('hostTick without setImmediate (a browser worker)', () => {
+  test('ticks resolve in order, after the microtasks, all on one MessageChannel', async () => {
+    const made = vi.spyOn(globalThis, 'MessageChannel');
+    vi.stubGlobal('setImmediate', undefined);
+    try {
+      const order: number[] = [];
+      const ticks = [1, 2, 3].map((n) => hostTick().then(() => order.push(n)));
+      await Promise.resolve();
+      expect(order).toEqual([]);
+      await Promise.all(ticks);
+      await hostTick();
+      expect(order).toEqual([1, 2, 3]);
+      expect(made.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

@@ -133,13 +133,13 @@ describe('a run starts from the lesson session', () => {
 });
 
 describe('dropCreatedSql', () => {
-  test('drops what was created, newest first; anything else asks for a rebuild', () => {
+  test('drops what was created, containers first (a table before the index behind its key), newest first within a kind; anything else asks for a rebuild', () => {
     const sql = dropCreatedSql([
       { kind: 'create', object_type: 'index', identity: 'public.t_pkey' },
       { kind: 'create', object_type: 'table', identity: 'public.t' },
       { kind: 'create', object_type: 'materialized view', identity: 'public."My View"' },
     ]);
-    expect(sql).toContain('DROP INDEX IF EXISTS public.t_pkey CASCADE; DROP TABLE IF EXISTS public.t CASCADE; DROP MATERIALIZED VIEW IF EXISTS public."My View" CASCADE');
+    expect(sql).toContain('DROP MATERIALIZED VIEW IF EXISTS public."My View" CASCADE; DROP TABLE IF EXISTS public.t CASCADE; DROP INDEX IF EXISTS public.t_pkey CASCADE');
     expect(dropCreatedSql([{ kind: 'other', object_type: 'table', identity: 'public.operations' }])).toBeNull();
     expect(dropCreatedSql([{ kind: 'create', object_type: 'trigger', identity: 't on public.operations' }])).toBeNull();
   });

@@ -12,15 +12,20 @@
  * `PGlite.query(text, params)`, with parameters serialized by PGlite's own serializers for the
  * types Postgres inferred, and rows parsed by PGlite's own parsers. A remembered statement that
  * has gone (DEALLOCATE, DISCARD) or whose result columns changed (DDL) is prepared again, once,
- * when no transaction is open; `verify()` notices statements dropped behind its back.
- *
- * Why one file of ~410 lines: one round trip per statement needs the wire protocol's bind, execute
- * and result reading together, with the cache of prepared statements they share.
+ * when no transaction is open; `verify()` notices statements dropped behind its back. Each
+ * call's bytes are written into one reused buffer (./protocol-writer.ts).
  */
 import { parse as pgliteParse, protocol, types as pgliteTypes, type PGliteInterface } from '@electric-sql/pglite';
 import { ResponseReader } from './pg-wire-reader';
+import { MessageWriter, type Part } from './protocol-writer';
 
-/** What PGlite offers that this module uses; a recording wrapper may stand in for it. */
+export { bindMessage } from './protocol-writer';
+
+/**
+ * What PGlite offers that this module uses; a recording wrapper may stand in for it. A message
+ * handed to `execProtocol*` is valid only during that call (its buffer is reused afterwards,
+ * ./protocol-writer.ts): a wrapper that keeps it must copy it.
+ */
 export type PgliteConnection = Pick<PGliteInterface, 'query' | 'exec' | 'execProtocol' | 'runExclusive'> & {
   /** When offered, the statements read the protocol output themselves (./pg-wire-reader.ts). */
   execProtocolRawStream?: PGliteInterface['execProtocolRawStream'];
@@ -86,12 +91,27 @@ export class PgliteStatements {
   private serial = 0;
   /** Every statement this object prepares is named `${prefix}${n}`. */
   private readonly prefix = `eo${++instances}_`;
+  /** The transaction status of the last ReadyForQuery seen: 'I' idle, 'T' in a transaction, 'E' in a failed one. */
+  private status = 'I';
+
+  /** Every call's bytes, written into one reused buffer (./protocol-writer.ts). */
+  private readonly writer = new MessageWriter();
+  /** Simple-protocol scripts sent ahead of statements (the reset's), serialized once each. */
+  private readonly scripts = new Map<string, Uint8Array>();
 
   constructor(private readonly pg: PgliteConnection) {}
 
   /** How many statements are prepared on the server under this object's names. */
   get preparedCount(): number {
     return this.prepared.size;
+  }
+
+  /**
+   * Whether the session was in a transaction (open or aborted) after this object's last call, as
+   * the server said, whatever began it (a `BEGIN` behind a comment, a procedure's COMMIT included).
+   */
+  get inTransaction(): boolean {
+    return this.status !== 'I';
   }
 
   /** An SQL expression counting the server's statements under this object's names (for `verify`). */
@@ -112,7 +132,7 @@ export class PgliteStatements {
     if (known && known.paramTypes.length === params.length) {
       const lead = typeof script === 'object' ? await this.preparedLead(script) : undefined;
       const first = lead
-        ? await this.sendLed(concat([this.bind(lead, (script as Lead).params), EXECUTE, this.bindAndRun(known, params)]))
+        ? await this.sendLed([this.bind(lead, (script as Lead).params), EXECUTE, ...this.bindAndRun(known, params)])
         : await this.send([typeof script === 'object' ? script.script : script, this.bindAndRun(known, params)]);
       const stale = first.error && STALE_STATEMENT.has(String(first.error.code)) && first.status === 'I';
       if (stale && lead) {
@@ -129,14 +149,14 @@ export class PgliteStatements {
       if (lead && first.error && !first.scriptFailed && first.status === 'I') {
         // The statement failed outside a transaction, and took the lead's effect with it (one
         // implicit transaction). A script sent ahead would have kept it: run the lead again alone.
-        await this.send([undefined, concat([this.bind(lead, (script as Lead).params), EXECUTE, SYNC])]);
+        await this.send([undefined, [this.bind(lead, (script as Lead).params), EXECUTE, SYNC]]);
       }
       return this.result(first, text, params, known);
     }
     if (typeof script === 'object') script = script.script;
     if (!known && PREPARABLE.test(text) && this.prepared.size < MAX_PREPARED) {
       const name = `${this.prefix}${++this.serial}`;
-      const described = await this.send([script, concat([serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), serialize.sync()])]);
+      const described = await this.send([script, [serialize.parse({ text, name }), serialize.describe({ type: 'S', name }), SYNC]]);
       if (described.error) return this.result(described, text, params);
       const rowDescription = described.messages.find((m) => m.name === 'rowDescription') ?? null;
       const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages), rowDescription };
@@ -151,16 +171,16 @@ export class PgliteStatements {
       // allocates a buffer per message; dual-write sends a few dozen of these a schedule).
       let run = this.unnamed.get(text);
       if (!run) {
-        run = concat([serialize.parse({ text }), serialize.bind({ values: [] }), serialize.describe({ type: 'P' }), EXECUTE, SYNC]);
+        run = this.writer.write([serialize.parse({ text }), serialize.bind({ values: [] }), serialize.describe({ type: 'P' }), EXECUTE, SYNC]).slice();
         if (this.unnamed.size < MAX_PREPARED) this.unnamed.set(text, run);
       }
-      return this.result(await this.send([script, run]), text, params);
+      return this.result(await this.send([script, [run]]), text, params);
     }
     // Parameters of a statement not worth preparing: learn their types first, as PGlite does.
-    const described = await this.send([script, concat([serialize.parse({ text }), serialize.describe({ type: 'S' }), serialize.sync()])]);
+    const described = await this.send([script, [serialize.parse({ text }), serialize.describe({ type: 'S' }), SYNC]]);
     if (described.error) return this.result(described, text, params);
     const values = this.serializeParams(params, paramTypesOf(described.messages));
-    const run = concat([serialize.bind({ values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+    const run = [serialize.bind({ values }), serialize.describe({ type: 'P' }), EXECUTE, SYNC];
     return this.result(await this.send([undefined, run]), text, params);
   }
 
@@ -178,15 +198,15 @@ export class PgliteStatements {
     const names = [...this.prepared.values()].map((p) => p.name);
     this.prepared.clear();
     // Closing a statement that no longer exists is not an error.
-    if (names.length) await this.send([undefined, concat([...names.map((name) => serialize.close({ type: 'S', name })), serialize.sync()])]);
+    if (names.length) await this.send([undefined, [...names.map((name) => serialize.close({ type: 'S', name })), SYNC]]);
   }
 
-  private bindAndRun(p: Prepared, params: readonly unknown[]): Uint8Array {
-    return concat([this.bind(p, params), EXECUTE, SYNC]);
+  private bindAndRun(p: Prepared, params: readonly unknown[]): Part[] {
+    return [this.bind(p, params), EXECUTE, SYNC];
   }
 
-  private bind(p: Prepared, params: readonly unknown[]): Uint8Array {
-    return bindMessage(p.name, this.serializeParams(params, p.paramTypes));
+  private bind(p: Prepared, params: readonly unknown[]): Part {
+    return { statement: p.name, values: this.serializeParams(params, p.paramTypes) };
   }
 
   /** The lead statement, prepared (once, in a round trip of its own); null if it cannot be. */
@@ -195,7 +215,7 @@ export class PgliteStatements {
     if (known) return known.paramTypes.length === lead.params.length && known.rowDescription ? known : null;
     if (this.prepared.size >= MAX_PREPARED) return null;
     const name = `${this.prefix}${++this.serial}`;
-    const described = await this.send([undefined, concat([serialize.parse({ text: lead.text, name }), serialize.describe({ type: 'S', name }), SYNC])]);
+    const described = await this.send([undefined, [serialize.parse({ text: lead.text, name }), serialize.describe({ type: 'S', name }), SYNC]]);
     if (described.error) return null;
     const prepared: Prepared = { name, paramTypes: paramTypesOf(described.messages), rowDescription: described.messages.find((m) => m.name === 'rowDescription') ?? null };
     this.prepared.set(lead.text, prepared);
@@ -205,7 +225,7 @@ export class PgliteStatements {
   /** Forget `statements` here and close them on the server. */
   private async forget(statements: Prepared[]) {
     for (const [text, p] of this.prepared) if (statements.includes(p)) this.prepared.delete(text);
-    await this.send([undefined, concat([...statements.map((p) => serialize.close({ type: 'S', name: p.name })), SYNC])]);
+    await this.send([undefined, [...statements.map((p) => serialize.close({ type: 'S', name: p.name })), SYNC]]);
   }
 
   /**
@@ -213,8 +233,8 @@ export class PgliteStatements {
    * return the statement's messages. The lead's messages end at its CommandComplete; an error
    * before that is the lead's (the server then skipped the statement).
    */
-  private async sendLed(message: Uint8Array) {
-    const messages = await this.exchange(message);
+  private async sendLed(parts: Part[]) {
+    const messages = await this.exchange(this.writer.write(parts));
     const done = messages.findIndex((m) => m.name === 'commandComplete' || m.name === 'error');
     const scriptFailed = done >= 0 && messages[done].name === 'error';
     const error = (messages.find((m) => m.name === 'error') ?? null) as (Message & Error & { code?: string }) | null;
@@ -240,19 +260,36 @@ export class PgliteStatements {
   private async exchange(message: Uint8Array): Promise<Message[]> {
     const pg = this.pg;
     const raw = pg.execProtocolRawStream;
-    if (!raw) return (await pg.runExclusive(() => pg.execProtocol(message, EXEC_OPTIONS))).messages as Message[];
-    return pg.runExclusive(async () => {
-      const reader = new ResponseReader();
-      await raw.call(pg, message, { syncToFs: false, onRawData: (chunk: Uint8Array) => reader.push(chunk) });
-      if (reader.incomplete) throw new Error('PGlite returned a truncated protocol response');
-      return reader.messages as Message[];
-    });
+    let messages: Message[];
+    try {
+      messages = raw
+        ? await pg.runExclusive(async () => {
+            const reader = new ResponseReader();
+            await raw.call(pg, message, { syncToFs: false, onRawData: (chunk: Uint8Array) => reader.push(chunk) });
+            if (reader.incomplete) throw new Error('PGlite returned a truncated protocol response');
+            return reader.messages as Message[];
+          })
+        : ((await pg.runExclusive(() => pg.execProtocol(message, EXEC_OPTIONS))).messages as Message[]);
+    } finally {
+      this.writer.release(message);
+    }
+    const last = messages.at(-1);
+    if (last?.name === 'readyForQuery') this.status = String(last.status);
+    return messages;
+  }
+
+  /** `script` as a simple-protocol Query message; the few that repeat (the reset's) are kept. */
+  private script(script: string): Uint8Array {
+    const known = this.scripts.get(script);
+    if (known) return known;
+    const bytes = serialize.query(script);
+    if (this.scripts.size < 16) this.scripts.set(script, bytes);
+    return bytes;
   }
 
   /** Send `script` (simple protocol) and `extended` in one call, under PGlite's query lock. */
-  private async send([script, extended]: [string | undefined, Uint8Array]) {
-    const message = script === undefined ? extended : concat([serialize.query(script), extended]);
-    const messages = await this.exchange(message);
+  private async send([script, extended]: [string | undefined, Part[]]) {
+    const messages = await this.exchange(this.writer.write(script === undefined ? extended : [this.script(script), ...extended]));
     let start = 0;
     let scriptFailed = false;
     if (script !== undefined) {
@@ -324,89 +361,4 @@ const defaultParsers = pgliteTypes.parsers as Record<number | string, ((x: strin
 function paramTypesOf(messages: Message[]): number[] {
   const d = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined;
   return d?.dataTypeIDs ?? [];
-}
-
-const utf8 = new TextEncoder();
-/** Only ASCII: one byte per character. */
-const ASCII = /^[\x00-\x7f]*$/;
-/** UTF-16 surrogates: the one case where PGlite's byte count may differ from the encoding's. */
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/**
- * Exactly the bytes of PGlite's `serialize.bind({ statement, values })` (unnamed portal, text
- * formats), written in one pass: PGlite's writer took ~15 µs a Bind, several times a schedule.
- * Falls back to PGlite's for anything but strings and nulls, and for strings holding surrogates.
- */
-export function bindMessage(statement: string, values: readonly unknown[]): Uint8Array {
-  // Each value: its length in bytes (-1 for null) and, when not plain ASCII, its UTF-8 bytes.
-  const lengths: number[] = [];
-  const encoded: (Uint8Array | null)[] = [];
-  let size = 1 + 4 + 1 + statement.length + 1 + 2 + 2 * values.length + 2 + 2;
-  for (const v of values) {
-    if (v === null) {
-      lengths.push(-1);
-      encoded.push(null);
-      size += 4;
-    } else if (typeof v === 'string' && ASCII.test(v)) {
-      lengths.push(v.length);
-      encoded.push(null);
-      size += 4 + v.length;
-    } else if (typeof v === 'string' && !SURROGATE.test(v)) {
-      const bytes = utf8.encode(v);
-      lengths.push(bytes.length);
-      encoded.push(bytes);
-      size += 4 + bytes.length;
-    } else {
-      return serialize.bind({ statement, values: values as (string | null)[] });
-    }
-  }
-  // Statement names here are ASCII; anything else takes PGlite's path.
-  if (!ASCII.test(statement) || statement.includes('\0')) return serialize.bind({ statement, values: values as (string | null)[] });
-  const out = new Uint8Array(size);
-  let at = 0;
-  const int32 = (n: number) => {
-    out[at] = n >>> 24;
-    out[at + 1] = n >>> 16;
-    out[at + 2] = n >>> 8;
-    out[at + 3] = n;
-    at += 4;
-  };
-  const uint16 = (n: number) => {
-    out[at] = n >>> 8;
-    out[at + 1] = n;
-    at += 2;
-  };
-  out[at++] = 66; // 'B'
-  int32(size - 1);
-  out[at++] = 0; // unnamed portal
-  for (let i = 0; i < statement.length; i++) out[at++] = statement.charCodeAt(i);
-  out[at++] = 0;
-  uint16(values.length);
-  at += 2 * values.length; // one format code per parameter: 0, text (the array starts zeroed)
-  uint16(values.length);
-  for (let k = 0; k < values.length; k++) {
-    int32(lengths[k]);
-    const bytes = encoded[k];
-    if (bytes) {
-      out.set(bytes, at);
-      at += bytes.length;
-    } else if (lengths[k] > 0) {
-      const v = values[k] as string;
-      for (let i = 0; i < v.length; i++) out[at++] = v.charCodeAt(i);
-    }
-  }
-  // Then an int16 0: no result format codes, all text (already zero).
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -13,10 +13,19 @@ import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from '../engine/text-memo';
 import type { SimDatabase, StatementResult } from './port';
-import { changesSession, mayReadClock, transactionEffect } from './statement-shape';
+import { mayReadClock, transactionEffect } from './statement-shape';
 
-/** `mayReadClock`, `transactionEffect` and `changesSession` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text), session: changesSession(text) }));
+/** `mayReadClock` and `transactionEffect` of a statement (a run repeats a few texts). */
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text) }));
+/**
+ * Sent ahead of every reset, in the same round trip: every setting back to its value at boot,
+ * whatever changed it (a SET, a set_config(…), a `DO … EXECUTE 'SET …'`, a function of the
+ * learner's), and every session-level advisory lock released. Reading the settings to learn
+ * whether any changed costs far more (`pg_settings` ~7 ms) than resetting them (~30 µs).
+ */
+const RESET_SESSION_SQL = 'RESET ALL; SELECT pg_advisory_unlock_all()';
+/** Restores PL/pgSQL (the guard's triggers and the wipe below are written in it) if it was dropped. */
+const PLPGSQL_SQL = 'CREATE EXTENSION IF NOT EXISTS plpgsql';
 /** Scripts that may change what a prepared statement returns (CREATE … IF NOT EXISTS of what exists does not). */
 const DDL = /\b(ALTER|DROP|DISCARD|DEALLOCATE|RENAME)\b|\bCREATE\b(?!\s+(TABLE|INDEX|UNIQUE\s+INDEX|SCHEMA)\s+IF\s+NOT\s+EXISTS\b)/i;
 
@@ -27,8 +36,8 @@ export class PgliteSimDatabase implements SimDatabase {
   readonly name = 'pglite';
   private owner: string | null = null;
   private clockMs: number | null = null;
-  /** A statement may have changed a session setting since the last reset (`changesSession`). */
-  private sessionChanged = false;
+  /** SQL ran outside the engine since the last reset (the query panel): it may have left a transaction open. */
+  private outsideSql = false;
   private readonly statements: PgliteStatements;
   /** The reset statement without extra tables (its text never changes). */
   private resetText: string | undefined;
@@ -77,7 +86,6 @@ export class PgliteSimDatabase implements SimDatabase {
     const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
     if (effect === 'begin') this.owner = pid;
-    if (shape.session) this.sessionChanged = true;
     try {
       const res = await this.statements.query(text, params, clockSql);
       if (clockSql) this.clockMs = nowMs;
@@ -88,6 +96,8 @@ export class PgliteSimDatabase implements SimDatabase {
       throw err;
     } finally {
       if (effect === 'end' && this.owner === pid) this.endTransaction();
+      // A transaction the text did not announce (a BEGIN behind a comment) still owns the session.
+      else if (this.owner === null && this.statements.inTransaction) this.owner = pid;
     }
   }
 
@@ -99,24 +109,21 @@ export class PgliteSimDatabase implements SimDatabase {
   }
 
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
-    if (this.owner !== null) await this.pg.exec('ROLLBACK');
+    // An open or aborted transaction, the engine's or one it did not see begin (the query panel's
+    // `BEGIN; SELECT 1/0`): rolled back, or every statement of the next run would fail.
+    if (this.owner !== null || this.outsideSql || this.statements.inTransaction) await this.pg.exec('ROLLBACK');
     this.owner = null;
-    if (this.sessionChanged) {
-      // Every setting back to its value at boot; the statement below then sets the search path and
-      // the clock as always. Only after a SET or the like, so a clean reset stays one round trip.
-      await this.pg.exec('RESET ALL');
-      this.sessionChanged = false;
-    }
+    this.outsideSql = false;
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.
     // It also counts the schema changes the learner's code made (./schema-guard.ts).
-    // And it puts back the search path (a SET in the query panel or a handler outlives a run).
+    // And it puts back the search path and the clock, after RESET_SESSION_SQL reset every setting.
     const also = [SEARCH_PATH_EXPR, setClockExpr(SIM_EPOCH_MS), `${this.statements.countSql} AS prepared`, `${SCHEMA_CHANGES_EXPR} AS schema_changes`, `${GUARD_INTACT_EXPR} AS guard_intact`];
     const sql = extraTables.length || extraSequences.length ? resetStatementSql(extraTables, extraSequences, also) : (this.resetText ??= resetStatementSql([], [], also));
     let rows: Record<string, unknown>[];
     try {
-      ({ rows } = await this.statements.query(sql));
+      ({ rows } = await this.statements.query(sql, [], RESET_SESSION_SQL));
     } catch {
       // A table of the lesson (or the guard itself) is gone or changed beyond a DELETE: start over.
       await this.rebuildSchema();
@@ -146,6 +153,7 @@ export class PgliteSimDatabase implements SimDatabase {
 
   /** The lesson's schema afresh: every schema dropped (this PGlite belongs to the simulation alone) and prepared again. */
   private async rebuildSchema(): Promise<void> {
+    await this.pg.exec(PLPGSQL_SQL);
     await execAsEngine(this.exec_, DROP_ALL_SCHEMAS_SQL);
     await prepareSimDatabase(this.pg, this.extraSchemaSql);
     // Every statement prepared so far named tables that are gone.
@@ -159,10 +167,10 @@ export class PgliteSimDatabase implements SimDatabase {
   /**
    * SQL ran on this connection outside the engine (the lab's query panel): forget the prepared
    * statements, so a table changed by ALTER cannot meet a statement prepared for its old shape, and
-   * reset the session's settings at the next reset (a SET there would otherwise outlive every run).
+   * roll back at the next reset a transaction it left open (its settings are reset by every reset).
    */
   async afterOutsideSql(): Promise<void> {
-    this.sessionChanged = true;
+    this.outsideSql = true;
     await this.statements.forgetAll();
   }
 

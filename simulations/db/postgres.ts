@@ -8,15 +8,20 @@
  * every choice, which waits until each parked statement has either finished or is still blocked.
  * That makes the point at which a lock is released part of the schedule, not of host timing.
  * The virtual clock is per connection: it is set before a statement whenever it has moved.
+ *
+ * Every run starts clean: each process's session is reset with DISCARD ALL (or closed), and the
+ * database holds the lesson's declared schema (lib/schema.ts), never "what is there now": a new
+ * command rebuilds it, and a run that changed it is undone (./schema-guard.ts). The simulation owns
+ * the schemas `public` and `sim` of the database it is given; nothing else in it is touched.
  */
 import pg from 'pg';
 import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
-import { changesSession, mayReadClock, transactionEffect } from './statement-shape';
+import { mayReadClock, transactionEffect } from './statement-shape';
 import { TABLES } from '../../lib/schema';
-import { dropCreatedSql, execAsEngine, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
-import { prepareSimDatabase, resetSql, SEARCH_PATH_SQL, setClockSql } from './sql-clock';
+import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
+import { prepareSimDatabase, resetSql, SEARCH_PATH, setClockSql } from './sql-clock';
 
 interface Conn {
   client: pg.Client;
@@ -24,8 +29,6 @@ interface Conn {
   clockMs: number | null;
   inTx: boolean;
   broken: boolean;
-  /** A statement may have changed a session setting since the last reset (`changesSession`). */
-  sessionChanged: boolean;
 }
 
 interface Parked extends ParkedQuery {
@@ -36,10 +39,19 @@ interface Parked extends ParkedQuery {
 /** How many monitor checks a statement gets before it counts as blocked even without a blocker. */
 const MAX_WATCH_ROUNDS = 10_000;
 
+/**
+ * The search path as a start-up option of every process's connection: it is then the value
+ * DISCARD ALL (and RESET ALL) return to, so a reset needs no SET after it. No spaces: the option
+ * string is split on them.
+ */
+const CONNECTION_OPTIONS = `-c search_path=${SEARCH_PATH.replaceAll(' ', '')}`;
+
 export class PostgresSimDatabase implements SimDatabase {
   readonly name = 'postgres';
   private readonly conns = new Map<string, Conn>();
   private readonly parked = new Set<Parked>();
+  /** Whether the schema guard's event triggers could be installed (they need a superuser). */
+  private guarded = false;
 
   private constructor(
     private readonly url: string,
@@ -47,24 +59,28 @@ export class PostgresSimDatabase implements SimDatabase {
     private readonly extraSchemaSql: string,
   ) {}
 
-  /** Connect to `url` (a database the simulation may fill and empty) and install the schema. */
+  /**
+   * Connect to `url` (a database the simulation may fill and empty) and build the lesson's schema
+   * afresh: whatever an earlier command left there (a trigger on a lesson table, a table a run
+   * created and no reset dropped) is gone, so it can never become the baseline.
+   */
   static async open(url: string, extraSchemaSql = ''): Promise<PostgresSimDatabase> {
     const admin = new pg.Client({ connectionString: url, types: numericTypes() });
     await admin.connect();
-    await prepareSimDatabase({ exec: (sql) => admin.query(sql) }, extraSchemaSql);
-    return new PostgresSimDatabase(url, admin, extraSchemaSql);
+    const db = new PostgresSimDatabase(url, admin, extraSchemaSql);
+    await db.rebuildLesson();
+    return db;
   }
 
   private async conn(pid: string): Promise<Conn> {
     const existing = this.conns.get(pid);
     if (existing && !existing.broken) return existing;
-    const client = new pg.Client({ connectionString: this.url, types: numericTypes() });
+    const client = new pg.Client({ connectionString: this.url, types: numericTypes(), options: CONNECTION_OPTIONS });
     await client.connect();
-    const conn: Conn = { client, backendPid: 0, clockMs: null, inTx: false, broken: false, sessionChanged: false };
+    const conn: Conn = { client, backendPid: 0, clockMs: null, inTx: false, broken: false };
     client.on('error', () => {
       conn.broken = true;
     });
-    await client.query(SEARCH_PATH_SQL);
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     conn.backendPid = rows[0].pid;
     this.conns.set(pid, conn);
@@ -92,7 +108,6 @@ export class PostgresSimDatabase implements SimDatabase {
     }
     const effect = transactionEffect(text);
     if (effect === 'begin') conn.inTx = true;
-    if (changesSession(text)) conn.sessionChanged = true;
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
     let error: unknown;
@@ -185,41 +200,67 @@ export class PostgresSimDatabase implements SimDatabase {
   }
 
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
-    for (const pid of [...this.conns.keys()]) {
-      const conn = this.conns.get(pid)!;
-      // A connection that may carry a SET from this run is closed too: the next run opens a fresh
-      // one with the server's defaults, so a setting never reaches another run.
-      if (conn.inTx || conn.broken || conn.sessionChanged) await this.drop(pid);
-      else conn.clockMs = null;
-    }
+    // Every process's session as it was at connect. DISCARD ALL puts back every setting, however
+    // it was changed (a SET, set_config, `DO … EXECUTE 'SET …'`), and releases advisory locks,
+    // temporary tables and prepared statements, as a connection pooler does between clients. It
+    // refuses to run inside a transaction block, so a connection left in a transaction the engine
+    // did not see begin is closed like one it did (the server rolls it back); so is one waiting on
+    // a lock. All at once: one connection's reset may release what another waits for.
+    await Promise.all(
+      [...this.conns].map(async ([pid, conn]) => {
+        const waiting = [...this.parked].some((p) => p.pid === pid);
+        if (conn.inTx || conn.broken || waiting) return void (await this.drop(pid));
+        try {
+          await conn.client.query('DISCARD ALL');
+          conn.clockMs = null;
+        } catch {
+          await this.drop(pid);
+        }
+      }),
+    );
     this.parked.clear();
-    // The reset also counts the learner's schema changes (./schema-guard.ts), in the same round trip.
+    // The reset also counts the learner's schema changes (./schema-guard.ts), in the same round
+    // trip, and (where the guard is installed) checks that the guard itself is intact.
+    const also = [`${SCHEMA_CHANGES_EXPR} AS schema_changes`, ...(this.guarded ? [`${GUARD_INTACT_EXPR} AS guard_intact`] : [])];
     const reset = async () => {
-      const results = await this.admin.query(resetSql(extraTables, extraSequences, [`${SCHEMA_CHANGES_EXPR} AS schema_changes`]));
-      return Number([results].flat().at(-1)?.rows[0]?.schema_changes ?? 0);
+      const results = await this.admin.query(resetSql(extraTables, extraSequences, also));
+      const row = [results].flat().at(-1)?.rows[0];
+      if (this.guarded && row?.guard_intact !== true) throw new Error('the schema guard was changed');
+      return Number(row?.schema_changes ?? 0);
     };
     let changes: number;
     try {
       changes = await reset();
     } catch {
-      await this.rebuildLesson(extraTables);
+      await this.rebuildLesson();
       changes = await reset();
     }
     if (changes === 0) return;
-    // Undo them within the lesson's own objects: this database may hold other things, so the
-    // rebuild drops only the lesson's tables and `sim`.
     const { rows } = await this.admin.query<SchemaChange>(SCHEMA_CHANGES_SQL);
     const script = dropCreatedSql(rows);
     if (script !== null && (await execAsEngine(this.exec_, script).then(() => true, () => false))) return;
-    await this.rebuildLesson(extraTables);
+    await this.rebuildLesson();
     await reset();
   }
 
-  /** Drop the lesson's tables and schema `sim`, then prepare them afresh. */
-  private async rebuildLesson(extraTables: readonly string[]): Promise<void> {
-    const tables = [...extraTables, ...TABLES].map((t) => `DROP TABLE IF EXISTS ${t} CASCADE`).join('; ');
-    await execAsEngine(this.exec_, `${tables}; DROP SCHEMA IF EXISTS sim CASCADE`);
+  /**
+   * The lesson's declared schema afresh: PL/pgSQL back if it was dropped, what the learner's code
+   * created dropped by name (its own schemas too), the guard's event triggers (whoever made them)
+   * dropped, and `public` and `sim` dropped and prepared again. Where `public` cannot be dropped
+   * (not its owner), the lesson's tables are.
+   */
+  private async rebuildLesson(): Promise<void> {
+    await this.admin.query('CREATE EXTENSION IF NOT EXISTS plpgsql');
+    const noted = await this.admin.query<SchemaChange>(SCHEMA_CHANGES_SQL).then((r) => r.rows, () => [] as SchemaChange[]);
+    // One by one: the first that fails must not keep the others.
+    for (const drop of dropStatements(noted)) await execAsEngine(this.exec_, drop).catch(() => {});
+    const wipe = `${GUARD_TRIGGERS_DROP_SQL}; DROP SCHEMA IF EXISTS sim CASCADE`;
+    await execAsEngine(this.exec_, `${wipe}; DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public`).catch(() =>
+      execAsEngine(this.exec_, `${wipe}; ${TABLES.map((t) => `DROP TABLE IF EXISTS ${t} CASCADE`).join('; ')}`),
+    );
     await prepareSimDatabase({ exec: this.exec_ }, this.extraSchemaSql);
+    const { rows } = await this.admin.query<{ installed: boolean }>(GUARD_INSTALLED_SQL);
+    this.guarded = rows[0]?.installed === true;
   }
 
   /** The admin connection's script runner, as execAsEngine and prepareSimDatabase take it. */

@@ -96,8 +96,8 @@ export const SCHEMA_CHANGES_EXPR = '(SELECT count(*) FROM sim.schema_changes)';
  * nothing) would otherwise let every later change outlive its run: a red-team review dropped both
  * and added a rule that swallowed inserts into `operations`, and every later run failed, the
  * Solution's included. Where the guard was never installed (a real server without superuser
- * rights) this is false at every reset; only the PGlite database, whose guard is always installed,
- * asks. A dropped function makes the cast fail, and the reset rebuilds as for a dropped table.
+ * rights) this is false at every reset; only a database whose guard is installed asks (PGlite's
+ * always is). A dropped function makes the cast fail, and the reset rebuilds as for a dropped table.
  */
 export const GUARD_INTACT_EXPR = `((SELECT count(*) FROM pg_event_trigger WHERE evtname IN ('sim_note_ddl', 'sim_note_drop') AND evtenabled = 'O' AND evtfoid = 'sim.note_schema_change()'::regprocedure) = 2 AND (SELECT prosrc FROM pg_proc WHERE oid = 'sim.note_schema_change()'::regprocedure) = '${GUARD_FUNCTION_BODY.replaceAll("'", "''")}')`;
 
@@ -126,15 +126,39 @@ export interface SchemaChange {
 /** Reads the noted changes, newest first. */
 export const SCHEMA_CHANGES_SQL = 'SELECT kind, object_type, identity FROM sim.schema_changes ORDER BY seq DESC';
 
+/** The order in which created objects are dropped: a table before the index behind its primary key. */
+const DROP_ORDER = ['schema', 'materialized view', 'view', 'table', 'sequence', 'index', 'procedure', 'function', 'type'];
+
 /**
- * The script that undoes `changes` by dropping what the learner created (newest first; to run with
- * `execAsEngine`), or null when that is not enough and the schema must be rebuilt.
+ * One `DROP … IF EXISTS … CASCADE` for each object in `changes` the learner created, containers
+ * first (a schema, then views and tables, then what may have gone with them), newest first within
+ * a kind. Dropping an index that backs a constraint fails while its table stands; dropped after
+ * the table, it is already gone.
+ */
+export function dropStatements(changes: readonly SchemaChange[]): string[] {
+  const rank = (c: SchemaChange) => DROP_ORDER.indexOf(c.object_type!);
+  return changes
+    .filter((c) => c.kind === 'create' && c.identity && DROPPABLE.includes(c.object_type ?? ''))
+    .map((c, newest) => ({ c, newest }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.newest - b.newest)
+    .map(({ c }) => `DROP ${c.object_type!.toUpperCase()} IF EXISTS ${c.identity} CASCADE`);
+}
+
+/**
+ * The script that undoes `changes` (newest first, as `SCHEMA_CHANGES_SQL` reads them) by dropping
+ * what the learner created (to run with `execAsEngine`), or null when that is not enough and the
+ * schema must be rebuilt.
  */
 export function dropCreatedSql(changes: readonly SchemaChange[]): string | null {
   if (changes.some((c) => c.kind !== 'create' || !c.object_type || !c.identity || !DROPPABLE.includes(c.object_type))) return null;
-  const drops = changes.map((c) => `DROP ${c.object_type!.toUpperCase()} IF EXISTS ${c.identity} CASCADE`);
-  return `${drops.join('; ')}; DELETE FROM sim.schema_changes`;
+  return `${dropStatements(changes).join('; ')}; DELETE FROM sim.schema_changes`;
 }
+
+/** Drops the guard's event triggers, whoever made the ones by those names. */
+export const GUARD_TRIGGERS_DROP_SQL = 'DROP EVENT TRIGGER IF EXISTS sim_note_ddl; DROP EVENT TRIGGER IF EXISTS sim_note_drop';
+
+/** Whether the guard's two event triggers exist (false where they need a superuser and were not made). */
+export const GUARD_INSTALLED_SQL = "SELECT count(*) = 2 AS installed FROM pg_event_trigger WHERE evtname IN ('sim_note_ddl', 'sim_note_drop')";
 
 /**
  * Drop the guard's event triggers (whoever made the ones by those names) and every schema but
@@ -144,8 +168,7 @@ export function dropCreatedSql(changes: readonly SchemaChange[]): string | null 
  * the simulation alone (the tab's PGlite). To run with `execAsEngine`.
  */
 export const DROP_ALL_SCHEMAS_SQL = `
-DROP EVENT TRIGGER IF EXISTS sim_note_ddl;
-DROP EVENT TRIGGER IF EXISTS sim_note_drop;
+${GUARD_TRIGGERS_DROP_SQL};
 DO $wipe$
 DECLARE s text;
 BEGIN

@@ -1,7 +1,8 @@
 /**
  * What a statement does to its connection, read from its text: whether it begins or ends a
- * transaction, may read the virtual clock, or may change a session setting. Both back-ends use
- * these to keep a connection's state and to skip work that cannot change a result.
+ * transaction, or may read the virtual clock. Both back-ends use these to keep a connection's
+ * state and to skip work that cannot change a result. Whether a statement changed a session
+ * setting is not read from its text (a `DO … EXECUTE` hides it): every reset puts them all back.
  */
 import { CALLS_CLOCK } from './sql-clock';
 
@@ -25,16 +26,3 @@ export function mayReadClock(text: string): boolean {
   return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
 }
 const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;
-
-/** Comments ahead of a statement's first keyword. */
-const LEADING = String.raw`^(?:\s|--[^\n]*(?:\n|$)|/\*[\s\S]*?\*/)*`;
-const SESSION = new RegExp(String.raw`${LEADING}(SET|RESET|DISCARD)\b|\bset_config\s*\(`, 'i');
-
-/**
- * Whether a statement may change a session setting, which would outlive the run on the connection
- * the next run uses (`SET statement_timeout = 1`, a `set_config(…)`, `DISCARD ALL`): the back-ends
- * then reset the session's settings at the next reset, so the same seed gives the same run.
- */
-export function changesSession(text: string): boolean {
-  return SESSION.test(text);
-}
