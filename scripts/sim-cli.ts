@@ -19,8 +19,9 @@ import { MAX_SEED } from '../simulations/course/share-link';
 import { formatSimTime } from '../simulations/engine/sim-time';
 import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
 import type { Fault } from '../simulations/engine/types';
-import { startWatchdog } from './cli-watchdog';
-import { defaultWorkers, exploreParallel } from './explore-parallel';
+import { hardenRealm } from '../simulations/learner/realm';
+import { reportUnhandledRejections, startWatchdog } from './cli-watchdog';
+import { defaultWorkers, exploreParallel, type StuckCode } from './explore-parallel';
 
 /** How long the CLI waits on learner code that never gives the thread back (`while (true) {}`). */
 const STUCK_CODE_MS = 10_000;
@@ -232,11 +233,17 @@ function out(line = '') {
  * synchronous call), for seconds on a loaded machine, and that is not the learner's code.
  */
 function watchCode(variant: string): void {
-  if (variant === 'starter' || variant === 'solution') return;
-  startWatchdog(
-    STUCK_CODE_MS,
-    `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
-  );
+  const stuck = stuckCode(variant);
+  if (stuck) startWatchdog(stuck.limitMs, stuck.message);
+}
+
+/** What a watchdog of learner code in `variant` waits and says; null for the lessons' own code. */
+function stuckCode(variant: string): StuckCode | null {
+  if (variant === 'starter' || variant === 'solution') return null;
+  return {
+    limitMs: STUCK_CODE_MS,
+    message: `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
+  };
 }
 
 /**
@@ -409,8 +416,8 @@ async function main(argv: string[]): Promise<number> {
   };
   let result: ExploreResult & { workers: number };
   if (workers > 1) {
-    watchLearnerCode(); // the threads boot their own databases; this one only waits for them
-    result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress });
+    // Each thread watches itself once its database is up; this one only waits for them.
+    result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress, stuckCode: stuckCode(variant) ?? undefined });
   } else {
     const db = await openDb(args);
     watchLearnerCode();
@@ -455,6 +462,11 @@ process.on('beforeExit', () => {
   process.stderr.write('error: the simulation stopped without reaching a verdict (nothing was left to run). This is an engine bug: the command above reproduces it.\n');
   process.exit(70);
 });
+
+// Learner code, whether from --variant or from a received export, runs in its own realm
+// (simulations/learner/realm.ts): SES lockdown first, before any of it is read.
+hardenRealm();
+reportUnhandledRejections();
 
 main(process.argv.slice(2)).then(
   (code) => {
