@@ -17,7 +17,7 @@ import type { SimDatabase } from '../simulations/db/port';
 import { shellQuote, shellWord } from '../simulations/course/shell-quote';
 import { MAX_SEED } from '../simulations/course/share-link';
 import { formatSimTime } from '../simulations/engine/sim-time';
-import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
+import { codeHashOf, TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
 import type { Fault } from '../simulations/engine/types';
 import { hardenRealm } from '../simulations/learner/realm';
 import { reportUnhandledRejections, startWatchdog } from './cli-watchdog';
@@ -276,6 +276,8 @@ async function replayExport(args: Args): Promise<number> {
   const given = args.flags.get('variant');
   let variant: string;
   let code: string;
+  /** Why the export's code is not the code that made its trace, when it is not. */
+  let modified: string | null = null;
   if (typeof given === 'string') {
     variant = given;
     code = variantSource(scenario, given);
@@ -285,6 +287,11 @@ async function replayExport(args: Args): Promise<number> {
   } else if (typeof doc.code === 'string') {
     variant = String(doc.variant ?? 'your code');
     code = doc.code;
+    // The export's code is untrusted input: it runs in the learner's realm like any other, and a
+    // reproduction counts only for the code the export's hash names.
+    if (doc.codeHash !== codeHashOf(code)) {
+      modified = typeof doc.codeHash === 'string' ? 'the code in the export was modified after it was exported (it no longer hashes to its codeHash)' : 'the export carries code but no codeHash, so it cannot say this code made its trace';
+    }
   } else {
     throw new UsageError(`the trace ran ${JSON.stringify(doc.variant)} and holds no code: pass --variant path.ts with the code that ran`);
   }
@@ -299,9 +306,9 @@ async function replayExport(args: Args): Promise<number> {
   await db.close?.();
   // Other code on purpose (--variant): a run on the exported schedule, not a reproduction.
   const otherCode = typeof given === 'string';
-  const reproduced = otherCode ? null : r.traceHash === doc.traceHash;
+  const reproduced = otherCode ? null : modified === null && r.traceHash === doc.traceHash;
   const again = ['npm run -s sim -- replay', shellWord(file), ...(otherCode ? ['--variant', shellWord(given)] : []), ...dbWords(dbFlag(args))].join(' ');
-  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced }, again);
+  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced, ...(modified ? { modified } : {}) }, again);
   if (json) return status !== 0 ? status : reproduced === false ? 1 : 0;
   if (r.error) {
     out(otherCode ? 'nothing ran on the exported schedule.' : 'NOT reproduced: the code did not load, so nothing ran.');
@@ -311,10 +318,15 @@ async function replayExport(args: Args): Promise<number> {
     out(`other code on the exported schedule: ${r.verdict.toUpperCase()} (the exported run ended ${String(doc.verdict)})`);
     return status;
   }
+  const ended = doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : '';
+  if (modified) {
+    out(`NOT reproduced: ${modified}${ended}`);
+    return 1;
+  }
   out(
     reproduced
       ? `reproduced: the same trace hash as the export (${r.traceHash.slice(0, 16)})`
-      : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : ''}`,
+      : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${ended}`,
   );
   return status !== 0 ? status : reproduced ? 0 : 1;
 }
@@ -471,7 +483,9 @@ reportUnhandledRejections();
 main(process.argv.slice(2)).then(
   (code) => {
     settled = true;
-    process.exit(code);
+    // A run settles through microtasks only: Node reports rejections left unhandled once they
+    // drain, so exit a turn later, after those reports.
+    setImmediate(() => process.exit(code));
   },
   (err: unknown) => {
     settled = true;
