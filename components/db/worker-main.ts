@@ -245,10 +245,12 @@ scope.addEventListener('unhandledrejection', (event: PromiseRejectionEvent) => {
   unhandled?.push({ message: describeThrown(reason), ...(loc ? { line: loc.line } : {}) });
 });
 
-// An exception nothing caught (learner code has no timers or event handlers of its own, so this is
-// a defence, not a path it has): reported with the current run, never to the page as the
-// worker failing, which would leave the tab without a database until a reload.
+// An exception nothing caught once the database is up (learner code has no timers or event
+// handlers of its own, so this is a defence, not a path it has): reported with the current run,
+// never to the page as the worker failing, which would leave the tab without a database until a
+// reload. During the boot an error still reaches the page, which says the boot failed.
 scope.addEventListener('error', (event: ErrorEvent) => {
+  if (!portHandedOver) return;
   event.preventDefault();
   unhandled?.push({ message: describeThrown(event.error ?? event.message) });
 });
