@@ -20,6 +20,14 @@ export interface ParallelExploreOptions extends Omit<ExploreOptions, 'onProgress
   warmUp?: number;
   /** Called as schedules are counted, in seed order. */
   onProgress?: (done: number, total: number) => void;
+  /** Stop the command when a thread's learner code holds it this long, saying `message` (./cli-watchdog.ts). */
+  stuckCode?: StuckCode;
+}
+
+/** A thread's watchdog: how long learner code may hold the thread, and what to say then. */
+export interface StuckCode {
+  limitMs: number;
+  message: string;
 }
 
 /** What the workers answer. */
@@ -40,6 +48,8 @@ export interface WorkerData {
   warmUp: number;
   /** generated/pglite-datadir.tar when the build made one (workers check its fingerprint). */
   dataDir: ArrayBuffer | null;
+  /** Each thread watches itself once its database is up; null for the lessons' own code. */
+  stuckCode: StuckCode | null;
 }
 
 /**
@@ -125,7 +135,7 @@ export async function exploreParallel(opts: ParallelExploreOptions): Promise<Exp
   const runs = opts.runs;
   const firstSeed = opts.firstSeed ?? 1;
   const n = Math.max(1, Math.min(opts.workers, runs));
-  const data: WorkerData = { scenarioId: opts.scenario.id, code: opts.code, variant: opts.variant, warmUp: opts.warmUp ?? 0, dataDir: prebuiltDataDir() };
+  const data: WorkerData = { scenarioId: opts.scenario.id, code: opts.code, variant: opts.variant, warmUp: opts.warmUp ?? 0, dataDir: prebuiltDataDir(), stuckCode: opts.stuckCode ?? null };
   const pool = Array.from({ length: n }, () => new ExploreWorker(data));
   try {
     await Promise.all(pool.map((w) => w.ready));

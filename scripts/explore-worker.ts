@@ -1,6 +1,8 @@
 /**
  * One thread of a parallel exploration (./explore-parallel.ts): its own PGlite, the scenario's
  * schedules for the seeds it is asked for, and the shrinking of a counterexample when asked.
+ * A thread is a realm of its own: it locks itself down before any learner code runs, and watches
+ * itself for learner code that never gives the thread back.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -9,7 +11,12 @@ import { bootPrebuilt } from '../components/db/prebuilt-datadir';
 import { drawFaults, exploreSeed, runScenario, shrink, summarize } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
+import { hardenRealm } from '../simulations/learner/realm';
+import { reportUnhandledRejections, startWatchdog } from './cli-watchdog';
 import type { WorkerData, WorkerReply, WorkerRequest } from './explore-parallel';
+
+hardenRealm();
+reportUnhandledRejections();
 
 const port = parentPort!;
 const data = workerData as WorkerData;
@@ -20,6 +27,8 @@ async function main() {
   const opts = { scenario, code: data.code, variant: data.variant };
   const prebuilt = await fromPrebuilt();
   const db = prebuilt ? await PgliteSimDatabase.attach(prebuilt) : await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
+  // From the moment the database is up: PGlite's boot holds the thread itself, and is not learner code.
+  if (data.stuckCode) startWatchdog(data.stuckCode.limitMs, data.stuckCode.message);
   for (let i = 1; i <= data.warmUp; i++) {
     await runScenario(db, { ...opts, seed: 1_000_000 + i, faults: drawFaults(scenario, i), verdictOnly: true });
   }

@@ -73,7 +73,8 @@ export function pagePolicy({ hashes, frameable }) {
 /**
  * The Content-Security-Policy of a script. A browser applies it to a worker started from that
  * script (for a script a page loads it means nothing): the database worker compiles PGlite
- * ('wasm-unsafe-eval') and the learner's code ('unsafe-eval', `new Function`), and loads its
+ * ('wasm-unsafe-eval') and the learner's code ('unsafe-eval': a SES compartment evaluates it with
+ * the Function constructor; the realm, not the policy, confines it), and loads its
  * chunks with `importScripts` ('self'). Workers have no DOM, so no inline script to allow.
  */
 export const WORKER_POLICY = [

@@ -17,10 +17,11 @@ import type { SimDatabase } from '../simulations/db/port';
 import { shellQuote, shellWord } from '../simulations/course/shell-quote';
 import { MAX_SEED } from '../simulations/course/share-link';
 import { formatSimTime } from '../simulations/engine/sim-time';
-import { TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
+import { codeHashOf, TRACE_EXPORT_FORMAT, TRACE_EXPORT_VERSION, type TraceExport } from '../simulations/run/trace-export';
 import type { Fault } from '../simulations/engine/types';
-import { startWatchdog } from './cli-watchdog';
-import { defaultWorkers, exploreParallel } from './explore-parallel';
+import { hardenRealm } from '../simulations/learner/realm';
+import { reportUnhandledRejections, startWatchdog } from './cli-watchdog';
+import { defaultWorkers, exploreParallel, type StuckCode } from './explore-parallel';
 
 /** How long the CLI waits on learner code that never gives the thread back (`while (true) {}`). */
 const STUCK_CODE_MS = 10_000;
@@ -232,11 +233,17 @@ function out(line = '') {
  * synchronous call), for seconds on a loaded machine, and that is not the learner's code.
  */
 function watchCode(variant: string): void {
-  if (variant === 'starter' || variant === 'solution') return;
-  startWatchdog(
-    STUCK_CODE_MS,
-    `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
-  );
+  const stuck = stuckCode(variant);
+  if (stuck) startWatchdog(stuck.limitMs, stuck.message);
+}
+
+/** What a watchdog of learner code in `variant` waits and says; null for the lessons' own code. */
+function stuckCode(variant: string): StuckCode | null {
+  if (variant === 'starter' || variant === 'solution') return null;
+  return {
+    limitMs: STUCK_CODE_MS,
+    message: `error: your code in ${variant} ran for ${STUCK_CODE_MS / 1000} s without giving the thread back — an endless loop with no await? The command was stopped.`,
+  };
 }
 
 /**
@@ -269,6 +276,8 @@ async function replayExport(args: Args): Promise<number> {
   const given = args.flags.get('variant');
   let variant: string;
   let code: string;
+  /** Why the export's code is not the code that made its trace, when it is not. */
+  let modified: string | null = null;
   if (typeof given === 'string') {
     variant = given;
     code = variantSource(scenario, given);
@@ -278,6 +287,11 @@ async function replayExport(args: Args): Promise<number> {
   } else if (typeof doc.code === 'string') {
     variant = String(doc.variant ?? 'your code');
     code = doc.code;
+    // The export's code is untrusted input: it runs in the learner's realm like any other, and a
+    // reproduction counts only for the code the export's hash names.
+    if (doc.codeHash !== codeHashOf(code)) {
+      modified = typeof doc.codeHash === 'string' ? 'the code in the export was modified after it was exported (it no longer hashes to its codeHash)' : 'the export carries code but no codeHash, so it cannot say this code made its trace';
+    }
   } else {
     throw new UsageError(`the trace ran ${JSON.stringify(doc.variant)} and holds no code: pass --variant path.ts with the code that ran`);
   }
@@ -292,9 +306,9 @@ async function replayExport(args: Args): Promise<number> {
   await db.close?.();
   // Other code on purpose (--variant): a run on the exported schedule, not a reproduction.
   const otherCode = typeof given === 'string';
-  const reproduced = otherCode ? null : r.traceHash === doc.traceHash;
+  const reproduced = otherCode ? null : modified === null && r.traceHash === doc.traceHash;
   const again = ['npm run -s sim -- replay', shellWord(file), ...(otherCode ? ['--variant', shellWord(given)] : []), ...dbWords(dbFlag(args))].join(' ');
-  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced }, again);
+  const status = reportRun(r, args, { replayOf: file, exportedTraceHash: doc.traceHash ?? null, reproduced, ...(modified ? { modified } : {}) }, again);
   if (json) return status !== 0 ? status : reproduced === false ? 1 : 0;
   if (r.error) {
     out(otherCode ? 'nothing ran on the exported schedule.' : 'NOT reproduced: the code did not load, so nothing ran.');
@@ -304,10 +318,15 @@ async function replayExport(args: Args): Promise<number> {
     out(`other code on the exported schedule: ${r.verdict.toUpperCase()} (the exported run ended ${String(doc.verdict)})`);
     return status;
   }
+  const ended = doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : '';
+  if (modified) {
+    out(`NOT reproduced: ${modified}${ended}`);
+    return 1;
+  }
   out(
     reproduced
       ? `reproduced: the same trace hash as the export (${r.traceHash.slice(0, 16)})`
-      : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${doc.verdict && doc.verdict !== r.verdict ? ` (it ended ${doc.verdict}, this run ${r.verdict})` : ''}`,
+      : `NOT reproduced: the export's trace hash was ${String(doc.traceHash).slice(0, 16)}, this run's is ${r.traceHash.slice(0, 16)} — the code, the simulator or the database is not the one that made the trace${ended}`,
   );
   return status !== 0 ? status : reproduced ? 0 : 1;
 }
@@ -409,8 +428,8 @@ async function main(argv: string[]): Promise<number> {
   };
   let result: ExploreResult & { workers: number };
   if (workers > 1) {
-    watchLearnerCode(); // the threads boot their own databases; this one only waits for them
-    result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress });
+    // Each thread watches itself once its database is up; this one only waits for them.
+    result = await exploreParallel({ scenario, code, variant, runs, firstSeed, workers, onProgress, stuckCode: stuckCode(variant) ?? undefined });
   } else {
     const db = await openDb(args);
     watchLearnerCode();
@@ -462,10 +481,17 @@ process.on('beforeExit', () => {
   process.exit(70);
 });
 
+// Learner code, whether from --variant or from a received export, runs in its own realm
+// (simulations/learner/realm.ts): SES lockdown first, before any of it is read.
+hardenRealm();
+reportUnhandledRejections();
+
 main(process.argv.slice(2)).then(
   (code) => {
     settled = true;
-    process.exit(code);
+    // A run settles through microtasks only: Node reports rejections left unhandled once they
+    // drain, so exit a turn later, after those reports.
+    setImmediate(() => process.exit(code));
   },
   (err: unknown) => {
     settled = true;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runScenario, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
-import { escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/run/trace-export';
+import { codeHashOf, escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/run/trace-export';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -126,6 +126,7 @@ describe('replaying an export with the CLI (npm run sim -- replay)', () => {
 
   test("the learner's own code travels in the export; the starter's and the solution's do not (they are the scenario's)", () => {
     expect(JSON.parse(traceToJson(mineRun, mine)).code).toBe(mine);
+    expect(JSON.parse(traceToJson(mineRun, mine)).codeHash).toBe(codeHashOf(mine));
     expect(JSON.parse(traceToJson(starter, scenario.variants.starter.code))).not.toHaveProperty('code');
     expect(JSON.parse(traceToJson(solution, scenario.variants.solution.code))).not.toHaveProperty('code');
   });
@@ -145,7 +146,7 @@ describe('replaying an export with the CLI (npm run sim -- replay)', () => {
     const edited = { ...JSON.parse(traceToJson(mineRun, mine)), code: scenario.variants.solution.code };
     const r = cli('replay', write('edited.trace.json', JSON.stringify(edited)));
     expect(r.code, r.err + r.out).toBe(1);
-    expect(r.out).toMatch(/NOT reproduced: the export's trace hash was [0-9a-f]{16}, this run's is [0-9a-f]{16} .*\(it ended violated, this run held\)/);
+    expect(r.out).toMatch(/NOT reproduced: the code in the export was modified after it was exported .*\(it ended violated, this run held\)/);
     const broken = cli('replay', write('broken.trace.json', JSON.stringify({ ...edited, code: 'export async function handleMessage( {' })));
     expect(broken.code).toBe(1);
     expect(broken.out).toContain('NOT reproduced: the code did not load, so nothing ran.');

@@ -4,7 +4,8 @@
  * every query run off the main thread. The simulation engine runs here too, on the same PGlite (one
  * instance per tab: each costs ~500 MB), and so does the learner's code, inside the sandbox of
  * ./sandbox.ts. Protocol: ./protocol.ts. Loaded by ./pglite.worker.ts once that has started the
- * downloads the boot waits on (./boot-assets.ts).
+ * downloads the boot waits on (./boot-assets.ts). Learner code runs in its own realm
+ * (simulations/learner/realm.ts), locked down once PGlite has booted.
  *
  * The boot loads the prebuilt data directory (./prebuilt-datadir.ts) and so skips initdb; when that
  * directory is missing, unreadable or built from another schema, it warns and runs initdb instead.
@@ -34,7 +35,7 @@ import type {
   WorkerRequest,
   WorkerResponse,
 } from './protocol';
-import { asHost, hostClock, lockDown } from './sandbox';
+import { hardenRealm, hostClock, lockDown } from './sandbox';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
@@ -137,6 +138,9 @@ async function boot(assets: BootAssets, entryMs: number): Promise<Booted> {
     timeOrigin: performance.timeOrigin,
     timings,
   });
+  // The learner's realm (SES lockdown: every intrinsic frozen), once the page has heard 'ready':
+  // it takes tens of milliseconds the page need not wait for, and no request is served before it.
+  hardenRealm();
   return { pg, sim };
 }
 
@@ -210,12 +214,45 @@ function endBusy(): void {
 
 // Rejections the learner's code left unhandled during the current run.
 let unhandled: UnhandledRejection[] | null = null;
+
+/**
+ * What a value the learner's code threw or rejected with says, without trusting it: it may be an
+ * object with no prototype (no toString), a getter that throws, or a Proxy.
+ */
+function describeThrown(reason: unknown): string {
+  try {
+    if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
+    if (typeof reason === 'string') return reason;
+    return JSON.stringify(reason) ?? String(reason);
+  } catch {
+    try {
+      return Object.prototype.toString.call(reason);
+    } catch {
+      return 'a value that cannot be described';
+    }
+  }
+}
+
 scope.addEventListener('unhandledrejection', (event: PromiseRejectionEvent) => {
   event.preventDefault();
   const reason = event.reason as unknown;
-  const message = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
-  const loc = learnerLocation(reason);
-  unhandled?.push({ message, ...(loc ? { line: loc.line } : {}) });
+  let loc: { line: number } | null = null;
+  try {
+    loc = learnerLocation(reason);
+  } catch {
+    /* a stack getter that throws: no line */
+  }
+  unhandled?.push({ message: describeThrown(reason), ...(loc ? { line: loc.line } : {}) });
+});
+
+// An exception nothing caught once the database is up (learner code has no timers or event
+// handlers of its own, so this is a defence, not a path it has): reported with the current run,
+// never to the page as the worker failing, which would leave the tab without a database until a
+// reload. During the boot an error still reaches the page, which says the boot failed.
+scope.addEventListener('error', (event: ErrorEvent) => {
+  if (!portHandedOver) return;
+  event.preventDefault();
+  unhandled?.push({ message: describeThrown(event.error ?? event.message) });
 });
 
 function postRun(id: number, run: LabRun, seen: UnhandledRejection[]): void {
@@ -256,18 +293,14 @@ async function runOnce(request: RunRequest): Promise<void> {
   }
 }
 
-/**
- * PGlite as the engine uses it. Its raw protocol calls, the statements' every round trip, run
- * synchronously inside `asHost`: the sandbox's clock guards then skip their stack walk for the
- * hundreds of clock reads a schedule makes inside PGlite.
- */
+/** PGlite as the engine uses it. */
 function engineConnection(pg: PGlite): PgliteConnection {
   return {
     query: pg.query.bind(pg),
     exec: pg.exec.bind(pg),
     execProtocol: pg.execProtocol.bind(pg),
     runExclusive: pg.runExclusive.bind(pg),
-    execProtocolRawStream: (message, options) => asHost(() => pg.execProtocolRawStream(message, options!)),
+    execProtocolRawStream: pg.execProtocolRawStream.bind(pg),
     parsers: pg.parsers,
     serializers: pg.serializers,
   };

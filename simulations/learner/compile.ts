@@ -1,10 +1,14 @@
 /**
  * Turns learner TypeScript into a module the engine can call: sucrase strips types and rewrites
- * imports (keeping line numbers), and the only importable module is `'effectively-once'`.
- * This does not sandbox anything by itself: in the browser it runs inside the Web Worker sandbox.
+ * imports (keeping line numbers), and the only importable module is `'effectively-once'`. The
+ * module body is evaluated in the learner's realm (./realm.ts): a SES compartment with a frozen
+ * global object, after `lockdown()` has frozen every intrinsic the host shares with it. So the code
+ * reaches nothing but what it is handed (env, a message, the frozen `effectively-once` module), in
+ * the tab and in the CLI alike.
  */
 import { transform } from 'sucrase';
 import * as learnerApi from './api';
+import { learnerCompartment } from './realm';
 
 /** A compile or load failure, with the learner's line when known. */
 export class LearnerCodeError extends Error {
@@ -22,14 +26,24 @@ export class LearnerCodeError extends Error {
 /** The file name learner code carries in stack traces. */
 export const LEARNER_FILE = 'learner.ts';
 
-/** Lines `new Function` puts before the body: `function anonymous(a,b,c\n) {\n`. */
-const FUNCTION_HEADER_LINES = 2;
+/** The wrapper put around a module body; its one line comes before the learner's first. */
+const BODY_HEADER = '(function (exports, require, module) {\n';
+const FUNCTION_HEADER_LINES = 1;
 
-const MODULES: Record<string, unknown> = { 'effectively-once': learnerApi };
+/**
+ * The modules learner code may import, frozen with everything reachable from them (lib's
+ * functions included): a property added to `opKey` would otherwise be memory shared by every
+ * process and run. Made on first use, after the realm is locked down.
+ */
+let modules: Readonly<Record<string, unknown>> | null = null;
+function importable(): Readonly<Record<string, unknown>> {
+  modules ??= harden({ 'effectively-once': { ...learnerApi } });
+  return modules;
+}
 
 type ModuleBody = (exports: Record<string, unknown>, require: (name: string) => unknown, module: { exports: Record<string, unknown> }) => void;
 
-/** Compiled bodies by source text: sucrase and `new Function` run once per text. */
+/** Compiled bodies by source text: sucrase and the compartment's evaluation run once per text. */
 const compiled = new Map<string, ModuleBody>();
 
 /**
@@ -71,7 +85,8 @@ function compile(source: string): ModuleBody {
   }
   let body: ModuleBody;
   try {
-    body = new Function('exports', 'require', 'module', `${code}\n//# sourceURL=${LEARNER_FILE}`) as ModuleBody;
+    // The closing `})` on a line of its own: a last-line `//` comment in the code stays a comment.
+    body = learnerCompartment().evaluate(`${BODY_HEADER}${code}\n})\n//# sourceURL=${LEARNER_FILE}`) as ModuleBody;
   } catch (err) {
     const e = err as Error;
     const loc = learnerLocation(e);
@@ -82,10 +97,16 @@ function compile(source: string): ModuleBody {
   return body;
 }
 
-const requireModule = (name: string) => {
-  if (name in MODULES) return MODULES[name];
-  throw new LearnerCodeError(`Cannot import '${name}': only 'effectively-once' is available here`, undefined, undefined, 'load');
-};
+/** The `require` the module body gets (sucrase turns its imports into calls of it); frozen on first use. */
+let requireModule: ((name: string) => unknown) | null = null;
+function requireFor(): (name: string) => unknown {
+  requireModule ??= harden((name: string) => {
+    const table = importable();
+    if (typeof name === 'string' && Object.hasOwn(table, name)) return table[name];
+    throw new LearnerCodeError(`Cannot import '${String(name)}': only 'effectively-once' is available here`, undefined, undefined, 'load');
+  });
+  return requireModule;
+}
 
 /**
  * Compile and load `source`: the exports of a fresh evaluation (compiling is cached by source
@@ -96,7 +117,7 @@ export function loadLearnerModule(source: string): Record<string, unknown> {
   const body = compile(source);
   const evaluate = () => {
     const module = { exports: {} as Record<string, unknown> };
-    body(module.exports, requireModule, module);
+    body(module.exports, requireFor(), module);
     return module.exports;
   };
   let first: Record<string, unknown>;

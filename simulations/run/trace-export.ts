@@ -6,6 +6,7 @@
  * crashes, faults, redeliveries and restarts are notes. Text from the run (SQL, e-mail addresses,
  * learner log lines) is escaped, so no character in it can end a line or start Mermaid syntax.
  */
+import { sha256Hex } from '../../lib/op-key';
 import type { RunResult } from './run';
 import type { TraceEvent } from '../engine/types';
 
@@ -35,9 +36,23 @@ export interface TraceExport {
    * with it, `npm run sim -- replay <file>` reruns the very run.
    */
   code?: string;
+  /**
+   * sha256 (hex) of the code that ran, whenever the exporter knew it: the trace hash says what
+   * the run did, this says which code did it. `replay` refuses an export whose `code` does not
+   * hash to it (edited after the export), so "reproduced" always means this code made this trace.
+   */
+  codeHash?: string;
 }
 
-/** The document for `result` (a copy; the result is not changed); `code` is kept only for code other than the scenario's own. */
+/** The hash an export keeps of the code that ran. */
+export function codeHashOf(code: string): string {
+  return sha256Hex(code);
+}
+
+/**
+ * The document for `result` (a copy; the result is not changed); `code` is kept only for code other
+ * than the scenario's own, its hash always.
+ */
 export function traceExport(result: RunResult, code?: string): TraceExport {
   const own = result.variant === 'starter' || result.variant === 'solution';
   return {
@@ -57,6 +72,7 @@ export function traceExport(result: RunResult, code?: string): TraceExport {
     ledger: result.ledger,
     trace: result.trace,
     ...(code !== undefined && !own ? { code } : {}),
+    ...(code !== undefined ? { codeHash: codeHashOf(code) } : {}),
   };
 }
 
