@@ -4,17 +4,15 @@
  * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  *
- * Why one file of ~470 lines: it is the lab's layout, wiring the controller, the code panel and
- * the views; each of those is its own module, and the layout itself is one screen's composition.
+ * Why one file of ~450 lines: it wires the controller, the code panel and the views into the
+ * workspace (view/Workspace.tsx places them); each of those is its own module.
  */
 import dynamic from 'next/dynamic';
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
-import type { RunResult } from '@/simulations/run/run';
-import type { Fault } from '@/simulations/engine/types';
-import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
+import { actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
 import { SPEED_DELAY_MS } from './controller/lab-machine';
 import { useLabController } from './controller/use-lab-controller';
@@ -30,6 +28,11 @@ import { currentLinkState, useSharedLink } from './use-share-link';
 import { useFocusRescue } from './use-focus-rescue';
 import { useLearnerCode } from './use-learner-code';
 import { VerdictPanel } from './view/VerdictPanel';
+import { Situation } from './view/Situation';
+import { useLabShortcuts, useLabTestHook } from './lab-keys';
+import { injectedCount, modeOf, type ExploreFinished, type RunFinished } from './lab-reports';
+
+export { injectedCount, type ExploreFinished, type RunFinished };
 import { compressedEvents, revealDelayMs } from './view/pacing';
 import { bringIntoView, LessonBar, RunPane, RunPaneNav, Workspace } from './view/Workspace';
 
@@ -72,66 +75,6 @@ function prefetchViews(): void {
   });
 }
 
-/** The hook tests use to act on the lab without typing into Monaco (it drops fast keystrokes). */
-interface LabTestHook {
-  /** Put `text` into "Your code" exactly as a paste would, saving it. */
-  setCode(text: string): void;
-  getCode(): string;
-  /** Perform a registered action by name; false when it is disabled. */
-  perform(name: string): boolean;
-  actions(): string[];
-}
-
-declare global {
-  interface Window {
-    __eoLab?: LabTestHook;
-  }
-}
-
-/** Whether a key press belongs to something else: the editor, a form field, a focused button. */
-function keyBelongsElsewhere(event: KeyboardEvent): boolean {
-  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return true;
-  const target = event.target as HTMLElement | null;
-  if (!target || target === document.body) return false;
-  // data-lab-keys="off" marks content that is not the lab (the exercises below it): R and Space there are just keys.
-  if (target.closest('[data-testid="code-editor"], .monaco-editor, input, textarea, select, [contenteditable="true"], [data-lab-keys="off"]')) return true;
-  // Space and Enter on a button press that button.
-  if (event.key === ' ' && target.closest('button, a, summary, [role="button"]')) return true;
-  return false;
-}
-
-/** A run whose verdict the learner has just been shown (playback reached the end). */
-export interface RunFinished {
-  scenario: string;
-  mode: 'starter' | 'solution' | 'yours';
-  /** The code that ran. */
-  code: string;
-  seed: number;
-  faults: Fault[];
-  verdict: 'held' | 'violated';
-  invariants: { id: string; held: boolean; detail: string }[];
-  ledger: unknown;
-  /** Errors the code threw (or answers its caller could not act on) during the run. */
-  codeErrors: number;
-  /** The lesson's prediction as this run answers it. */
-  prediction?: { outcome: string; described: string };
-}
-
-/** An exploration that has finished (run to the end, cancelled, or stopped by code that failed to load). */
-export interface ExploreFinished {
-  scenario: string;
-  mode: 'starter' | 'solution' | 'yours';
-  /** The code explored. */
-  code: string;
-  /** Schedules run, and asked for: fewer ran when it was cancelled or the code failed to load. */
-  runs: number;
-  requested: number;
-  /** Schedules that broke an invariant. */
-  violations: number;
-  /** Schedules whose code failed to load (an exploration stops at the first). */
-  errors: number;
-}
-
 export interface LabWorkbenchProps {
   scenario: LabScenario;
   /** Called once per run, when its verdict is revealed (not for code that could not load). */
@@ -142,6 +85,8 @@ export interface LabWorkbenchProps {
   onYourCode?: (text: string) => void;
   /** Shown under the situation, before the controls in reading order (the course's "predict, then run"). */
   beforeControls?: ReactNode;
+  /** `beforeControls` folds with the situation from 1280 px (a question not yet answered, once the run has shown the answer). */
+  beforeControlsFolds?: boolean;
   /** The lesson's questions, below the lab: the lesson bar links to them. */
   questions?: { href: string; count: number };
   /** The lesson's hints: shown under the situation, one click from the code. */
@@ -156,7 +101,7 @@ export interface LabWorkbenchProps {
   heightClass?: string;
 }
 
-export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYourCode, beforeControls, questions, hints, show = {}, heightClass }: LabWorkbenchProps) {
+export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYourCode, beforeControls, beforeControlsFolds = false, questions, hints, show = {}, heightClass }: LabWorkbenchProps) {
   const paneIds = `lab-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const db = useDatabase();
   const dbRef = useRef(db);
@@ -243,17 +188,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const allActions = useMemo(() => actionsFor(scenario), [scenario]);
 
   // Keyboard shortcuts, outside the editor.
-  useEffect(() => {
-    function onKeyDown(event: KeyboardEvent) {
-      if (keyBelongsElsewhere(event)) return;
-      const action = actionForKey(allActions, event.key, ctxRef.current);
-      if (!action) return;
-      event.preventDefault();
-      action.perform(ctxRef.current);
-    }
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, [allActions]);
+  useLabShortcuts(allActions, ctxRef);
 
   const onEdit = useCallback(
     (next: string) => {
@@ -305,25 +240,10 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   }, [context.run, pendingStep, stepApplied, send]);
 
   // Test hook: the same path as a paste into "Your code".
-  useEffect(() => {
-    window.__eoLab = {
-      setCode(next) {
-        if (modeRef.current !== 'yours') chooseMode('yours');
-        learner.replace(next);
-      },
-      getCode: () => textRef.current,
-      perform(name) {
-        const action = allActions.find((a) => a.name === name);
-        if (!action || !action.enabled(ctxRef.current)) return false;
-        action.perform(ctxRef.current);
-        return true;
-      },
-      actions: () => allActions.map((a) => a.name),
-    };
-    return () => {
-      delete window.__eoLab;
-    };
-  }, [learner, chooseMode, allActions]);
+  useLabTestHook({ allActions, ctxRef, code: () => textRef.current, setCode: (next) => {
+    if (modeRef.current !== 'yours') chooseMode('yours');
+    learner.replace(next);
+  } });
 
   const run = context.run;
   const result = run?.result ?? null;
@@ -440,7 +360,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
                 {show.db !== false && <DbStatus />}
               </div>
             )}
-            {beforeControls}
+            {beforeControls && <div className={beforeControlsFolds && !briefOpen ? 'xl:hidden' : undefined}>{beforeControls}</div>}
             {hints}
           </>
         }
@@ -465,7 +385,6 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
         }
         run={
           <>
-            <SharePanel ctx={ctx} outcome={shareButton.outcome} />
             <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
             {hasRun && !folded && <RunPaneNav panes={panes} />}
             <div ref={timelineBox} className="scroll-mt-2">
@@ -517,6 +436,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
                 />
               </RunPane>
             </div>
+            <SharePanel ctx={ctx} outcome={shareButton.outcome} />
             <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
               <summary className="cursor-pointer px-4 py-3 text-sm font-semibold text-slate-800 dark:text-slate-100">
                 Query the database yourself
@@ -530,44 +450,6 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
       />
     </div>
   );
-}
-
-/** The situation: the lesson's brief and its demonstration. */
-function Situation({ scenario }: { scenario: LabScenario }) {
-  return (
-    <section
-      aria-labelledby="brief-heading"
-      className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
-    >
-      <h2 id="brief-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
-        The situation
-      </h2>
-      <div data-testid="scenario-brief" className="mt-2 space-y-2 text-sm leading-6 text-slate-700 dark:text-slate-300">
-        {scenario.brief.map((p, i) => (
-          <p key={i}>{p}</p>
-        ))}
-      </div>
-      <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm leading-6 text-amber-900 dark:bg-amber-400/10 dark:text-amber-200">
-        <strong className="font-semibold">The demonstration (seed {scenario.demo.seed}):</strong> {scenario.demo.story}
-      </p>
-    </section>
-  );
-}
-
-/**
- * How many of a run's faults injected by hand took effect (the run comes back from the worker as a
- * copy: compared by value). One that never happened (a crash of a worker already gone, the "next"
- * response of a call never made) changed nothing, and is not counted.
- */
-export function injectedCount(result: Pick<RunResult, 'faults' | 'faultEvents'> | null | undefined, injected: readonly Fault[]): number {
-  if (!result || injected.length === 0) return 0;
-  const byHand = new Set(injected.map((f) => JSON.stringify(f)));
-  return result.faults.filter((f, i) => byHand.has(JSON.stringify(f)) && result.faultEvents[i] !== null).length;
-}
-
-/** The tab a result's variant label came from: "starter", "solution", or anything else for "Your code". */
-function modeOf(variant: string): RunFinished['mode'] {
-  return variant === 'starter' || variant === 'solution' ? variant : 'yours';
 }
 
 function variantName(mode: CodeMode): string {
