@@ -113,6 +113,8 @@ export function LabCourse({ scenario, onYourCode }: { scenario: LabScenario; onY
         onExploreFinished={onExploreFinished}
         onYourCode={setYourCode}
         beforeControls={prediction ? <PredictPanel scenario={scenario.id} prediction={prediction} note={offPlan} /> : null}
+        // Not yet predicted: once a run has shown the outcome, the question folds away with the situation.
+        beforeControlsFolds={!mine?.predicted}
         questions={questions.length > 0 ? { href: `#${QUESTIONS_ID}`, count: questions.length } : undefined}
       />
       <p className="sr-only" role="status" aria-live="polite">

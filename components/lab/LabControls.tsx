@@ -131,7 +131,7 @@ export function LabControls({ ctx, playback, status, spoken = status }: LabContr
     <section
       aria-labelledby="controls-heading"
       data-testid="lab-controls"
-      className="space-y-3 rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+      className="space-y-2 rounded-xl border border-slate-200 bg-white px-4 py-2.5 shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
       <h2 id="controls-heading" className="sr-only">
         Run controls

@@ -12,7 +12,7 @@ export const dynamicParams = false;
  * From 1280 px the lab is a workspace the height of the screen: the page uses the width and keeps
  * its top margin small, so the title, the controls, the code and the run fit one screen.
  */
-const LAB_CSS = `@media (min-width: 1280px) { body > main#main { max-width: 112rem; padding-top: 0.75rem; padding-bottom: 1.5rem; } }`;
+const LAB_CSS = `@media (min-width: 1280px) { body > main#main, body > header > div, body > footer > p { max-width: 112rem; } body > main#main { padding-top: 0.75rem; padding-bottom: 1.5rem; } }`;
 
 export function generateStaticParams(): { scenario: string }[] {
   return SCENARIO_CATALOG.map((s) => ({ scenario: s.id }));
@@ -73,7 +73,7 @@ export default async function LabPage({ params }: LabPageProps) {
         <h1 data-testid="scenario-title" className="mt-3 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl xl:order-first xl:mt-0 xl:text-2xl dark:text-white">
           {scenario.title}
         </h1>
-        <p data-testid="scenario-summary" className="mt-3 text-base leading-7 text-slate-600 xl:mt-1 xl:basis-full xl:text-sm xl:leading-6 dark:text-slate-300">
+        <p data-testid="scenario-summary" className="mt-3 text-base leading-7 text-slate-600 xl:mt-1 xl:line-clamp-1 xl:basis-full xl:text-sm xl:leading-6 dark:text-slate-300">
           {scenario.summary}
         </p>
       </header>

@@ -26,15 +26,15 @@ export interface WorkspaceProps {
   heightClass?: string;
 }
 
-export const WORKSPACE_HEIGHT = 'xl:h-[max(34rem,calc(100dvh-10.5rem))]';
+export const WORKSPACE_HEIGHT = 'xl:h-[max(34rem,calc(100dvh-11.5rem))]';
 
 export function Workspace({ lesson, controls, code, run, runRef, heightClass = WORKSPACE_HEIGHT }: WorkspaceProps) {
   return (
     <div
       data-testid="workspace"
-      className={`flex flex-col gap-4 xl:grid xl:grid-cols-[minmax(0,5fr)_minmax(0,7fr)] xl:grid-rows-[auto_auto_minmax(0,1fr)] xl:gap-x-5 xl:gap-y-3 ${heightClass}`}
+      className={`flex flex-col gap-4 xl:grid xl:grid-cols-2 xl:grid-rows-[auto_auto_minmax(0,1fr)] xl:gap-x-5 xl:gap-y-3 ${heightClass}`}
     >
-      <div className="min-w-0 space-y-3 xl:col-start-1 xl:row-start-2 xl:max-h-[45dvh] xl:overflow-y-auto">{lesson}</div>
+      <div className="min-w-0 space-y-3 xl:col-start-1 xl:row-start-2 xl:max-h-[40dvh] xl:overflow-y-auto xl:pb-1">{lesson}</div>
       <div className="min-w-0 xl:col-span-2 xl:row-start-1">{controls}</div>
       <div className="flex min-h-0 min-w-0 flex-col xl:col-start-1 xl:row-start-3">{code}</div>
       <div
