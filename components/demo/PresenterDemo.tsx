@@ -10,7 +10,7 @@
  * the views and the dialogs are their own modules.
  */
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions/lab-actions';
 import { SPEED_DELAY_MS, type Speed } from '@/components/lab/controller/lab-machine';
@@ -83,6 +83,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const [state, send] = useLabController({ scenario, db: dbRef, variant: () => variantRef.current });
   // The middle of the screen (the timeline, the ledger, the tables): it scrolls, the rest stays put.
   const stage = useRef<HTMLDivElement>(null);
+  const shortScreen = useMedia(SHORT_SCREEN);
   // "Explore both" (X) and "The fix" (F): dialogs over the demonstration, which keeps its place underneath.
   const [dialog, setDialog] = useState<'explore' | 'fix' | null>(null);
   const dialogRef = useRef(dialog);
@@ -234,8 +235,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     // nothing is ever drawn under the controls. Under 500 px tall (200% zoom) the page flows instead.
     <div data-chrome="presenter" className="flex h-[calc(100dvh-2rem)] flex-col gap-4 short:gap-2 cramped:h-auto cramped:min-h-[calc(100dvh-2rem)] max-sm:gap-2 text-slate-950 dark:text-white">
       {/* On a 1280×720 projector (short:) one row: title, code, status and exit, so every row below keeps its height. */}
-      <header className="flex shrink-0 flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5 max-sm:gap-y-1">
-        <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl max-sm:text-2xl">{scenario.title}</h1>
+      <header className="flex shrink-0 flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5 max-xl:gap-x-4 max-sm:gap-y-1">
+        <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl max-xl:text-2xl">{scenario.title}</h1>
         <div role="group" aria-label="Which code runs" className="inline-flex rounded-xl bg-slate-200 p-1 dark:bg-slate-800">
           {(['starter', 'solution'] as const).map((v) => (
             <button
@@ -248,7 +249,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 setVariant(v);
                 if (ctxRef.current.state.context.run) send({ type: 'RESET' });
               })}
-              className={`rounded-lg px-4 py-2 text-xl font-bold short:py-1.5 short:text-lg focus-visible:outline-4 focus-visible:outline-amber-400 ${
+              className={`rounded-lg px-4 py-2 text-xl font-bold short:py-1.5 short:text-lg max-xl:px-3 max-xl:text-base focus-visible:outline-4 focus-visible:outline-amber-400 ${
                 variant === v ? 'bg-white text-slate-950 shadow dark:bg-slate-950 dark:text-white' : 'text-slate-700 dark:text-slate-300'
               }`}
             >
@@ -256,10 +257,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </button>
           ))}
         </div>
-        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl">
+        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl max-xl:text-lg">
           {status}
         </p>
-        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base focus-visible:outline-4 focus-visible:outline-amber-400">
+        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base max-xl:text-sm focus-visible:outline-4 focus-visible:outline-amber-400">
           Exit presenter mode
         </Link>
       </header>
@@ -282,7 +283,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </p>
             {/* The step before, for context; on a short screen it gives way to the verdict, which says more. */}
             {previous && (
-              <p aria-hidden="true" className="mt-2 truncate text-2xl text-slate-600 short:hidden max-sm:hidden dark:text-slate-400">
+              <p aria-hidden="true" className={`mt-2 truncate text-2xl text-slate-600 short:hidden max-sm:hidden dark:text-slate-400 ${verdictShown ? 'hidden' : ''}`}>
                 {previous.text}
               </p>
             )}
@@ -357,7 +358,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </h2>
             {/* Across the whole width, in its own projector type: no zoom, so its text is the size it says. */}
             <div className="min-w-0" data-testid="presenter-timeline">
-              <Timeline size="large" run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={seek} />
+              <Timeline size={shortScreen ? 'medium' : 'large'} run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={seek} />
             </div>
             {/* The side effects and the rows, side by side where the screen is wide: a lesson about rows
                 (an order saved but never announced, a relay that published twice) shows them. */}
@@ -493,6 +494,22 @@ function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): 
         <option value="4x">4×</option>
       </select>
     </label>
+  );
+}
+
+/** The `short:` variant of globals.css (a projector 800 px tall or less), or a phone: the timeline's closer lanes. */
+const SHORT_SCREEN = '(max-height: 800px), (max-width: 639px)';
+
+/** Whether `query` matches now; false on the server and before hydration. */
+function useMedia(query: string): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const list = window.matchMedia(query);
+      list.addEventListener('change', changed);
+      return () => list.removeEventListener('change', changed);
+    },
+    () => window.matchMedia(query).matches,
+    () => false,
   );
 }
 

@@ -24,12 +24,13 @@ export interface TimelineProps {
   onSelect: (i: number) => void;
   /**
    * 'large' for a projector (presenter mode): lane names and time labels in bigger type, laid out
-   * for it (a wider name column, a taller axis). Default 'normal'.
+   * for it (a wider name column, a taller axis); 'medium' for a projector 800 px tall or less.
+   * Default 'normal'.
    */
   size?: TimelineSize;
 }
 
-export type TimelineSize = 'normal' | 'large';
+export type TimelineSize = 'normal' | 'medium' | 'large';
 
 /** The type sizes that change the layout: the lane-name column, the time axis and its labels. */
 interface TypeMetrics {
@@ -52,6 +53,8 @@ interface TypeMetrics {
 
 export const TYPE_METRICS: Record<TimelineSize, TypeMetrics> = {
   normal: { namesW: 104, nameText: 'text-xs', labelPx: 10, labelCharW: 6.5, axisH: 40, labelY: [14, 27], laneH: 48, maxColW: 40 },
+  // A projector screen 800 px tall or less (1280×720, 1024×768): the lanes closer, the type still 16 px.
+  medium: { namesW: 132, nameText: 'text-base', labelPx: 16, labelCharW: 10, axisH: 54, labelY: [19, 42], laneH: 44, maxColW: 110 },
   // A projector: read from the back row (18 px axis text), a short run spread across the screen.
   large: { namesW: 150, nameText: 'text-lg', labelPx: 18, labelCharW: 11, axisH: 64, labelY: [22, 48], laneH: 54, maxColW: 120 },
 };
@@ -455,7 +458,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
         </div>
       </div>
       <Legend
-        large={size === 'large'}
+        large={size !== 'normal'}
         kinds={new Set(trace.map(markKind))}
         downHatch={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor)) ? `${id}-down` : null}
       />
