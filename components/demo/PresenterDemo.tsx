@@ -6,8 +6,8 @@
  * (PageDown/PageUp) as well as → ← Space R Home End. The first "next" starts the demonstration
  * paused at its first event, so the presenter walks through it one event per click.
  *
- * Why one file of ~470 lines: presenter mode's layout and its keys; the controller, the actions,
- * the views and the dialogs are their own modules.
+ * Why one file of ~540 lines: presenter mode's screen-sized layout, its keys and its phone remote;
+ * the controller, the actions, the views, the pacing and the dialogs are their own modules.
  */
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent } from 'react';

@@ -68,7 +68,7 @@ export function LessonBar({ open, onToggle, regionId, questions, extra }: Lesson
   return (
     <nav aria-label="The lesson" data-testid="lesson-bar" className="flex flex-wrap items-center gap-2">
       {/* Narrower than 1280 px the situation is always shown, above the code: no toggle there. */}
-      <button type="button" aria-expanded={open} aria-controls={regionId} onClick={onToggle} className={`${barButton} hidden xl:inline-flex`}>
+      <button type="button" aria-expanded={open} aria-controls={regionId} onClick={onToggle} className={`${barButton.replace('inline-flex ', '')} hidden xl:inline-flex`}>
         <span aria-hidden="true">{open ? '▾' : '▸'}</span>
         The situation
       </button>
