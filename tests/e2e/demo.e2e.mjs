@@ -42,6 +42,8 @@ async function openPresenter(scenario, { width, height, colorScheme = 'light' })
     await opened.page.setViewportSize({ width, height });
     await opened.page.goto(urlOf(`/demo/${scenario}/`));
     await waitStatus(opened.page, /^Ready$/, 60_000);
+    // The page's HTML already says Ready; the keys work once Next is enabled (hydrated, database up).
+    await opened.page.waitForFunction(() => document.querySelector('[data-action="step"]')?.disabled === false, undefined, { timeout: 90_000 });
     return opened;
   } catch (error) {
     await opened.context.close();

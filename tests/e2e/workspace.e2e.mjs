@@ -89,13 +89,6 @@ test('lab at 1366×768: after a run the editor, Run, the timeline and the verdic
     await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), 'the timeline after Show event');
     await onScreen(page, page.locator('[role="group"][aria-label^="Timeline"] [aria-current="step"]'), `event ${n}’s mark`);
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'the page did not move');
-
-    // A long statement in the log opens to its full text.
-    const full = page.getByRole('button', { name: /^full SQL of event \d+$/ }).first();
-    await full.click();
-    const sql = page.locator('pre[id^="event-sql-"]').first();
-    await sql.waitFor();
-    assert.ok((await sql.innerText()).length > 72, 'the whole statement, longer than the narration’s cut');
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
   } finally {
@@ -114,6 +107,13 @@ for (const [width, height] of [
       try {
         await runToVerdict(page);
         await shot(page, `workspace-${width}x${height}-${colorScheme}`);
+        if (colorScheme === 'light') {
+          // The relay's SELECT is cut in the narration: the log opens it to its full text.
+          await page.getByRole('button', { name: /^full SQL of event \d+$/ }).first().click();
+          const sql = page.locator('pre[id^="event-sql-"]').first();
+          await sql.waitFor();
+          assert.match(await sql.innerText(), /FROM outbox WHERE published_at IS NULL ORDER BY/, 'the whole statement, past the narration’s cut');
+        }
         if (width >= 1280) {
           await onScreen(page, page.locator('[data-action="run"]'), 'Run');
           await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), 'the timeline');
@@ -211,6 +211,8 @@ async function openPresenter(scenario, { width, height, colorScheme = 'light', d
   try {
     await opened.page.goto(urlOf(`/demo/${scenario}/`));
     await waitPresenter(opened.page, /^Ready$/);
+    // The page's HTML already says Ready; the keys work once Next is enabled (hydrated, database up).
+    await opened.page.waitForFunction(() => document.querySelector('[data-action="step"]')?.disabled === false, undefined, { timeout: E2E_WAIT_MS });
     return opened;
   } catch (error) {
     await opened.context.close();
