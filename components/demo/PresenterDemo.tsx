@@ -166,7 +166,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           const box = stage.current;
           const scroller = box && box.scrollHeight > box.clientHeight + 1 ? box : window;
           const page = box && scroller === box ? box.clientHeight : window.innerHeight;
-          scroller.scrollBy({ top: (c === 'scroll-down' ? 1 : -1) * Math.max(60, page * 0.4), behavior: 'smooth' });
+          // At once, not smoothly: presses in quick succession add up (a smooth scroll restarts from where the last one got to).
+          scroller.scrollBy({ top: (c === 'scroll-down' ? 1 : -1) * Math.max(60, page * 0.4) });
           return;
         }
         case 'explore':
