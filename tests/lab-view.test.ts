@@ -236,9 +236,10 @@ describe('Timeline', () => {
     const normal = renderToStaticMarkup(h(Timeline, props));
     const large = renderToStaticMarkup(h(Timeline, { ...props, size: 'large' as const }));
     expect(normal).toContain('font-size:10px');
-    expect(normal).not.toContain('font-size:14px');
-    expect(count(large, /font-size:14px/g)).toBe(count(normal, /font-size:10px/g));
-    expect(large).toMatch(/font-mono text-base font-medium[^>]*>worker-1</);
+    expect(normal).not.toContain('font-size:18px');
+    // 18 px axis text: read from the back row of a lecture hall.
+    expect(count(large, /font-size:18px/g)).toBe(count(normal, /font-size:10px/g));
+    expect(large).toMatch(/font-mono text-lg font-medium[^>]*>worker-1</);
     expect(normal).toMatch(/font-mono text-xs font-medium[^>]*>worker-1</);
     // Same marks either way.
     expect(count(large, /role="button"/g)).toBe(count(normal, /role="button"/g));

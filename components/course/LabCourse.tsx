@@ -19,6 +19,9 @@ import { StoredDataNotice } from './StoredDataNotice';
 
 const LESSON_DONE = 'Lesson done: your code held on the demonstration and came through an exploration with no violation.';
 
+/** Where the lesson bar's "Questions" link goes. */
+const QUESTIONS_ID = 'lesson-questions';
+
 /** Labs about transformations and keys, which link to the try-it panel. */
 const TRY_IT_SCENARIOS = new Set(['replay-safety', 'batch-credits', 'random-key-on-retry', 'ambiguous-timeout-charge']);
 
@@ -104,7 +107,16 @@ export function LabCourse({ scenario, onYourCode }: { scenario: LabScenario; onY
   return (
     <div className="space-y-10">
       <StoredDataNotice />
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} onYourCode={setYourCode} beforeControls={prediction ? <PredictPanel scenario={scenario.id} prediction={prediction} note={offPlan} /> : null} />
+      <LabWorkbench
+        scenario={scenario}
+        onRunFinished={onRunFinished}
+        onExploreFinished={onExploreFinished}
+        onYourCode={setYourCode}
+        beforeControls={prediction ? <PredictPanel scenario={scenario.id} prediction={prediction} note={offPlan} /> : null}
+        // Not yet predicted: once a run has shown the outcome, the question folds away with the situation.
+        beforeControlsFolds={!mine?.predicted}
+        questions={questions.length > 0 ? { href: `#${QUESTIONS_ID}`, count: questions.length } : undefined}
+      />
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
@@ -157,7 +169,10 @@ export function LabCourse({ scenario, onYourCode }: { scenario: LabScenario; onY
             — the same message and secret give the same HMAC every time, which is why a transformation can be replayed.
           </p>
         )}
-        <QuizList questions={questions} />
+        {/* The lesson bar's "Questions" link lands here. */}
+        <div id={QUESTIONS_ID} className="scroll-mt-4">
+          <QuizList questions={questions} />
+        </div>
       </div>
     </div>
   );

@@ -6,17 +6,19 @@
  * (PageDown/PageUp) as well as → ← Space R Home End. The first "next" starts the demonstration
  * paused at its first event, so the presenter walks through it one event per click.
  *
- * Why one file of ~470 lines: presenter mode's layout and its keys; the controller, the actions,
- * the views and the dialogs are their own modules.
+ * Why one file of ~540 lines: presenter mode's screen-sized layout, its keys and its phone remote;
+ * the controller, the actions, the views, the pacing and the dialogs are their own modules.
  */
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions/lab-actions';
 import { SPEED_DELAY_MS, type Speed } from '@/components/lab/controller/lab-machine';
 import { useLabController } from '@/components/lab/controller/use-lab-controller';
 import type { LabScenario } from '@/components/lab/lab-scenario';
+import { DbInspector } from '@/components/lab/view/DbInspector';
 import { Ledger } from '@/components/lab/view/Ledger';
+import { compressedEvents, outcomeIndex, revealDelayMs } from '@/components/lab/view/pacing';
 import { Timeline } from '@/components/lab/view/Timeline';
 import { describeFaultAt } from '@/simulations/engine/faults';
 import { PresenterExplore } from './PresenterExplore';
@@ -26,9 +28,9 @@ import { faultEventNumber } from '@/components/lab/view/snapshots';
 type Variant = 'starter' | 'solution';
 
 /** What a presenter key does; `null` for keys that are not ours. */
-export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last' | 'explore' | 'fix';
+export type PresenterCommand = 'next' | 'previous' | 'toggle' | 'reset' | 'first' | 'last' | 'explore' | 'fix' | 'scroll-down' | 'scroll-up';
 
-/** The presenter's keys: arrows, Space, R, Home/End, X (explore both), F (the fix), and the PageDown/PageUp a clicker sends. */
+/** The presenter's keys: arrows, Space, R, Home/End, X (explore both), F (the fix), ↓/↑ (scroll the stage), and the PageDown/PageUp a clicker sends. */
 export function presenterCommand(key: string): PresenterCommand | null {
   switch (key) {
     case 'ArrowRight':
@@ -52,6 +54,10 @@ export function presenterCommand(key: string): PresenterCommand | null {
     case 'f':
     case 'F':
       return 'fix';
+    case 'ArrowDown':
+      return 'scroll-down';
+    case 'ArrowUp':
+      return 'scroll-up';
     default:
       return null;
   }
@@ -59,11 +65,11 @@ export function presenterCommand(key: string): PresenterCommand | null {
 
 const btnBase =
   'inline-flex items-center justify-center rounded-xl px-5 py-3 text-xl font-bold short:py-1.5 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:cursor-not-allowed disabled:opacity-40';
-const btn = `${btnBase} short:px-4 short:text-lg`;
+const btn = `${btnBase} short:px-4 short:text-lg max-sm:px-2 max-sm:py-2 max-sm:text-base`;
 const plainBtn = `${btn} bg-white text-slate-950 ring-2 ring-slate-900 hover:bg-slate-100 dark:bg-slate-900 dark:text-white dark:ring-slate-200 dark:hover:bg-slate-800`;
 const runBtn = `${btn} bg-teal-800 text-white hover:bg-teal-900 dark:bg-teal-400 dark:text-slate-950 dark:hover:bg-teal-300`;
 // A size smaller on a short screen, so the four faults fit one row beside the controls at 1280×720.
-const faultBtn = `${btnBase} short:px-3 short:text-base bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
+const faultBtn = `${btnBase} short:px-3 short:text-base max-sm:shrink-0 max-sm:px-3 max-sm:py-1.5 max-sm:text-sm bg-white text-red-800 ring-2 ring-red-700 hover:bg-red-50 dark:bg-slate-950 dark:text-red-300 dark:ring-red-400 dark:hover:bg-red-950`;
 
 export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const db = useDatabase();
@@ -75,6 +81,9 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 
   // The lab's own controller and worker wiring.
   const [state, send] = useLabController({ scenario, db: dbRef, variant: () => variantRef.current });
+  // The middle of the screen (the timeline, the ledger, the tables): it scrolls, the rest stays put.
+  const stage = useRef<HTMLDivElement>(null);
+  const shortScreen = useMedia(SHORT_SCREEN);
   // "Explore both" (X) and "The fix" (F): dialogs over the demonstration, which keeps its place underneath.
   const [dialog, setDialog] = useState<'explore' | 'fix' | null>(null);
   const dialogRef = useRef(dialog);
@@ -85,12 +94,14 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     send({ type: db.status === 'ready' ? 'DB_READY' : 'DB_DOWN' });
   }, [db.status, send]);
 
+  // Playback at the chosen speed; idle stretches (a relay polling an empty outbox) hurry by.
   const playing = state.matches({ running: 'playing' });
+  const compressed = useMemo(() => (context.run ? compressedEvents(context.run.result.trace) : []), [context.run]);
   useEffect(() => {
     if (!playing) return;
-    const timer = setTimeout(() => send({ type: 'TICK' }), SPEED_DELAY_MS[context.speed]);
+    const timer = setTimeout(() => send({ type: 'TICK' }), revealDelayMs(compressed, context.visibleUpTo + 1, SPEED_DELAY_MS[context.speed]));
     return () => clearTimeout(timer);
-  }, [playing, context.visibleUpTo, context.speed, send]);
+  }, [playing, context.visibleUpTo, context.speed, send, compressed]);
 
   const ctx: ActionContext = useMemo(() => ({ state, send, code: () => scenario.variants[variantRef.current].code, scenario }), [state, send, scenario]);
   const ctxRef = useRef(ctx);
@@ -104,6 +115,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   useEffect(() => {
     if (skipOnArrival.current && context.run && state.matches({ running: 'playing' })) {
       send({ type: 'SKIP' });
+      send({ type: 'SEEK', index: outcomeOf(context.run.result) });
       skipOnArrival.current = false;
     }
   }, [context.run, state, send]);
@@ -142,9 +154,22 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           else if (!run && x.state.matches('ready')) tryAction(stepAction);
           return;
         case 'last':
+          // The outcome: the last event that matters, not the idle polls after it (→ still walks on to them).
           if (startAtEnd()) return;
-          if (!tryAction(skipAction) && run) x.send({ type: 'SEEK', index: run.result.trace.length - 1 });
+          tryAction(skipAction);
+          if (run) x.send({ type: 'SEEK', index: outcomeOf(run.result) });
           return;
+        case 'scroll-down':
+        case 'scroll-up':
+        {
+          // The stage scrolls on its own; on a screen too short for that (cramped), the page does.
+          const box = stage.current;
+          const scroller = box && box.scrollHeight > box.clientHeight + 1 ? box : window;
+          const page = box && scroller === box ? box.clientHeight : window.innerHeight;
+          // At once, not smoothly: presses in quick succession add up (a smooth scroll restarts from where the last one got to).
+          scroller.scrollBy({ top: (c === 'scroll-down' ? 1 : -1) * Math.max(60, page * 0.4) });
+          return;
+        }
         case 'explore':
           // The room looks at the dialog: the demonstration waits where it is.
           tryAction(pauseAction);
@@ -206,10 +231,13 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
     db.status === 'booting' ? 'Starting the in-browser database…' : db.status === 'error' ? 'The database failed to start.' : loading ? 'Running…' : run ? `Event ${selected + 1} of ${trace.length}` : 'Ready';
 
   return (
-    <div data-chrome="presenter" className="flex min-h-[calc(100vh-2rem)] flex-col gap-5 short:gap-3 text-slate-950 dark:text-white">
+    // The screen's height, no more: the header, the narration and the controls keep their places and
+    // the stage between them (timeline, ledger, tables) takes the rest, scrolling inside itself, so
+    // nothing is ever drawn under the controls. Under 500 px tall (200% zoom) the page flows instead.
+    <div data-chrome="presenter" className="flex h-[calc(100dvh-2rem)] flex-col gap-4 short:gap-2 cramped:h-auto cramped:min-h-[calc(100dvh-2rem)] max-sm:gap-2 text-slate-950 dark:text-white">
       {/* On a 1280×720 projector (short:) one row: title, code, status and exit, so every row below keeps its height. */}
-      <header className="flex flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5">
-        <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl">{scenario.title}</h1>
+      <header className="flex shrink-0 flex-wrap items-center gap-x-8 gap-y-3 short:gap-x-5 max-xl:gap-x-4 max-sm:gap-y-1">
+        <h1 className="text-4xl font-extrabold tracking-tight short:text-3xl max-xl:text-2xl">{scenario.title}</h1>
         <div role="group" aria-label="Which code runs" className="inline-flex rounded-xl bg-slate-200 p-1 dark:bg-slate-800">
           {(['starter', 'solution'] as const).map((v) => (
             <button
@@ -222,7 +250,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                 setVariant(v);
                 if (ctxRef.current.state.context.run) send({ type: 'RESET' });
               })}
-              className={`rounded-lg px-4 py-2 text-xl font-bold short:py-1.5 short:text-lg focus-visible:outline-4 focus-visible:outline-amber-400 ${
+              className={`rounded-lg px-4 py-2 text-xl font-bold short:py-1.5 short:text-lg max-xl:px-3 max-xl:text-base focus-visible:outline-4 focus-visible:outline-amber-400 ${
                 variant === v ? 'bg-white text-slate-950 shadow dark:bg-slate-950 dark:text-white' : 'text-slate-700 dark:text-slate-300'
               }`}
             >
@@ -230,10 +258,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </button>
           ))}
         </div>
-        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl">
+        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl max-xl:text-lg">
           {status}
         </p>
-        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base focus-visible:outline-4 focus-visible:outline-amber-400">
+        <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base max-xl:text-sm focus-visible:outline-4 focus-visible:outline-amber-400">
           Exit presenter mode
         </Link>
       </header>
@@ -242,13 +270,13 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         aria-label="Narration"
         aria-live="polite"
         data-testid="narration"
-        className="rounded-2xl border-4 border-slate-950 bg-white px-8 py-6 short:py-3 dark:border-white dark:bg-slate-950"
+        className="shrink-0 rounded-2xl border-4 border-slate-950 bg-white px-8 py-5 short:px-6 short:py-2 max-sm:px-4 max-sm:py-2 dark:border-white dark:bg-slate-950"
       >
         {event ? (
           <>
             {/* Read aloud on each step: the fault tag and the new sentence. The event number is the
                 status's to say, and the previous sentence was read on the step before. */}
-            <p className="text-xl font-semibold text-slate-700 dark:text-slate-300">
+            <p className="text-xl font-semibold text-slate-700 short:text-lg max-sm:text-base dark:text-slate-300">
               <span aria-hidden="true">
                 <span className="font-mono">{event.actor}</span> · event {selected + 1} of {trace.length}
               </span>
@@ -256,12 +284,12 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </p>
             {/* The step before, for context; on a short screen it gives way to the verdict, which says more. */}
             {previous && (
-              <p aria-hidden="true" className={`mt-2 truncate text-2xl short:mt-1 short:text-xl text-slate-600 dark:text-slate-400 ${verdictShown ? 'short:hidden' : ''}`}>
+              <p aria-hidden="true" className={`mt-2 truncate text-2xl text-slate-600 short:hidden max-sm:hidden dark:text-slate-400 ${verdictShown ? 'hidden' : ''}`}>
                 {previous.text}
               </p>
             )}
             {/* With the verdict beneath it on a short screen, a size smaller, so the timeline keeps its lanes above the controls. */}
-            <p data-testid="narration-sentence" className={`mt-2 text-5xl leading-tight font-bold ${verdictShown ? 'short:text-3xl' : 'short:text-4xl'}`}>
+            <p data-testid="narration-sentence" className={`mt-2 text-4xl leading-tight font-bold 2xl:text-5xl short:mt-1 max-sm:text-2xl ${verdictShown ? 'short:text-2xl' : 'short:text-3xl'}`}>
               <NoBreakNames text={event.text} />
             </p>
           </>
@@ -270,10 +298,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             <p className="text-xl font-semibold text-slate-700 dark:text-slate-300">
               The demonstration · {variant === 'starter' ? scenario.variants.starter.label : scenario.variants.solution.label} code, seed {context.seed}
             </p>
-            <p data-testid="narration-sentence" className="mt-2 text-4xl leading-tight font-bold">
+            <p data-testid="narration-sentence" className="mt-2 text-4xl leading-tight font-bold short:text-3xl max-sm:text-2xl">
               {scenario.demo.story}
             </p>
-            <p className="mt-4 text-2xl text-slate-700 dark:text-slate-300">
+            <p className="mt-4 text-2xl text-slate-700 short:mt-2 short:text-xl max-sm:text-lg dark:text-slate-300">
               {loading ? 'Running the schedule…' : 'Press → (or the clicker) to walk through it one event at a time, Space to play it.'}
             </p>
           </>
@@ -281,7 +309,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         {verdictShown && (
           <p
             data-testid="presenter-verdict"
-            className={`mt-5 rounded-xl px-5 py-3 text-3xl font-extrabold short:mt-3 short:py-2 short:text-2xl ${
+            className={`mt-4 rounded-xl px-5 py-3 text-3xl font-extrabold short:mt-2 short:py-1.5 short:text-xl max-sm:text-xl ${
               result.verdict === 'held' ? 'bg-emerald-800 text-white dark:bg-emerald-400 dark:text-slate-950' : 'bg-red-800 text-white dark:bg-red-400 dark:text-slate-950'
             }`}
           >
@@ -294,7 +322,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             ) : (
               <>
                 ✗ Violated, {broken.length} invariants:
-                <span className="mt-1 block space-y-1 text-2xl font-bold short:text-xl">
+                <span className="mt-1 block space-y-1 text-2xl font-bold short:text-lg">
                   {broken.map((i) => (
                     <span key={i.id} className="block">
                       · <NoBreakNames text={i.detail} />
@@ -310,37 +338,52 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
         )}
       </section>
 
-      {!run && (
-        <section aria-label="The situation" className="max-w-6xl space-y-4 px-2 text-3xl leading-snug text-slate-800 dark:text-slate-200">
-          {scenario.brief.map((p, i) => (
-            <p key={i}>{p}</p>
-          ))}
-        </section>
-      )}
+      <div
+        ref={stage}
+        data-testid="presenter-stage"
+        className="min-h-0 flex-1 overflow-y-auto overscroll-contain cramped:flex-none cramped:overflow-visible"
+      >
+        {!run && (
+          <section aria-label="The situation" className="max-w-6xl space-y-4 px-2 text-3xl leading-snug text-slate-800 short:text-2xl max-sm:text-xl dark:text-slate-200">
+            {scenario.brief.map((p, i) => (
+              <p key={i}>{p}</p>
+            ))}
+          </section>
+        )}
 
-      {run && trace.length > 0 && (
-        <section aria-labelledby="presenter-what-happened" className="grid flex-1 grid-cols-1 items-start gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-          {/* The ledger's headings are h3s: this h2 puts them under the page's h1 in order. */}
-          <h2 id="presenter-what-happened" className="sr-only">
-            Timeline and ledger
-          </h2>
-          <div className="min-w-0 [zoom:1.3] short:[zoom:1.05]">
-            <Timeline size="large" run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={seek} />
-          </div>
-          <div className="min-w-0 [zoom:1.45] short:[zoom:1.15]">
-            <Ledger run={run} selected={selected} actors={scenario.actors} />
-          </div>
-        </section>
-      )}
+        {run && trace.length > 0 && (
+          <section aria-labelledby="presenter-what-happened" className="space-y-4 short:space-y-3">
+            {/* The ledger's and the tables' headings are h3s: this h2 puts them under the page's h1 in order. */}
+            <h2 id="presenter-what-happened" className="sr-only">
+              Timeline, ledger and tables
+            </h2>
+            {/* Across the whole width, in its own projector type: no zoom, so its text is the size it says. */}
+            <div className="min-w-0" data-testid="presenter-timeline">
+              <Timeline size={shortScreen ? 'medium' : 'large'} run={run} actors={scenario.actors} selected={selected} visibleUpTo={context.visibleUpTo} onSelect={seek} />
+            </div>
+            {/* The side effects and the rows, side by side where the screen is wide: a lesson about rows
+                (an order saved but never announced, a relay that published twice) shows them. */}
+            <div className={`grid grid-cols-1 items-start gap-5 ${scenario.tables.length > 0 ? 'lg:grid-cols-2' : ''}`}>
+              <div className="min-w-0 [zoom:1.35] short:[zoom:1.1] max-sm:[zoom:1]">
+                <Ledger run={run} selected={selected} actors={scenario.actors} />
+              </div>
+              {scenario.tables.length > 0 && (
+                <div className="min-w-0 [zoom:1.35] short:[zoom:1.1] max-sm:[zoom:1]" data-testid="presenter-tables">
+                  <DbInspector run={run} tables={scenario.tables} selected={selected} />
+                </div>
+              )}
+            </div>
+          </section>
+        )}
+      </div>
 
-      {/* Pinned to the bottom of the screen: on a 1280×720 projector the page is taller than the
-          screen, and the buttons must stay in sight while the timeline scrolls. Not on a screen under
-          500 px (200% zoom): there they took half of it and covered the narration. */}
+      {/* The bottom of the screen, below the stage (never over it). On a phone, a remote: one row of
+          the four controls, the faults in a row that scrolls sideways, the plan in small type. */}
       <footer
         data-testid="presenter-controls"
-        className="sticky bottom-0 cramped:static z-10 -mx-2 mt-auto grid grid-cols-1 gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"
+        className="z-10 -mx-2 grid shrink-0 grid-cols-1 gap-4 border-t-4 border-slate-950 bg-white px-2 pt-4 pb-3 short:gap-2 short:pt-2 short:pb-2 max-sm:gap-2 max-sm:pt-2 max-sm:pb-1 lg:grid-cols-[auto_minmax(0,1fr)] dark:border-white dark:bg-black"
       >
-        <div role="toolbar" aria-label="Presenter controls" className="flex flex-wrap items-center gap-3">
+        <div role="toolbar" aria-label="Presenter controls" className="flex flex-wrap items-center gap-3 max-sm:grid max-sm:grid-cols-4 max-sm:gap-2">
           <button type="button" data-action="back" disabled={!backAction.enabled(ctx)} onClick={(e) => clicked(e, () => command('previous'))} className={plainBtn}>
             ← Back
           </button>
@@ -359,7 +402,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
               // On a short screen only "Play" shows (the name stays "Play from the start"): the wider
               // label wrapped the fault buttons onto a second row over the timeline.
               <span>
-                Play<span className="short:sr-only"> from the start</span>
+                Play<span className="short:sr-only max-sm:sr-only"> from the start</span>
               </span>
             )}
           </button>
@@ -371,8 +414,8 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
           </button>
         </div>
         <div className="flex flex-wrap items-center gap-3">
-          <span className="text-lg font-bold tracking-wide uppercase short:sr-only">Inject now:</span>
-          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2">
+          <span className="text-lg font-bold tracking-wide uppercase short:sr-only max-sm:sr-only">Inject now:</span>
+          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2 max-sm:flex-nowrap max-sm:gap-2 max-sm:overflow-x-auto max-sm:pb-1">
             {faults.map((a) => (
               <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(holding))} className={faultBtn}>
                 {/* A button acts when pressed: on a short screen "now" is only read, not shown (the
@@ -380,13 +423,13 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                     One inline run of text: as separate flex items the space before "now" collapsed. */}
                 <span>
                   ⚡ {a.label.replace(/ now$/, '')}
-                  {a.label.endsWith(' now') && <span className="short:sr-only"> now</span>}
+                  {a.label.endsWith(' now') && <span className="short:sr-only max-sm:sr-only"> now</span>}
                 </span>
               </button>
             ))}
           </div>
         </div>
-        <p data-testid="presenter-plan" className="text-lg short:text-base lg:col-span-2">
+        <p data-testid="presenter-plan" className="text-lg short:text-base max-sm:text-sm lg:col-span-2">
           <span className="font-bold">Fault plan:</span>{' '}
           {plan.length === 0
             ? 'no faults'
@@ -400,15 +443,15 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
                   </span>
                 );
               })}
-          <span className="ml-6 text-slate-700 short:hidden dark:text-slate-300">
-            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home/End first/last · R reset · F the fix · X explore both · ↓/↑ scroll
+          <span className="ml-6 max-sm:ml-3 text-slate-700 short:hidden max-sm:hidden dark:text-slate-300">
+            Keys: → / PageDown next · ← / PageUp back · Space play/pause · Home first · End the outcome · R reset · F the fix · X explore both · ↓/↑ scroll
           </span>
           <SpeedPicker speed={context.speed} onSpeed={(speed) => send({ type: 'SET_SPEED', speed })} />
           <button
             type="button"
             data-action="the-fix"
             onClick={(e) => clicked(e, () => command('fix'))}
-            className="ml-6 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400"
+            className="ml-6 max-sm:ml-3 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400"
           >
             The fix (F)
           </button>
@@ -417,7 +460,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             data-action="explore-both"
             disabled={db.status !== 'ready'}
             onClick={(e) => clicked(e, () => command('explore'))}
-            className="ml-6 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:opacity-40"
+            className="ml-6 max-sm:ml-3 font-semibold whitespace-nowrap underline decoration-2 underline-offset-4 hover:decoration-teal-600 focus-visible:outline-4 focus-visible:outline-offset-2 focus-visible:outline-amber-400 disabled:opacity-40"
           >
             Explore both ×{EXPLORE_RUNS} (X)
           </button>
@@ -432,7 +475,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
 function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): void }) {
   const chosenByPointer = useRef(false);
   return (
-    <label className="ml-6 inline-flex items-center gap-2 font-semibold">
+    <label className="ml-6 max-sm:ml-3 inline-flex items-center gap-2 font-semibold">
       Play speed
       <select
         value={speed}
@@ -452,6 +495,30 @@ function SpeedPicker({ speed, onSpeed }: { speed: Speed; onSpeed(speed: Speed): 
         <option value="4x">4×</option>
       </select>
     </label>
+  );
+}
+
+/** The `short:` variant of globals.css (a projector 800 px tall or less), or a phone: the timeline's closer lanes. */
+const SHORT_SCREEN = '(max-height: 800px), (max-width: 639px)';
+
+/** Whether `query` matches now; false on the server and before hydration. */
+function useMedia(query: string): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const list = window.matchMedia(query);
+      list.addEventListener('change', changed);
+      return () => list.removeEventListener('change', changed);
+    },
+    () => window.matchMedia(query).matches,
+    () => false,
+  );
+}
+
+/** Where End stops: the last event that matters, or a broken invariant's event after it. */
+function outcomeOf(result: { trace: Parameters<typeof outcomeIndex>[0]; invariants: { held: boolean; step?: number }[] }): number {
+  return outcomeIndex(
+    result.trace,
+    result.invariants.filter((i) => !i.held).map((i) => i.step),
   );
 }
 

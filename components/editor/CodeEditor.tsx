@@ -148,6 +148,13 @@ export default function CodeEditor({
 
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
+    // Escape leaves the editor for the next control, as Tab would outside it — unless Escape has
+    // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet).
+    editor.addCommand(
+      monaco.KeyCode.Escape,
+      () => focusAfter(editor.getContainerDomNode()),
+      '!suggestWidgetVisible && !findWidgetVisible && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
+    );
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);
     setMounted(true);
@@ -218,4 +225,23 @@ export default function CodeEditor({
       }}
     />
   );
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Move the focus to the first focusable element after `node` in document order, outside it (where
+ * Tab would go if the editor let it); the page's body when there is none.
+ */
+export function focusAfter(node: HTMLElement): void {
+  // The editor's own region (LazyCodeEditor's group) holds its fallback too: skip past all of it.
+  const region = node.closest<HTMLElement>('[data-testid="code-editor"]') ?? node;
+  for (const el of document.querySelectorAll<HTMLElement>(FOCUSABLE)) {
+    if (region.contains(el)) continue;
+    if (!(region.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+    if (el.closest('[hidden], [inert]') || el.getClientRects().length === 0) continue;
+    el.focus();
+    if (document.activeElement === el) return;
+  }
+  (document.activeElement as HTMLElement | null)?.blur();
 }

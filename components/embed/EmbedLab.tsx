@@ -8,7 +8,7 @@
  * `exercise-done` once the same code has done both — what the course calls a lesson done.
  * (Which code did what is remembered for this page only: the embed keeps no progress.)
  */
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { codeDigest } from '@/components/course/progress';
 import type { LabScenario } from '@/components/lab/lab-scenario';
 import { LabWorkbench, type ExploreFinished, type RunFinished } from '@/components/lab/LabWorkbench';
@@ -18,11 +18,15 @@ import { codeHeld, exploredClean } from '@/components/course/demo-run';
 import { EmbedBar } from './EmbedBar';
 import { useEmbedChannel, useReportHeight } from './embed-channel';
 import { openLinksOutside } from './open-links-outside';
+import { embedOptions, type EmbedOptions } from './embed-options';
 
 const samePlan = (a: Fault[], b: Fault[]) => JSON.stringify(parseFaultPlan(a)) === JSON.stringify(parseFaultPlan(b));
 
 export function EmbedLab({ scenario }: { scenario: LabScenario }) {
   const { target, post } = useEmbedChannel();
+  // The page is static: its options are read from the address once it runs (everything shows until then).
+  const [options, setOptions] = useState<EmbedOptions>({ brief: true, db: true, panes: true });
+  useEffect(() => setOptions(embedOptions(window.location.search)), []);
   const content = useRef<HTMLDivElement>(null);
   useReportHeight(content, target, post);
   const announced = useRef(false);
@@ -77,7 +81,14 @@ export function EmbedLab({ scenario }: { scenario: LabScenario }) {
   return (
     <div ref={content} data-chrome="embed" onClick={openLinksOutside}>
       <EmbedBar title={scenario.title} href={`/lab/${scenario.id}/`} target={target} />
-      <LabWorkbench scenario={scenario} onRunFinished={onRunFinished} onExploreFinished={onExploreFinished} />
+      <LabWorkbench
+        scenario={scenario}
+        onRunFinished={onRunFinished}
+        onExploreFinished={onExploreFinished}
+        show={options}
+        // A fixed height from 1280 px (not the frame's: the host sizes the frame from this content); narrower, one column.
+        heightClass="xl:h-[44rem]"
+      />
     </div>
   );
 }

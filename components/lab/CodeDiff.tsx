@@ -13,7 +13,7 @@ export interface CodeDiffProps {
   /** The two versions as a screen reader names them: "removed from the starter", "added in the solution". */
   before: string;
   after: string;
-  /** Projector type for presenter mode. */
+  /** Projector type for presenter mode; its long lines wrap (under their own line number) instead of scrolling off the screen. */
   size?: 'normal' | 'large';
 }
 
@@ -56,7 +56,7 @@ export function CodeDiff({ rows, label, before, after, size = 'normal' }: CodeDi
       data-testid="code-diff"
       className={`overflow-x-auto font-mono ${type} focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-teal-600`}
     >
-      <div className="min-w-max py-1">
+      <div className={size === 'large' ? 'py-1' : 'min-w-max py-1'}>
         {rows.map((row, i) => {
           if (row.kind === 'fold') {
             return (
@@ -80,7 +80,7 @@ export function CodeDiff({ rows, label, before, after, size = 'normal' }: CodeDi
               <span className="w-5 shrink-0 select-none text-center font-bold" aria-hidden="true">
                 {sign}
               </span>
-              <span className="whitespace-pre pr-4">
+              <span className={size === 'large' ? 'min-w-0 pr-4 break-words whitespace-pre-wrap' : 'whitespace-pre pr-4'}>
                 {row.kind === 'same' ? (
                   <>
                     <span className="sr-only">line {line}: </span>

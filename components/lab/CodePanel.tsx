@@ -88,7 +88,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
   return (
     <section
       aria-labelledby="handler-heading"
-      className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
+      className="flex min-h-0 flex-col overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm xl:h-full dark:border-slate-800 dark:bg-slate-900"
     >
       <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
         <div>
@@ -160,8 +160,8 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
           </p>
         ) : (
           <p data-testid="editor-hint">
-            Inside the editor, Tab indents. Press <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>{' '}
-            (<kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac) to let Tab move focus out instead.
+            Inside the editor, Tab indents. <kbd className="font-sans">Esc</kbd> leaves the editor (or <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">M</kbd>,{' '}
+            <kbd className="font-sans">Ctrl</kbd>+<kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">M</kbd> on a Mac, lets Tab move focus out).
           </p>
         )}
         {editorKind !== null && (
@@ -175,17 +175,30 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
           </button>
         )}
       </div>
-      <LazyCodeEditor
-        label="Handler code editor"
-        ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
-        path={`file:///${scenario.id}/handler.ts`}
-        value={text}
-        revision={revision}
-        onChange={onEdit}
-        extraLibs={EXTRA_LIBS}
-        readOnly={mode !== 'yours'}
-        markers={markers}
-      />
+      {/* From 1280 px the editor fills the column (its own height is the code's, at least 14 lines). While
+          it has the focus, the way out is spelled out over its corner. */}
+      <div className="group/editor relative min-h-0 xl:flex-1 xl:[&_[data-testid=code-editor]]:h-full! xl:[&_[data-testid=code-editor]]:min-h-40">
+        <LazyCodeEditor
+          label="Handler code editor"
+          ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
+          path={`file:///${scenario.id}/handler.ts`}
+          value={text}
+          revision={revision}
+          onChange={onEdit}
+          extraLibs={EXTRA_LIBS}
+          readOnly={mode !== 'yours'}
+          markers={markers}
+        />
+        {editorKind === 'full' && (
+          <p
+            data-testid="editor-focus-hint"
+            aria-hidden="true"
+            className="pointer-events-none absolute right-3 bottom-2 z-10 hidden rounded-md bg-slate-900/90 px-2 py-1 text-xs font-medium text-white shadow group-focus-within/editor:block dark:bg-slate-100/90 dark:text-slate-900"
+          >
+            Esc leaves the editor · Tab indents
+          </p>
+        )}
+      </div>
       {mode !== 'starter' && <CodeChanges scenario={scenario} mode={mode} text={text} />}
     </section>
   );

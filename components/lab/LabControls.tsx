@@ -86,13 +86,13 @@ function SeedField({ id, seed, onSeed }: { id: string; seed: number; onSeed(seed
         onBlur={() => {
           if (!valid) setText(String(seed));
         }}
-        className="mt-1 w-28 rounded-lg border border-slate-300 bg-white px-2 py-1.5 font-mono text-sm text-slate-900 aria-invalid:border-red-500 aria-invalid:ring-1 aria-invalid:ring-red-500 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+        className="w-28 rounded-lg border border-slate-300 bg-white px-2 py-1.5 font-mono text-sm text-slate-900 aria-invalid:border-red-500 aria-invalid:ring-1 aria-invalid:ring-red-500 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
       />
       {!valid && (
         <p
           id={errorId}
           role="alert"
-          className="absolute z-10 mt-1 w-60 rounded-md bg-white px-2 py-1 text-xs text-red-800 shadow-md ring-1 ring-red-300 dark:bg-slate-900 dark:text-red-300 dark:ring-red-800"
+          className="absolute top-full left-0 z-10 mt-1 w-60 rounded-md bg-white px-2 py-1 text-xs text-red-800 shadow-md ring-1 ring-red-300 dark:bg-slate-900 dark:text-red-300 dark:ring-red-800"
         >
           A seed is a whole number from 0 to {MAX_SEED}; seed {seed} is still in use.
         </p>
@@ -104,57 +104,54 @@ function SeedField({ id, seed, onSeed }: { id: string; seed: number; onSeed(seed
 export interface LabControlsProps {
   ctx: ActionContext;
   playback: readonly LabAction[];
-  faults: readonly LabAction[];
   status: string;
   /** The status as a screen reader should hear it, when that differs (see spokenStatus). */
   spoken?: string;
-  /** The lesson's own seed and faults: offered back when a replay or a share link replaced them. */
-  lessonPlan?: { seed: number; faults: readonly Fault[] };
 }
+
+const isBusy = (ctx: ActionContext) => ctx.state.matches({ running: 'loading' }) || ctx.state.matches('exploring') || ctx.state.matches('booting');
 
 /** Whether the plan Runs start from is still the lesson's (seed and faults). */
 function isLessonPlan(context: { seed: number; demoFaults: readonly Fault[] }, lesson: { seed: number; faults: readonly Fault[] }): boolean {
   return context.seed === lesson.seed && JSON.stringify(context.demoFaults) === JSON.stringify(lesson.faults);
 }
 
-export function LabControls({ ctx, playback, faults, status, spoken = status, lessonPlan }: LabControlsProps) {
+export function LabControls({ ctx, playback, status, spoken = status }: LabControlsProps) {
   const speedId = useId();
   const seedId = useId();
   const scrubId = useId();
-  const touchFirst = useTouchFirst();
   const { context } = ctx.state;
   const run = context.run;
   const last = run ? run.result.trace.length - 1 : -1;
   const scrubMax = ctx.state.matches('finished') ? last : context.visibleUpTo;
   const canScrub = !!run && last >= 0 && !ctx.state.matches({ running: 'loading' });
-  const busy = ctx.state.matches({ running: 'loading' }) || ctx.state.matches('exploring') || ctx.state.matches('booting');
-  const plan = [...context.demoFaults, ...context.injected];
-  const runFaults = run?.result.faults;
+  const busy = isBusy(ctx);
 
   return (
     <section
       aria-labelledby="controls-heading"
-      className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+      data-testid="lab-controls"
+      className="space-y-2 rounded-xl border border-slate-200 bg-white px-4 py-2.5 shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
       <h2 id="controls-heading" className="sr-only">
         Run controls
       </h2>
-      <div className="flex flex-wrap items-end gap-3">
+      <div className="flex flex-wrap items-center gap-3">
         <div role="toolbar" aria-label="Playback" className="flex flex-wrap items-center gap-2">
           {playback.map((a) => (
             <ActionButton key={a.name} action={a} ctx={ctx} variant={a.name === 'run' ? 'primary' : 'secondary'} />
           ))}
         </div>
-        <div className="flex items-end gap-3">
-          <div>
-            <label htmlFor={speedId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
+        <div className="flex items-center gap-3">
+          <div className="flex items-center gap-1.5">
+            <label htmlFor={speedId} className="text-xs font-medium text-slate-700 dark:text-slate-300">
               Speed
             </label>
             <select
               id={speedId}
               value={context.speed}
               onChange={(e) => ctx.send({ type: 'SET_SPEED', speed: e.target.value as Speed })}
-              className="mt-1 rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+              className="rounded-lg border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
             >
               {SPEEDS.map((s) => (
                 <option key={s.value} value={s.value}>
@@ -163,8 +160,8 @@ export function LabControls({ ctx, playback, faults, status, spoken = status, le
               ))}
             </select>
           </div>
-          <div className="relative">
-            <label htmlFor={seedId} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
+          <div className="relative flex items-center gap-1.5">
+            <label htmlFor={seedId} className="text-xs font-medium text-slate-700 dark:text-slate-300">
               Seed
             </label>
             <SeedField id={seedId} seed={context.seed} onSeed={(seed) => ctx.send({ type: 'SET_SEED', seed })} />
@@ -205,7 +202,35 @@ export function LabControls({ ctx, playback, faults, status, spoken = status, le
         </span>
       </div>
 
-      <div className="grid grid-cols-1 gap-4 border-t border-slate-200 pt-4 md:grid-cols-2 dark:border-slate-800">
+    </section>
+  );
+}
+
+export interface FaultControlsProps {
+  ctx: ActionContext;
+  faults: readonly LabAction[];
+  /** The lesson's own seed and faults: offered back when a replay or a share link replaced them. */
+  lessonPlan?: { seed: number; faults: readonly Fault[] };
+}
+
+/** The fault buttons, the fault plan of the run on screen, and the keyboard help: a pane of the run's views. */
+export function FaultControls({ ctx, faults, lessonPlan }: FaultControlsProps) {
+  const touchFirst = useTouchFirst();
+  const { context } = ctx.state;
+  const run = context.run;
+  const busy = isBusy(ctx);
+  const plan = [...context.demoFaults, ...context.injected];
+  const runFaults = run?.result.faults;
+  return (
+    <section
+      aria-labelledby="faults-heading"
+      data-pane="faults"
+      className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
+      <h2 id="faults-heading" className="sr-only">
+        Faults
+      </h2>
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2 dark:border-slate-800">
         <div>
           <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Inject a fault at the event shown</h3>
           <div role="toolbar" aria-label="Faults" className="mt-2 flex flex-wrap gap-2">

@@ -4,23 +4,21 @@
  * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  *
- * Why one file of ~470 lines: it is the lab's layout, wiring the controller, the code panel and
- * the views; each of those is its own module, and the layout itself is one screen's composition.
+ * Why one file of ~450 lines: it wires the controller, the code panel and the views into the
+ * workspace (view/Workspace.tsx places them); each of those is its own module.
  */
 import dynamic from 'next/dynamic';
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
-import type { RunResult } from '@/simulations/run/run';
-import type { Fault } from '@/simulations/engine/types';
-import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
+import { actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
 import { SPEED_DELAY_MS } from './controller/lab-machine';
 import { useLabController } from './controller/use-lab-controller';
 import { spokenStatus, statusText } from './controller/status';
 import type { LabScenario } from './lab-scenario';
-import { LabControls } from './LabControls';
+import { FaultControls, LabControls } from './LabControls';
 import { RunProblems, problemMarkers } from './RunProblems';
 import { SavedCodeOffer } from './SavedCodeOffer';
 import { whoseCode } from './whose-code';
@@ -30,6 +28,13 @@ import { currentLinkState, useSharedLink } from './use-share-link';
 import { useFocusRescue } from './use-focus-rescue';
 import { useLearnerCode } from './use-learner-code';
 import { VerdictPanel } from './view/VerdictPanel';
+import { Situation } from './view/Situation';
+import { useLabShortcuts, useLabTestHook } from './lab-keys';
+import { injectedCount, modeOf, type ExploreFinished, type RunFinished } from './lab-reports';
+
+export { injectedCount, type ExploreFinished, type RunFinished };
+import { compressedEvents, revealDelayMs } from './view/pacing';
+import { bringIntoView, LessonBar, RunPane, RunPaneNav, Workspace } from './view/Workspace';
 
 // Views with nothing to show before the first run (and the collapsed query panel) are their own
 // chunks: server-rendered as usual, fetched when hydration reaches them and hydrated on arrival,
@@ -70,68 +75,6 @@ function prefetchViews(): void {
   });
 }
 
-/** The hook tests use to act on the lab without typing into Monaco (it drops fast keystrokes). */
-interface LabTestHook {
-  /** Put `text` into "Your code" exactly as a paste would, saving it. */
-  setCode(text: string): void;
-  getCode(): string;
-  /** Perform a registered action by name; false when it is disabled. */
-  perform(name: string): boolean;
-  actions(): string[];
-}
-
-declare global {
-  interface Window {
-    __eoLab?: LabTestHook;
-  }
-}
-
-/** Whether a key press belongs to something else: the editor, a form field, a focused button. */
-function keyBelongsElsewhere(event: KeyboardEvent): boolean {
-  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return true;
-  const target = event.target as HTMLElement | null;
-  if (!target || target === document.body) return false;
-  // data-lab-keys="off" marks content that is not the lab (the exercises below it): R and Space there are just keys.
-  if (target.closest('[data-testid="code-editor"], .monaco-editor, input, textarea, select, [contenteditable="true"], [data-lab-keys="off"]')) return true;
-  // Space and Enter on a button press that button.
-  if (event.key === ' ' && target.closest('button, a, summary, [role="button"]')) return true;
-  return false;
-}
-
-/** A run whose verdict the learner has just been shown (playback reached the end). */
-export interface RunFinished {
-  scenario: string;
-  mode: 'starter' | 'solution' | 'yours';
-  /** The code that ran. */
-  code: string;
-  seed: number;
-  faults: Fault[];
-  verdict: 'held' | 'violated';
-  invariants: { id: string; held: boolean; detail: string }[];
-  ledger: unknown;
-  /** Errors the code threw (or answers its caller could not act on) during the run. */
-  codeErrors: number;
-  /** The lesson's prediction as this run answers it. */
-  prediction?: { outcome: string; described: string };
-}
-
-/** An exploration that has finished (run to the end, cancelled, or stopped by code that failed to load). */
-export interface ExploreFinished {
-  scenario: string;
-  mode: 'starter' | 'solution' | 'yours';
-  /** The code explored. */
-  code: string;
-  /** Schedules run, and asked for: fewer ran when it was cancelled or the code failed to load. */
-  runs: number;
-  requested: number;
-  /** Schedules that broke an invariant. */
-  violations: number;
-  /** Schedules whose code failed to load (an exploration stops at the first). */
-  errors: number;
-  /** Schedules in which the code failed (a TypeError, a rejected statement): never clean. */
-  failures: number;
-}
-
 export interface LabWorkbenchProps {
   scenario: LabScenario;
   /** Called once per run, when its verdict is revealed (not for code that could not load). */
@@ -140,11 +83,26 @@ export interface LabWorkbenchProps {
   onExploreFinished?: (e: ExploreFinished) => void;
   /** Called with the text of "Your code" as it loads and on every change (whichever tab is shown). */
   onYourCode?: (text: string) => void;
-  /** Shown just above the controls (the course's "predict, then run"). */
+  /** Shown under the situation, before the controls in reading order (the course's "predict, then run"). */
   beforeControls?: ReactNode;
+  /** `beforeControls` folds with the situation from 1280 px (a question not yet answered, once the run has shown the answer). */
+  beforeControlsFolds?: boolean;
+  /** The lesson's questions, below the lab: the lesson bar links to them. */
+  questions?: { href: string; count: number };
+  /** The lesson's hints: shown under the situation, one click from the code. */
+  hints?: ReactNode;
+  /**
+   * Parts an embed may leave out: the situation (`brief`) and the database card (`db`), both shown
+   * by default; `panes: false` folds the run's panes other than the timeline and the verdict
+   * (faults, tables, log, explorer) behind their names.
+   */
+  show?: { brief?: boolean; db?: boolean; panes?: boolean };
+  /** The workspace's height from 1280 px (a Tailwind class); see Workspace. */
+  heightClass?: string;
 }
 
-export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYourCode, beforeControls }: LabWorkbenchProps) {
+export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYourCode, beforeControls, beforeControlsFolds = false, questions, hints, show = {}, heightClass }: LabWorkbenchProps) {
+  const paneIds = `lab-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
@@ -190,13 +148,14 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
     else send({ type: 'DB_DOWN' });
   }, [db.status, send]);
 
-  // Playback: one TICK per event at the chosen speed.
+  // Playback: one TICK per event at the chosen speed, idle stretches (empty polls) faster.
   const playing = state.matches({ running: 'playing' });
+  const compressed = useMemo(() => (context.run ? compressedEvents(context.run.result.trace) : []), [context.run]);
   useEffect(() => {
     if (!playing) return;
-    const timer = setTimeout(() => send({ type: 'TICK' }), SPEED_DELAY_MS[context.speed]);
+    const timer = setTimeout(() => send({ type: 'TICK' }), revealDelayMs(compressed, context.visibleUpTo + 1, SPEED_DELAY_MS[context.speed]));
     return () => clearTimeout(timer);
-  }, [playing, context.visibleUpTo, context.speed, send]);
+  }, [playing, context.visibleUpTo, context.speed, send, compressed]);
 
   // The code that produced the run on screen, so markers only sit on the code they belong to.
   const [ranCode, setRanCode] = useState<string | null>(null);
@@ -229,17 +188,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const allActions = useMemo(() => actionsFor(scenario), [scenario]);
 
   // Keyboard shortcuts, outside the editor.
-  useEffect(() => {
-    function onKeyDown(event: KeyboardEvent) {
-      if (keyBelongsElsewhere(event)) return;
-      const action = actionForKey(allActions, event.key, ctxRef.current);
-      if (!action) return;
-      event.preventDefault();
-      action.perform(ctxRef.current);
-    }
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, [allActions]);
+  useLabShortcuts(allActions, ctxRef);
 
   const onEdit = useCallback(
     (next: string) => {
@@ -291,25 +240,10 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   }, [context.run, pendingStep, stepApplied, send]);
 
   // Test hook: the same path as a paste into "Your code".
-  useEffect(() => {
-    window.__eoLab = {
-      setCode(next) {
-        if (modeRef.current !== 'yours') chooseMode('yours');
-        learner.replace(next);
-      },
-      getCode: () => textRef.current,
-      perform(name) {
-        const action = allActions.find((a) => a.name === name);
-        if (!action || !action.enabled(ctxRef.current)) return false;
-        action.perform(ctxRef.current);
-        return true;
-      },
-      actions: () => allActions.map((a) => a.name),
-    };
-    return () => {
-      delete window.__eoLab;
-    };
-  }, [learner, chooseMode, allActions]);
+  useLabTestHook({ allActions, ctxRef, code: () => textRef.current, setCode: (next) => {
+    if (modeRef.current !== 'yours') chooseMode('yours');
+    learner.replace(next);
+  } });
 
   const run = context.run;
   const result = run?.result ?? null;
@@ -369,118 +303,154 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   const status = statusText(state, db, context, loading);
   const spoken = spokenStatus(status, state, context);
 
+  // From 1280 px the situation folds away once the first run is on screen (one click brings it
+  // back): the code then has the column's height. Narrower, it stays above the code.
+  const [briefOpen, setBriefOpen] = useState(true);
+  const hadRun = useRef(false);
+  useEffect(() => {
+    if (!run || hadRun.current) return;
+    hadRun.current = true;
+    setBriefOpen(false);
+  }, [run]);
+
+  // What a control changes comes into view inside the run column: a new run (Run, a replayed
+  // counterexample, an injected fault) brings the timeline, an exploration its pane.
+  const runColumn = useRef<HTMLDivElement>(null);
+  const timelineBox = useRef<HTMLDivElement>(null);
+  const explorerBox = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (run) bringIntoView(timelineBox.current);
+  }, [run]);
+  const exploring = explorer.status === 'running';
+  useEffect(() => {
+    if (exploring) bringIntoView(explorerBox.current);
+  }, [exploring]);
+  const showEvent = useCallback(
+    (i: number) => {
+      send({ type: 'SEEK', index: i });
+      bringIntoView(timelineBox.current);
+    },
+    [send],
+  );
+
+  const showBrief = show.brief !== false;
+  const folded = show.panes === false;
+  const hasRun = !!run && run.result.trace.length > 0;
+  const panes = [
+    { id: `${paneIds}-faults`, label: 'Faults' },
+    { id: `${paneIds}-tables`, label: 'Tables and side effects' },
+    { id: `${paneIds}-log`, label: 'Event log' },
+    { id: `${paneIds}-explore`, label: 'Explore' },
+  ];
+
   return (
-    <div ref={rootRef} className="space-y-6">
+    <div ref={rootRef} className="space-y-4">
       <ShareNotice shared={shared} hasRun={!!context.run && context.run !== runWhenLinked} restoredRef={restoredRef} />
       <SavedCodeOffer learner={learner} />
-      {/* From xl up the editor takes the whole width (long SQL lines fit); the situation and the
-          database status sit side by side below it, in the same order as on a phone. */}
-      <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)] xl:grid-cols-1">
-        <CodePanel
-          scenario={scenario}
-          mode={mode}
-          onMode={chooseMode}
-          text={text}
-          revision={learner.revision + modeRevision}
-          onEdit={onEdit}
-          edited={learner.text !== starter}
-          onResetToStarter={() => {
-            const previous = learner.text;
-            learner.replace(starter);
-            return previous;
-          }}
-          onUndo={(previous) => learner.replace(previous)}
-          markers={markers}
-        />
-        <div className="flex min-w-0 flex-col gap-6 xl:grid xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)] xl:items-start">
-          <section
-            aria-labelledby="brief-heading"
-            className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
-          >
-            <h2 id="brief-heading" className="text-sm font-semibold text-slate-900 dark:text-slate-100">
-              The situation
-            </h2>
-            <div data-testid="scenario-brief" className="mt-2 space-y-2 text-sm leading-6 text-slate-700 dark:text-slate-300">
-              {scenario.brief.map((p, i) => (
-                <p key={i}>{p}</p>
-              ))}
+      <Workspace
+        heightClass={heightClass}
+        runRef={runColumn}
+        lesson={
+          <>
+            {(showBrief || questions || hints) && (
+              <LessonBar open={briefOpen} onToggle={() => setBriefOpen((o) => !o)} regionId={`${paneIds}-situation`} questions={questions} />
+            )}
+            {(showBrief || show.db !== false) && (
+              <div id={`${paneIds}-situation`} className={`space-y-3 ${briefOpen ? '' : 'xl:hidden'}`}>
+                {showBrief && <Situation scenario={scenario} />}
+                {show.db !== false && <DbStatus />}
+              </div>
+            )}
+            {beforeControls && <div className={beforeControlsFolds && !briefOpen ? 'xl:hidden' : undefined}>{beforeControls}</div>}
+            {hints}
+          </>
+        }
+        controls={<LabControls ctx={ctx} playback={playback} status={status} spoken={spoken} />}
+        code={
+          <CodePanel
+            scenario={scenario}
+            mode={mode}
+            onMode={chooseMode}
+            text={text}
+            revision={learner.revision + modeRevision}
+            onEdit={onEdit}
+            edited={learner.text !== starter}
+            onResetToStarter={() => {
+              const previous = learner.text;
+              learner.replace(starter);
+              return previous;
+            }}
+            onUndo={(previous) => learner.replace(previous)}
+            markers={markers}
+          />
+        }
+        run={
+          <>
+            <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
+            {hasRun && !folded && <RunPaneNav panes={panes} />}
+            <div ref={timelineBox} className="scroll-mt-2">
+              {hasRun ? (
+                <Timeline run={run} actors={scenario.actors} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
+              ) : (
+                <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
+                  {loading
+                    ? db.waitingForQuery
+                      ? 'Waiting for your query to finish; the schedule runs right after it.'
+                      : 'Running the schedule in the worker…'
+                    : result?.verdict === 'error'
+                      ? `Nothing ran: ${whoseCode(result.variant).codeMidSentence} did not load. Fix the error above and press Run again.`
+                      : 'Press Run to play the demonstration schedule against your code.'}
+                </p>
+              )}
             </div>
-            <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm leading-6 text-amber-900 dark:bg-amber-400/10 dark:text-amber-200">
-              <strong className="font-semibold">The demonstration (seed {scenario.demo.seed}):</strong> {scenario.demo.story}
-            </p>
-          </section>
-          <DbStatus />
-        </div>
-      </div>
-
-      {beforeControls}
-      <LabControls ctx={ctx} playback={playback} faults={faults} status={status} spoken={spoken} lessonPlan={scenario.demo} />
-      <SharePanel ctx={ctx} outcome={shareButton.outcome} />
-      <RunProblems notice={context.notice} result={result} unhandled={context.unhandled} upTo={problemsUpTo} onDismiss={() => send({ type: 'DISMISS_NOTICE' })} />
-
-      {run && run.result.trace.length > 0 ? (
-        <>
-          <Timeline run={run} actors={scenario.actors} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
-          <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-2">
-            <DbInspector run={run} tables={scenario.tables} selected={context.selected} />
-            <Ledger run={run} selected={context.selected} actors={scenario.actors} />
-          </div>
-        </>
-      ) : (
-        <p className="rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
-          {loading
-            ? db.waitingForQuery
-              ? 'Waiting for your query to finish; the schedule runs right after it.'
-              : 'Running the schedule in the worker…'
-            : result?.verdict === 'error'
-              ? `Nothing ran: ${whoseCode(result.variant).codeMidSentence} did not load. Fix the error above and press Run again.`
-              : 'Press Run to play the demonstration schedule against your code.'}
-        </p>
-      )}
-      <VerdictPanel
-        result={result}
-        revealed={context.revealed}
-        running={loading || playing}
-        onSelectStep={onSelect}
-        injectedByHand={injectedCount(result, context.injected)}
+            <VerdictPanel
+              result={result}
+              revealed={context.revealed}
+              running={loading || playing}
+              onSelectStep={showEvent}
+              injectedByHand={injectedCount(result, context.injected)}
+            />
+            <RunPane id={`${paneIds}-faults`} label="Faults" folded={folded}>
+              <FaultControls ctx={ctx} faults={faults} lessonPlan={scenario.demo} />
+            </RunPane>
+            {hasRun && (
+              <RunPane id={`${paneIds}-tables`} label="Tables and side effects" folded={folded}>
+                <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-2 xl:grid-cols-1 2xl:grid-cols-2">
+                  <DbInspector run={run} tables={scenario.tables} selected={context.selected} />
+                  <Ledger run={run} selected={context.selected} actors={scenario.actors} />
+                </div>
+              </RunPane>
+            )}
+            {hasRun && (
+              <RunPane id={`${paneIds}-log`} label="Event log" folded={folded}>
+                <EventLog run={run} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
+              </RunPane>
+            )}
+            <div ref={explorerBox} className="scroll-mt-2">
+              <RunPane id={`${paneIds}-explore`} label="Explore" folded={folded && !exploring && explorer.status !== 'done'}>
+                <ExplorerPanel
+                  state={context.explorer}
+                  onReplay={(counterexample) => ctx.send({ type: 'REPLAY', counterexample, code: textRef.current })}
+                  onCancel={() => send({ type: 'CANCEL_EXPLORE' })}
+                  titles={invariantTitles}
+                  stale={exploredCode !== null && exploredCode !== text}
+                />
+              </RunPane>
+            </div>
+            <SharePanel ctx={ctx} outcome={shareButton.outcome} />
+            <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
+              <summary className="cursor-pointer px-4 py-3 text-sm font-semibold text-slate-800 dark:text-slate-100">
+                Query the database yourself
+              </summary>
+              <div className="border-t border-slate-200 p-4 dark:border-slate-800">
+                <QueryPanel />
+              </div>
+            </details>
+          </>
+        }
       />
-      {run && run.result.trace.length > 0 && (
-        <EventLog run={run} selected={context.selected} visibleUpTo={context.visibleUpTo} onSelect={onSelect} />
-      )}
-      <ExplorerPanel
-        state={context.explorer}
-        onReplay={(counterexample) => ctx.send({ type: 'REPLAY', counterexample, code: textRef.current })}
-        onCancel={() => send({ type: 'CANCEL_EXPLORE' })}
-        titles={invariantTitles}
-        stale={exploredCode !== null && exploredCode !== text}
-      />
-
-      <details className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900">
-        <summary className="cursor-pointer px-4 py-3 text-sm font-semibold text-slate-800 dark:text-slate-100">
-          Query the database yourself
-        </summary>
-        <div className="border-t border-slate-200 p-4 dark:border-slate-800">
-          <QueryPanel />
-        </div>
-      </details>
     </div>
   );
-}
-
-/**
- * How many of a run's faults injected by hand took effect (the run comes back from the worker as a
- * copy: compared by value). One that never happened (a crash of a worker already gone, the "next"
- * response of a call never made) changed nothing, and is not counted.
- */
-export function injectedCount(result: Pick<RunResult, 'faults' | 'faultEvents'> | null | undefined, injected: readonly Fault[]): number {
-  if (!result || injected.length === 0) return 0;
-  const byHand = new Set(injected.map((f) => JSON.stringify(f)));
-  return result.faults.filter((f, i) => byHand.has(JSON.stringify(f)) && result.faultEvents[i] !== null).length;
-}
-
-/** The tab a result's variant label came from: "starter", "solution", or anything else for "Your code". */
-function modeOf(variant: string): RunFinished['mode'] {
-  return variant === 'starter' || variant === 'solution' ? variant : 'yours';
 }
 
 function variantName(mode: CodeMode): string {

@@ -8,6 +8,12 @@ import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
 
 export const dynamicParams = false;
 
+/**
+ * From 1280 px the lab is a workspace the height of the screen: the page uses the width and keeps
+ * its top margin small, so the title, the controls, the code and the run fit one screen.
+ */
+const LAB_CSS = `@media (min-width: 1280px) { body > main#main, body > header > div, body > footer > p { max-width: 112rem; } body > main#main { padding-top: 0.75rem; padding-bottom: 1.5rem; } }`;
+
 export function generateStaticParams(): { scenario: string }[] {
   return SCENARIO_CATALOG.map((s) => ({ scenario: s.id }));
 }
@@ -34,7 +40,8 @@ export default async function LabPage({ params }: LabPageProps) {
   const next = SCENARIO_CATALOG[index + 1];
 
   return (
-    <div className="space-y-8">
+    <div className="space-y-8 xl:space-y-3">
+      <style>{LAB_CSS}</style>
       <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
         <nav aria-label="Breadcrumb" className="text-slate-500 dark:text-slate-400">
           <ol className="flex items-center gap-2">
@@ -58,15 +65,15 @@ export default async function LabPage({ params }: LabPageProps) {
         </Link>
       </div>
 
-      <header className="max-w-3xl">
+      <header className="max-w-3xl xl:flex xl:max-w-none xl:flex-wrap xl:items-baseline xl:gap-x-4">
         <p className="inline-flex rounded-full bg-teal-50 px-2.5 py-0.5 text-xs font-semibold text-teal-800 ring-1 ring-teal-600/20 dark:bg-teal-400/10 dark:text-teal-300 dark:ring-teal-400/30">
           <span className="sr-only">Concept: </span>
           <span data-testid="scenario-concept">{scenario.concept}</span>
         </p>
-        <h1 data-testid="scenario-title" className="mt-3 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl dark:text-white">
+        <h1 data-testid="scenario-title" className="mt-3 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl xl:order-first xl:mt-0 xl:text-2xl dark:text-white">
           {scenario.title}
         </h1>
-        <p data-testid="scenario-summary" className="mt-3 text-base leading-7 text-slate-600 dark:text-slate-300">
+        <p data-testid="scenario-summary" className="mt-3 text-base leading-7 text-slate-600 xl:mt-1 xl:line-clamp-1 xl:basis-full xl:text-sm xl:leading-6 dark:text-slate-300">
           {scenario.summary}
         </p>
       </header>

@@ -5,7 +5,7 @@
  * one stop for Tab (the selected line's button; a run has dozens of events): ↑/↓, Home and End
  * move along it, selecting as they go.
  */
-import { memo, useEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/run/lab-run';
 import type { TraceEvent } from '@/simulations/engine/types';
 import { faultLabel, formatSimTime, markKind, simClockTime } from './snapshots';
@@ -79,6 +79,15 @@ export function EventLog({ run, selected, visibleUpTo, onSelect }: EventLogProps
  * not every line — a run stopped at the step limit has 5,000 of them, and each step back took
  * ~0.6 s of the main thread when they were all rendered again.
  */
+/** The full SQL of a database event, when its narration shows it cut ("SELECT … ORDE…"); null otherwise. */
+export function fullSql(e: Pick<TraceEvent, 'type' | 'text' | 'data'>): string | null {
+  if (e.type !== 'db' && e.type !== 'db-error') return null;
+  const sql = (e.data as { sql?: unknown } | undefined)?.sql;
+  if (typeof sql !== 'string') return null;
+  const flat = sql.replace(/\s+/g, ' ').trim();
+  return e.text.includes(flat) ? null : sql.trim();
+}
+
 const EventLine = memo(function EventLine({
   event: e,
   clock,
@@ -99,8 +108,11 @@ const EventLine = memo(function EventLine({
   const flag = faultLabel(e);
   const kind = markKind(e);
   const severe = kind === 'crash' || kind === 'lost' || kind === 'error' || kind === 'rollback';
+  const sql = fullSql(e);
+  const [open, setOpen] = useState(false);
+  const sqlId = `event-sql-${e.i}`;
   return (
-    <li>
+    <li className={sql ? 'relative' : undefined}>
       <button
         type="button"
         data-event={e.i}
@@ -136,6 +148,27 @@ const EventLine = memo(function EventLine({
           {e.text}
         </span>
       </button>
+      {sql && (
+        <>
+          {/* The narration cuts long statements: the whole text is one click away. */}
+          <button
+            type="button"
+            tabIndex={tabStop || open ? 0 : -1}
+            aria-expanded={open}
+            aria-controls={open ? sqlId : undefined}
+            onClick={() => setOpen((o) => !o)}
+            className="ml-8 rounded px-1 text-[11px] font-semibold text-teal-800 underline decoration-teal-600/40 underline-offset-2 hover:decoration-teal-600 focus-visible:outline-2 focus-visible:outline-teal-600 dark:text-teal-300"
+          >
+            {open ? 'hide SQL' : 'full SQL'}
+            <span className="sr-only"> of event {e.i + 1}</span>
+          </button>
+          {open && (
+            <pre id={sqlId} className="mx-2 mt-1 mb-2 overflow-x-auto rounded-md bg-slate-100 px-3 py-2 font-mono text-xs leading-5 whitespace-pre-wrap text-slate-800 dark:bg-slate-800 dark:text-slate-100">
+              {sql}
+            </pre>
+          )}
+        </>
+      )}
     </li>
   );
 });

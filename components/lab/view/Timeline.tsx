@@ -24,12 +24,13 @@ export interface TimelineProps {
   onSelect: (i: number) => void;
   /**
    * 'large' for a projector (presenter mode): lane names and time labels in bigger type, laid out
-   * for it (a wider name column, a taller axis). Default 'normal'.
+   * for it (a wider name column, a taller axis); 'medium' for a projector 800 px tall or less.
+   * Default 'normal'.
    */
   size?: TimelineSize;
 }
 
-export type TimelineSize = 'normal' | 'large';
+export type TimelineSize = 'normal' | 'medium' | 'large';
 
 /** The type sizes that change the layout: the lane-name column, the time axis and its labels. */
 interface TypeMetrics {
@@ -44,11 +45,18 @@ interface TypeMetrics {
   /** Height of the time axis above the first lane, and the baselines of its two label rows. */
   axisH: number;
   labelY: [number, number];
+  /** Height of one lane, px. */
+  laneH: number;
+  /** The widest a column grows to, so a short run spreads across the width it is given. */
+  maxColW: number;
 }
 
 export const TYPE_METRICS: Record<TimelineSize, TypeMetrics> = {
-  normal: { namesW: 104, nameText: 'text-xs', labelPx: 10, labelCharW: 6.5, axisH: 40, labelY: [14, 27] },
-  large: { namesW: 136, nameText: 'text-base', labelPx: 14, labelCharW: 9, axisH: 52, labelY: [18, 36] },
+  normal: { namesW: 104, nameText: 'text-xs', labelPx: 10, labelCharW: 6.5, axisH: 40, labelY: [14, 27], laneH: 48, maxColW: 40 },
+  // A projector screen 800 px tall or less (1280×720, 1024×768): the lanes closer, the type still 16 px.
+  medium: { namesW: 132, nameText: 'text-base', labelPx: 16, labelCharW: 10, axisH: 54, labelY: [19, 42], laneH: 44, maxColW: 110 },
+  // A projector: read from the back row (18 px axis text), a short run spread across the screen.
+  large: { namesW: 150, nameText: 'text-lg', labelPx: 18, labelCharW: 11, axisH: 64, labelY: [22, 48], laneH: 54, maxColW: 120 },
 };
 
 /** Room kept between the end of one time label and the start of the next on the same row. */
@@ -62,7 +70,6 @@ export const labelWidth = (text: string, charW: number) => LABEL_INSET + text.le
 /** Where a time label's text starts: its column's left edge, inset, moved left by its shift. */
 const labelTextX = (colX: (i: number) => number, colW: number, l: { i: number; shift: number }) => colX(l.i) - colW / 2 + LABEL_INSET - l.shift;
 
-const LANE_H = 48;
 const COL_W = 40;
 /** Columns shrink down to this so a run that nearly fits is drawn whole, not scrolled a little. */
 const MIN_COL_W = 26;
@@ -164,8 +171,8 @@ export function cutLabels(
   return cut;
 }
 
-/** The y of lane `k`'s centre, below an axis `axisH` tall. */
-const laneYBelow = (axisH: number) => (k: number) => axisH + k * LANE_H + LANE_H / 2;
+/** The y of lane `k`'s centre, below an axis `axisH` tall, lanes `laneH` tall. */
+const laneYBelow = (axisH: number, laneH: number) => (k: number) => axisH + k * laneH + laneH / 2;
 
 /** The shape of one mark kind, centred on (x, y). */
 export function MarkShape({ kind, x, y }: { kind: MarkKind; x: number; y: number }) {
@@ -244,7 +251,8 @@ export function timeLabels(
 export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 'normal' }: TimelineProps) {
   const type = TYPE_METRICS[size];
   const { axisH } = type;
-  const laneY = laneYBelow(axisH);
+  const { laneH } = type;
+  const laneY = laneYBelow(axisH, laneH);
   const rawId = useId();
   const id = `tl${rawId.replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const scroller = useRef<HTMLDivElement>(null);
@@ -268,7 +276,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
     return () => observer.disconnect();
   }, []);
   const fitW = boxW > 0 && trace.length > 0 ? Math.floor((boxW - PAD_X * 2) / trace.length) : COL_W;
-  const colW = Math.max(MIN_COL_W, Math.min(COL_W, fitW));
+  const colW = Math.max(MIN_COL_W, Math.min(type.maxColW, fitW));
   const colX = columnX(colW);
   const visible = trace.filter((e) => e.i <= visibleUpTo);
   const drawn = visible.filter((e) => laneOf(e, actors) !== null);
@@ -277,7 +285,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
 
   // Before anything is visible the lanes fit the box, so there is nothing to scroll to.
   const width = drawn.length === 0 ? 480 : PAD_X * 2 + Math.max(trace.length, 1) * colW;
-  const height = axisH + actors.length * LANE_H + PAD_BOTTOM;
+  const height = axisH + actors.length * laneH + PAD_BOTTOM;
   // A label is drawn from its column's left edge (colX − colW/2): it must end inside the drawing.
   const labels = timeLabels(visible, colX, type.labelCharW, width + colW / 2 - 2);
   const labelsRef = useRef(labels);
@@ -346,7 +354,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
             <div
               key={a}
               className={`flex items-center justify-end truncate pr-3 font-mono ${type.nameText} font-medium text-slate-600 dark:text-slate-300`}
-              style={{ height: LANE_H }}
+              style={{ height: laneH }}
             >
               {a}
             </div>
@@ -436,6 +444,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                   y={laneY(lane)}
                   targetY={targetLane >= 0 && targetLane !== lane ? laneY(targetLane) : null}
                   colW={colW}
+                  laneH={laneH}
                   selected={e.i === selected}
                   tabStop={e.i === tabStop}
                   markerId={id}
@@ -449,7 +458,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
         </div>
       </div>
       <Legend
-        large={size === 'large'}
+        large={size !== 'normal'}
         kinds={new Set(trace.map(markKind))}
         downHatch={downSpans(trace, trace.length - 1).some((d) => actors.includes(d.actor)) ? `${id}-down` : null}
       />
@@ -497,6 +506,7 @@ const Mark = memo(function Mark({
   y,
   targetY,
   colW,
+  laneH,
   selected: isSelected,
   tabStop,
   markerId: id,
@@ -509,6 +519,7 @@ const Mark = memo(function Mark({
   /** The lane the arrow points to, when the event reaches another shown actor. */
   targetY: number | null;
   colW: number;
+  laneH: number;
   selected: boolean;
   tabStop: boolean;
   /** The timeline's id, whose arrowhead markers the arrow uses. */
@@ -535,7 +546,7 @@ const Mark = memo(function Mark({
       className="group cursor-pointer outline-none"
     >
       <title>{label}</title>
-      <rect x={x - colW / 2} y={Math.min(y, hasArrow ? ty : y) - LANE_H / 2} width={colW} height={(hasArrow ? Math.abs(ty - y) : 0) + LANE_H} className="fill-transparent" />
+      <rect x={x - colW / 2} y={Math.min(y, hasArrow ? ty : y) - laneH / 2} width={colW} height={(hasArrow ? Math.abs(ty - y) : 0) + laneH} className="fill-transparent" />
       {hasArrow && !lost && (
         <line
           x1={x}
