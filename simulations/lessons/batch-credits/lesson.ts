@@ -82,13 +82,13 @@ export default defineLesson({
       id: 'batch-credits-resend-failed',
       prompt: 'A batch of 10 transformations comes back with 5 successes, one 402 (out of credits), two 429s (rate window) and no answer at all for the last two. Each success bills a credit. What should the next request send?',
       choices: [
-        { id: 'whole-batch', text: 'The whole batch again, so all ten results come back in one response' },
+        { id: 'whole-batch', text: 'The whole batch again, so that all ten results come back together in one response' },
         {
           id: 'failed-only',
-          text: 'Only the 5 items that failed or got no answer, after the wait the errors ask for',
+          text: 'Only the 5 items that failed or got no answer, after the wait that the errors ask for',
         },
-        { id: '429-only', text: 'Only the two 429s: a 402 and an unanswered item will never succeed' },
-        { id: 'nothing', text: 'Nothing: transformations are safe to replay, so there is no need to retry' },
+        { id: '429-only', text: 'Only the two 429s, after the rate window: a 402 and an unanswered item never succeed' },
+        { id: 'nothing', text: 'Nothing: transformations are safe to replay, so there is no need to retry any item' },
       ],
       correct: 'failed-only',
       explanation: 'Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back, and an unanswered item may or may not have been processed (resending it is safe, and at worst bills it once more), so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.',

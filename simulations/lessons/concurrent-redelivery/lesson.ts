@@ -39,13 +39,13 @@ export default defineLesson({
       id: 'concurrent-redelivery-atomic-claim',
       prompt: 'Two workers receive the same message at the same moment. Each runs SELECT on the operations table, finds no row, and sends. Which change lets exactly one of them send?',
       choices: [
-        { id: 'check-twice', text: 'Check a second time after a short sleep before sending' },
+        { id: 'check-twice', text: 'Check a second time, after a short sleep, that no row has appeared before sending' },
         {
           id: 'insert-on-conflict',
-          text: 'Claim with one INSERT … ON CONFLICT on the key; only the worker whose insert returns a row sends',
+          text: 'Claim with one INSERT … ON CONFLICT; only the worker that gets a row back sends',
         },
-        { id: 'select-in-tx', text: 'Put the SELECT inside BEGIN … COMMIT' },
-        { id: 'table-per-worker', text: 'Give each worker its own operations table' },
+        { id: 'select-in-tx', text: 'Run the SELECT and the send together inside one BEGIN … COMMIT transaction' },
+        { id: 'table-per-worker', text: 'Give each worker its own operations table, so their checks never interfere' },
       ],
       correct: 'insert-on-conflict',
       explanation: 'Check-then-act is two steps, and the other worker can act in between; checking again only narrows the gap. A primary key on the operation key makes "is it taken?" and "take it" a single atomic statement: one INSERT wins, the other matches the conflict and returns no row, so that worker backs off. A plain SELECT in a transaction locks nothing (there is no row yet to lock), and separate tables would let both workers win.',

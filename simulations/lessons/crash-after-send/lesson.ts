@@ -49,13 +49,13 @@ export default defineLesson({
       id: 'crash-after-send-provider-key',
       prompt: 'The claim-and-complete consumer crashes after the provider sent the e-mail and before complete() ran. The lease runs out and worker-2 claims the key. What prevents a second e-mail?',
       choices: [
-        { id: 'longer-lease', text: 'A longer lease' },
-        { id: 'complete-first', text: 'Calling complete() before sending the e-mail' },
+        { id: 'longer-lease', text: 'A longer lease, so worker-2 cannot claim the key until worker-1 has surely finished sending' },
+        { id: 'complete-first', text: 'Calling complete() before sending the e-mail, so that worker-2 finds the key already marked done' },
         {
           id: 'provider-key',
-          text: 'Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another',
+          text: 'The operation\'s key passed to the e-mail provider, which answers a repeat with the first e-mail',
         },
-        { id: 'ack-first', text: 'Acknowledging the message before sending' },
+        { id: 'ack-first', text: 'Acknowledging the message before sending, so the queue never hands it to worker-2 at all' },
       ],
       correct: 'provider-key',
       explanation: 'The e-mail was sent in someone else\'s system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation\'s key narrows the gap, and closes it for as long as the provider remembers the key — the second send is answered with the first e-mail\'s id.',

@@ -83,13 +83,13 @@ export default defineLesson({
       id: 'dual-write-outbox',
       prompt: 'The shop inserts the order, then publishes "order-placed" to the queue, and crashes between the two. Which change makes sure the message cannot be lost?',
       choices: [
-        { id: 'publish-first', text: 'Publish first, then insert the order' },
-        { id: 'retry-loop', text: 'Retry the publish in a loop until it succeeds' },
+        { id: 'publish-first', text: 'Publish first and insert the order after, so the message is already out before any crash' },
+        { id: 'retry-loop', text: 'Retry the publish in a loop after the insert, as many times as it takes for the queue to accept it' },
         {
           id: 'outbox',
-          text: 'Insert the order and an outbox row in one transaction; a relay publishes committed outbox rows',
+          text: 'Write the order and an outbox row in one transaction; a relay publishes what committed',
         },
-        { id: 'one-tx', text: 'Put the INSERT and the publish inside the same BEGIN … COMMIT' },
+        { id: 'one-tx', text: 'Put the INSERT and the publish together inside the same BEGIN … COMMIT transaction' },
       ],
       correct: 'outbox',
       explanation: 'Publishing first swaps a lost message for a phantom one: the order is announced and never saved. A retry loop dies with the process that runs it. A database transaction cannot include the queue, which is a different system. The outbox turns the message into a row of the same database, committed together with the order: either both exist or neither does, and the relay publishes what committed.',

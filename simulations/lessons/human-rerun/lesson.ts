@@ -82,14 +82,14 @@ export default defineLesson({
       choices: [
         {
           id: 'provider-keys',
-          text: 'Idempotency keys sent to the payment and e-mail providers, on their own',
+          text: 'Idempotency keys sent to the payment and e-mail providers, with nothing recorded on our side',
         },
         {
           id: 'claim-each',
-          text: 'Each operation claimed under its own key in our operations table, so the rerun finds it done',
+          text: 'Each charge and each receipt claimed under its own key in our operations table, found done',
         },
-        { id: 'confirm', text: 'A dialog asking the operator to confirm before rerunning' },
-        { id: 'one-transaction', text: 'Running the whole job inside one database transaction' },
+        { id: 'confirm', text: 'A dialog that asks the operator to confirm, naming the jobs that already ran yesterday' },
+        { id: 'one-transaction', text: 'Running the whole job inside one database transaction, so it all happens or none of it does' },
       ],
       correct: 'claim-each',
       explanation: 'Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: providers promise to keep them at least 24 hours, not longer, and 26 have passed, so on their own the keys may let every charge and every receipt repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order\'s charge, this order\'s receipt — claimed and completed in our own table make the rerun a walk past finished work.',

@@ -44,16 +44,16 @@ export default defineLesson({
       choices: [
         {
           id: 'taken-over',
-          text: 'The next worker to get the redelivered message takes the key over and sends it',
+          text: 'The next worker to get the redelivered message sees the claim, takes the key over and sends it',
         },
         {
           id: 'never-sent',
-          text: 'It is never sent: the key says \'running\' forever, every redelivery backs off, and the message is finally dead-lettered',
+          text: 'Never sent: the key stays \'running\', each redelivery backs off, and the message is dead-lettered',
         },
-        { id: 'sent-twice', text: 'Two receipts go out, one from each worker' },
+        { id: 'sent-twice', text: 'Two receipts go out: the redelivery sends one, and worker-1\'s send is retried when it restarts' },
         {
           id: 'rolled-back',
-          text: 'The claim is undone when the worker\'s connection drops, so the next worker starts fresh',
+          text: 'The claim is undone when the worker\'s connection drops, so the next worker starts afresh and sends',
         },
       ],
       correct: 'never-sent',

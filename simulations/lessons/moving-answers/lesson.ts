@@ -76,16 +76,16 @@ export default defineLesson({
       id: 'moving-answers-store-first',
       prompt: 'A worker looks up whether the customer\'s address is deliverable, hands the answer to the CRM and crashes before acking. The redelivered message looks it up again 30 s later, and the answer has changed. The CRM must hear one answer. What should the handler do?',
       choices: [
-        { id: 'look-again', text: 'Look it up again: the newest answer is the most accurate one' },
+        { id: 'look-again', text: 'Look it up again on every delivery: the newest answer is the most accurate one' },
         {
           id: 'store-first',
-          text: 'Store the first answer under the operation\'s key and serve any replay from the store',
+          text: 'Store the first answer under the operation\'s key; a replay reads it from there',
         },
         {
           id: 'lookup-key',
-          text: 'Send an idempotency key with the lookup so the API repeats its first answer',
+          text: 'Send an idempotency key with the lookup, so the API repeats its first answer',
         },
-        { id: 'skip', text: 'On a redelivery, skip the lookup and tell the CRM nothing' },
+        { id: 'skip', text: 'On a redelivery skip the lookup and tell the CRM nothing, since it already heard' },
       ],
       correct: 'store-first',
       explanation: 'A lookup is safe to repeat — it changes nothing — but its answer can move, and a downstream that heard "deliverable" and then "risky" now holds two stories. Lookups take no idempotency key; the API simply answers what is true now. Claim the check\'s key, complete it with the answer, and a replay returns that stored answer without calling again (which also saves the credit). Saying nothing on a redelivery loses the answer whenever the first attempt never reached the CRM.',

@@ -88,18 +88,18 @@ export default defineLesson({
       id: 'random-key-on-retry-two-charges',
       prompt: 'Checkout calls the payment provider with idempotencyKey: env.random.uuid(), generated inside its retry loop. The first charge\'s response is lost and checkout retries. What happens to the customer\'s card?',
       choices: [
-        { id: 'one-charge', text: 'One charge: the provider recognises the retry' },
+        { id: 'one-charge', text: 'One charge: the provider recognises the retry as the same checkout and returns the first' },
         {
           id: 'two-charges',
-          text: 'Two charges: every attempt carries a new key, so the provider sees two unrelated requests',
+          text: 'Two charges: each attempt carries a new key, so the provider sees two unrelated requests',
         },
         {
           id: 'refused',
-          text: 'The retry is refused with an idempotency error because the order already has a key',
+          text: 'The retry is refused with an idempotency error, because the order already has a key',
         },
         {
           id: 'no-charge',
-          text: 'No charge: the provider cancels the first charge once the caller times out',
+          text: 'No charge stays: the provider cancels the first charge once the caller has timed out',
         },
       ],
       correct: 'two-charges',

@@ -65,11 +65,11 @@ export default defineLesson({
       choices: [
         {
           id: 'skip-locked',
-          text: 'SELECT … FOR UPDATE SKIP LOCKED in the transaction that publishes and marks the rows',
+          text: 'SELECT … FOR UPDATE SKIP LOCKED, in the transaction that publishes and marks the rows',
         },
-        { id: 'order-by', text: 'ORDER BY id, so both relays see the rows in the same order' },
-        { id: 'limit', text: 'A smaller LIMIT on the SELECT' },
-        { id: 'timers', text: 'Starting the relays at different times' },
+        { id: 'order-by', text: 'ORDER BY id in the SELECT, so both relays read the rows in the same order and take turns' },
+        { id: 'limit', text: 'A smaller LIMIT on the SELECT, so that each relay only takes a few rows at a time' },
+        { id: 'timers', text: 'Starting the relays at different times, so that their polls never fall together' },
       ],
       correct: 'skip-locked',
       explanation: 'Without a lock, both relays read the same unpublished rows before either marks them, and both publish them. FOR UPDATE locks the rows a relay picked until its COMMIT, and SKIP LOCKED makes the other relay pass over them instead of waiting, so they split the work. Ordering, limits and timing only change which rows collide, not whether they can.',

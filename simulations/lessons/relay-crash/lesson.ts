@@ -62,13 +62,13 @@ export default defineLesson({
       id: 'relay-crash-consumer',
       prompt: 'The relay publishes an outbox row, then crashes before its COMMIT marks the row published; after a restart it publishes the row again. Where should that duplicate be dealt with?',
       choices: [
-        { id: 'fix-relay', text: 'In the relay: it must be changed to publish exactly once' },
+        { id: 'fix-relay', text: 'In the relay: change it so that it publishes each outbox row exactly once, whatever crashes' },
         {
           id: 'consumer',
-          text: 'In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op',
+          text: 'In the consumer: the relay is at-least-once by design, so the consumer dedupes the repeat',
         },
-        { id: 'nowhere', text: 'Nowhere: the queue drops a message it has already seen' },
-        { id: 'publish-after-commit', text: 'By publishing after the COMMIT that marks the row' },
+        { id: 'nowhere', text: 'Nowhere: the queue recognises a message it has already seen and drops the copy' },
+        { id: 'publish-after-commit', text: 'In the relay\'s order of work: mark the row published, COMMIT, and only then publish' },
       ],
       correct: 'consumer',
       explanation: 'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.',

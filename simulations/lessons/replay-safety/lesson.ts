@@ -86,7 +86,7 @@ export default defineLesson({
       choices: [
         { id: 'pdf', text: 'Rendering the invoice as a PDF' },
         { id: 'status', text: 'Setting the shipment\'s status to \'shipped\'' },
-        { id: 'charge', text: 'Charging the card' },
+        { id: 'charge', text: 'Charging the customer\'s card for the order' },
         { id: 'upsert', text: 'Upserting the customer by its id' },
       ],
       correct: 'charge',

@@ -66,9 +66,9 @@ export default defineLesson({
       prompt: 'The payment provider delivers event evt_1 to two of our webhook handlers at once. What should the handlers dedupe on?',
       choices: [
         { id: 'event-id', text: 'The event\'s id, claimed in the operations table before doing anything' },
-        { id: 'body-hash', text: 'A hash of the whole request, delivery timestamp header included' },
-        { id: 'handler-name', text: 'The name of the handler process' },
-        { id: 'nothing', text: 'Nothing: a provider delivers each webhook exactly once' },
+        { id: 'body-hash', text: 'A hash of the whole request as received, the delivery timestamp header included' },
+        { id: 'handler-name', text: 'The name of the handler process together with the order id in the payload' },
+        { id: 'nothing', text: 'Nothing: a payment provider delivers each webhook event exactly once' },
       ],
       correct: 'event-id',
       explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
