@@ -74,6 +74,32 @@ export default defineLesson({
     prompt: "The first charge's response is lost and checkout retries; the next day a rerun charges again. How many times will order 2077 be charged?",
     ...chargesFor(2077),
   },
+  hints: {
+    nudge: 'Run the demonstration and follow both days: the lost response on day one, the retry, and the rerun on day two. In the provider\'s ledger, which requests carried which key, and did the provider still remember it on day two?',
+    targeted: [
+      {
+        id: 'no-double-charge/lose-response',
+        invariant: 'no-double-charge',
+        fault: { kind: 'lose-response' },
+        text: 'The response was lost and the retry charged again. The retry must carry the same key derived from the order, and on day two — after the provider may have forgotten it — your own operations table has to answer: claim, complete with the charge, and return the stored one.',
+      },
+      {
+        id: 'no-double-charge',
+        invariant: 'no-double-charge',
+        text: 'The order was charged twice. A key the provider forgets after 24 hours cannot stop day two\'s rerun, and a key with the day in it is new on day two. Keep the charge in your operations table under a key derived from the order, and pass the same key to the provider.',
+      },
+      {
+        id: 'order-charged',
+        invariant: 'order-charged',
+        text: 'The order was never charged. Look for the key marked done before the charge was made: a crash or a timeout between the two leaves a done key and no charge. Complete it with the charge\'s result.',
+      },
+      {
+        id: 'same-charge-everywhere',
+        invariant: 'same-charge-everywhere',
+        text: 'Checkout and the rerun disagree about the charge. A timeout swallowed as "no charge", or a rerun that charges anew, reports something that did not happen: return the charge stored under the key.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'ambiguous-timeout-after-retention',

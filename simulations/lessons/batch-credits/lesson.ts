@@ -77,6 +77,27 @@ export default defineLesson({
     },
     describe: (run) => `${plural(transformCredits(run), 'credit', 'credits')} spent on 10 items`,
   },
+  hints: {
+    nudge: 'Run the demonstration and read the first batch\'s answer in the event log: which indices succeeded, which got 429 or 402, which got no answer? Then count the credits in the ledger. Which items did the next request really need to send?',
+    targeted: [
+      {
+        id: 'no-item-billed-twice',
+        invariant: 'no-item-billed-twice',
+        text: 'An item was billed twice: a retry sent an item that had already succeeded. Keep each result by its index as it comes back, and resend only the indices that failed or got no answer — not the whole batch, after a 402, a 429 or a timeout alike.',
+      },
+      {
+        id: 'every-item-transformed/lose-request',
+        invariant: 'every-item-transformed',
+        fault: { kind: 'lose-request' },
+        text: 'A batch request was lost on the way, and some items never got a result. A timed-out batch call has to be caught: wait, then send the items still pending again. Replay it and follow the items of the lost request.',
+      },
+      {
+        id: 'every-item-transformed',
+        invariant: 'every-item-transformed',
+        text: 'Not every item got its result in its own place. Check three things in the replay: a 402 or 429 retried before the wait it asked for (the credits renew at 60 s, the rate window every 10 s), an item with no answer taken as done, and results placed by arrival instead of by index.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'batch-credits-resend-failed',

@@ -78,6 +78,26 @@ export default defineLesson({
         : `every saved order was announced (${plural(n, 'message', 'messages')} published)`;
     },
   },
+  hints: {
+    nudge: 'Run the demonstration and stop at the shop\'s crash: which of its two writes had happened, and which had not? Then look at the orders table and the queue at the end: does every saved order have its message, and every message its order?',
+    targeted: [
+      {
+        id: 'no-phantom',
+        invariant: 'no-phantom',
+        text: 'A message went out for an order that was never saved. Publishing to the queue, or writing the outbox row outside the order\'s transaction, happens whether or not the order commits. Write the outbox row in the same transaction as the order, publish nothing from the shop, and let the relay publish what committed.',
+      },
+      {
+        id: 'nothing-lost',
+        invariant: 'nothing-lost',
+        text: 'A committed order was never published. A publish after COMMIT dies with the shop, and an outbox row written in a transaction of its own can be missing when the order\'s committed. Put the order and its outbox row in one transaction.',
+      },
+      {
+        id: 'confirmed-saved',
+        invariant: 'confirmed-saved',
+        text: 'The customer was told about an order that is not saved. Answer the checkout only after the transaction holding the order has committed.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'dual-write-outbox',

@@ -37,6 +37,48 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'worker-1 dies right after claiming the key. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and open the operations table at the crash and then at each redelivery: what does the row of order 1042 say, and what does lease_until hold? Could any worker ever take it over?',
+    targeted: [
+      {
+        id: 'every-order-receipted/crash-db',
+        invariant: 'every-order-receipted',
+        fault: { kind: 'crash', after: 'db' },
+        text: 'Your claim never lets go: the worker crashed right after its INSERT, and every later delivery saw the key "running" and backed off. Watch what happens when a worker crashes right after its claim: the claim needs a finite lease and a takeover of an expired, unfinished row (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now()).',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'The receipt never went out. Either no worker could take the claim over after the first one died, or the work was marked done before the e-mail was sent. Replay it and read the row at each redelivery.',
+      },
+      {
+        id: 'no-stuck-keys',
+        invariant: 'no-stuck-keys',
+        text: 'A key stayed "running" for ever. A key with a time in it is a different key on every redelivery: the first, claimed by the dead worker, is never finished. Derive the key from the order alone, so the takeover finds the same row.',
+      },
+      {
+        id: 'at-most-one-receipt/duplicate-delivery',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Two workers sent: the second took over a claim whose lease was still running. Replay it and read lease_until at the takeover. The takeover must compare the lease with now() and check that its own statement won (its row count), or a live worker gets overtaken.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out. Look at the takeover: it must only take a row that is not done and whose lease has run out, and the worker must send only when its own statement took the row.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'lease-expiry-stuck-key',

@@ -34,6 +34,43 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'worker-1 crashes after sending, before it acknowledges. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and follow m1 along the timeline: worker-1 sends the receipt and dies before its ack, and 30 s later the same message reaches a worker again. At that moment, open the tables: is there anything the second handling could read to learn that the first one already sent?',
+    targeted: [
+      {
+        id: 'at-most-one-receipt/duplicate-delivery',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Two workers held m1 at the same moment, and both sent. Checking for a row and then writing one are two steps, and the other worker fits between them. Replay it and watch both workers\' database steps before either send: taking the key must be one statement that only one of them can win.',
+      },
+      {
+        id: 'at-most-one-receipt/crash-email.send',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'crash', after: 'email.send' },
+        text: 'The worker died after the e-mail went out and before the work was recorded as done. Nothing in your tables can tell the next worker that the e-mail went: only the provider saw it. Watch the second send in the replay, then give the e-mail provider the same key you claimed, so a repeat gets the first e-mail back.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out for order 1042. Is your key the same on every delivery of this order? A time, an attempt number or a random part makes it new on each redelivery. And is what you claimed kept in the database, where every worker and every restart can read it, rather than in a variable?',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'Order 1042 never got its receipt. Look for the moment the work was marked done, or the message acknowledged, before the e-mail was sent: a crash between the two leaves nothing to redo. Mark it done only after the send has returned.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'receipt-redelivery-what-happens',

@@ -58,6 +58,21 @@ export default defineLesson({
       return `${plural(n, 'order was', 'orders were')} published more than once (${plural(total, 'message', 'messages')} in all)`;
     },
   },
+  hints: {
+    nudge: 'Run the demonstration and put the two relays\' lanes side by side: which rows does each read, and when does each mark them published? Find a row both read before either marked it.',
+    targeted: [
+      {
+        id: 'each-row-once',
+        invariant: 'each-row-once',
+        text: 'A row was published twice. Reading, publishing and marking as separate statements lets both relays take the same row; marking first and publishing later still hands the same rows to both if the mark is not checked. Lock the rows you take with SELECT … FOR UPDATE SKIP LOCKED, inside the transaction that publishes and marks them.',
+      },
+      {
+        id: 'locks-what-it-publishes',
+        invariant: 'locks-what-it-publishes',
+        text: 'A relay published inside a transaction without locking the rows it read. On a real PostgreSQL both relays\' transactions overlap and read the same rows; only FOR UPDATE (SKIP LOCKED) makes one skip what the other holds. A lock you try but whose answer you ignore does not count.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'relay-concurrency-skip-locked',

@@ -60,6 +60,37 @@ export default defineLesson({
   crashable: ['handler-1', 'handler-2'],
   lossy: 'email.send',
   prediction: { prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042, '"payment received" e-mail', '"payment received" e-mails') },
+  hints: {
+    nudge: 'Run the demonstration and look at the two handlers\' lanes as evt_1 arrives at both: what does each read in the tables before it sends, and when?',
+    targeted: [
+      {
+        id: 'at-most-one-email/duplicate-delivery',
+        invariant: 'at-most-one-email',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Both handlers sent for evt_1. A check followed by a write leaves a gap both fit into: claim the event id in one INSERT … ON CONFLICT and send only when it returned your row. A key from the delivery time, or a set in memory, is different (or empty) for the second handler.',
+      },
+      {
+        id: 'at-most-one-email',
+        invariant: 'at-most-one-email',
+        text: 'A second "payment received" e-mail went out. Dedupe on the event id — the same on every delivery — claimed in the operations table, and pass it to the e-mail provider too.',
+      },
+      {
+        id: 'every-payment-confirmed',
+        invariant: 'every-payment-confirmed',
+        text: 'The e-mail never went out. Look for the event marked done before the e-mail was sent: a crash between the two loses it. Complete after the send.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the handler kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'webhook-dedupe-event-id',
