@@ -16,6 +16,7 @@ import type { RunResult } from '@/simulations/run/run';
 import type { Fault } from '@/simulations/engine/types';
 import { actionForKey, actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
+import { HintLadder } from './HintLadder';
 import { SPEED_DELAY_MS } from './controller/lab-machine';
 import { useLabController } from './controller/use-lab-controller';
 import { spokenStatus, statusText } from './controller/status';
@@ -406,6 +407,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               <strong className="font-semibold">The demonstration (seed {scenario.demo.seed}):</strong> {scenario.demo.story}
             </p>
           </section>
+          <HintLadder lesson={scenario} run={context.revealed ? result : null} explorer={context.explorer} onReplay={(cx) => ctx.send({ type: 'REPLAY', counterexample: cx, code: textRef.current })} onShowSolution={() => chooseMode('solution')} />
           <DbStatus />
         </div>
       </div>
