@@ -52,9 +52,15 @@ export default defineLesson({
         text: 'The receipt never went out. Either no worker could take the claim over after the first one died, or the work was marked done before the e-mail was sent. Replay it and read the row at each redelivery.',
       },
       {
+        id: 'no-stuck-keys/crash-db',
+        invariant: 'no-stuck-keys',
+        fault: { kind: 'crash', after: 'db' },
+        text: 'The key of a worker that crashed right after its claim stayed "running" for ever: nobody could take it over. Replay it and read lease_until after the crash. A claim needs a finite lease, and a takeover of a row that is not done and whose lease has run out.',
+      },
+      {
         id: 'no-stuck-keys',
         invariant: 'no-stuck-keys',
-        text: 'A key stayed "running" for ever. A key with a time in it is a different key on every redelivery: the first, claimed by the dead worker, is never finished. Derive the key from the order alone, so the takeover finds the same row.',
+        text: 'A key stayed "running" for ever. Either the worker that claimed it died and no one could take it over (a finite lease, and a takeover of expired rows, fix that), or the key has a time in it, so the redelivery claimed a different key and the first was never finished: derive it from the order alone.',
       },
       {
         id: 'at-most-one-receipt/duplicate-delivery',
