@@ -86,3 +86,14 @@ test('a ?quizSeed= in the address is taken only when it is a valid seed', () => 
   expect(quizSeedFromSearch('?quizSeed=' + 'x'.repeat(65))).toBeNull();
   expect(quizSeedFromSearch('')).toBeNull();
 });
+
+test('merging an imported progress file keeps the hints opened on either side and the quiz seed here', async () => {
+  const { mergeProgress } = await import('../components/course/progress-file');
+  const here: Progress = { version: 1, scenarios: { 'lease-expiry': { visited: true, hints: ['nudge'] } }, quizzes: {}, quizSeed: 'here1' };
+  const file: Progress = { version: 1, scenarios: { 'lease-expiry': { hints: ['solution', 'nudge'] }, 'dual-write': { hints: ['nudge'] } }, quizzes: {}, quizSeed: 'file1' };
+  const merged = mergeProgress(here, file);
+  expect(merged.scenarios['lease-expiry']?.hints).toEqual(['nudge', 'solution']);
+  expect(merged.scenarios['dual-write']?.hints).toEqual(['nudge']);
+  expect(merged.quizSeed).toBe('here1');
+  expect(mergeProgress({ version: 1, scenarios: {}, quizzes: {} }, file).quizSeed).toBe('file1');
+});
