@@ -398,7 +398,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           }
         ],
         "correct": "never-sent",
-        "explanation": "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
+        "explanation": "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. Nor does the crashed worker pick up where it left off after its restart: it never resumes a handler, it only receives messages again. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
         "see": {
           "scenario": "lease-expiry",
           "variant": "starter",
@@ -535,7 +535,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           }
         ],
         "correct": "two-charges",
-        "explanation": "A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey('charge', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.",
+        "explanation": "A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Nothing is refused either (to the provider a new key is a new request), and a charge is not taken back because its caller stopped waiting. Derive it from the order — opKey('charge', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.",
         "see": {
           "scenario": "random-key-on-retry",
           "variant": "starter",
@@ -854,7 +854,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           }
         ],
         "correct": "event-id",
-        "explanation": "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
+        "explanation": "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. The handler's name differs between the two handlers, so each would claim a key of its own and both would send. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
         "see": {
           "scenario": "webhook-dedupe",
           "variant": "starter",

@@ -105,7 +105,7 @@ export default defineLesson({
         },
       ],
       correct: 'never-sent',
-      explanation: 'The claim was its own committed statement, so the dropped connection does not undo it. The starter\'s ON CONFLICT DO NOTHING never takes a key over, and its lease of \'infinity\' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now(), as lib\'s claim() does).',
+      explanation: 'The claim was its own committed statement, so the dropped connection does not undo it. The starter\'s ON CONFLICT DO NOTHING never takes a key over, and its lease of \'infinity\' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. Nor does the crashed worker pick up where it left off after its restart: it never resumes a handler, it only receives messages again. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now(), as lib\'s claim() does).',
       see: {
         scenario: 'lease-expiry',
         variant: 'starter',

@@ -129,7 +129,7 @@ export default defineLesson({
         },
       ],
       correct: 'two-charges',
-      explanation: 'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
+      explanation: 'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Nothing is refused either (to the provider a new key is a new request), and a charge is not taken back because its caller stopped waiting. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
       see: {
         scenario: 'random-key-on-retry',
         variant: 'starter',

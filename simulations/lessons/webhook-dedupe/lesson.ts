@@ -102,7 +102,7 @@ export default defineLesson({
         { id: 'nothing', text: 'Nothing: a payment provider delivers each webhook event exactly once' },
       ],
       correct: 'event-id',
-      explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
+      explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. The handler\'s name differs between the two handlers, so each would claim a key of its own and both would send. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
       see: {
         scenario: 'webhook-dedupe',
         variant: 'starter',
