@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
+import path from 'node:path';
+import { ARTIFACTS, launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const WRONG_FIX = new URL('../judge/lease-expiry/finite-lease-no-takeover.ts', import.meta.url);
 
@@ -57,12 +58,14 @@ test('hint ladder: a first hint, the hint for how an explored wrong fix broke, i
     await targeted.getByTestId('hint-replay').click();
     const verdict = await waitVerdict(page, /Violated/);
     assert.match(verdict, /Every order gets its receipt/);
-    const plan = await page.getByTestId('fault-plan').innerText();
-    assert.match(plan, /crash worker-\d right after its first db step/);
-    for (const fault of plan.replace(/ \(event \d+\)/g, '').split('\n').filter((line) => line.trim())) {
-      assert.ok(explorer.includes(fault.trim()), `the replayed plan's "${fault.trim()}" is the counterexample's: ${explorer}`);
-    }
+    const cx = /seed (\d+), \d+ faults?: (.+), \d+ scheduler steps/.exec(explorer);
+    assert.ok(cx, `the explorer names its counterexample: ${explorer}`);
+    const plan = (await page.getByTestId('fault-plan').locator('li > span:not([aria-hidden])').allInnerTexts()).map((t) => t.replace(/ \(event \d+\)/, ''));
+    assert.match(plan.join('; '), /crash worker-\d right after its first db step/);
+    assert.equal(plan.join('; '), cx[2], 'the replayed plan is the counterexample\'s');
+    assert.equal(await page.getByLabel('Seed').inputValue(), cx[1], 'on the counterexample\'s seed');
     await screenshot(page, 'hint-ladder-replayed');
+    await ladder.screenshot({ path: path.join(ARTIFACTS, 'hint-ladder.png') });
 
     // What was opened is kept with the progress and comes back.
     assert.deepEqual(await hintsStored(page), ['nudge', 'every-order-receipted/crash-db']);
