@@ -138,7 +138,7 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
                 <span className="min-w-0 flex-1">
                   <span className="mr-1.5 font-semibold tabular-nums" data-testid="choice-letter">
                     {choiceLetter(position)}.
-                  </span>
+                  </span>{' '}
                   {c.text}
                   {isAnswer && (
                     <span className="ml-2 text-xs font-semibold text-emerald-800 dark:text-emerald-300">

@@ -116,7 +116,7 @@ export default defineLesson({
         },
         {
           id: 'seed-only',
-          text: 'That every seed is safe with the same fault, since the seed only sets what the data looks like',
+          text: 'That any order of the two workers\' steps is safe with this fault, since only the fault decides',
         },
         {
           id: 'never-lost',
@@ -124,7 +124,7 @@ export default defineLesson({
         },
       ],
       correct: 'gap',
-      explanation: 'A run is one schedule: one seed, one fault at one moment. A change can survive it and still break when the crash falls somewhere else — after the e-mail went out but before the work was recorded, say, or while two workers hold the same message. The seed decides the interleaving of the workers, not only the data, so the same fault can end differently under another one. And a redelivery that ended well here says nothing about a schedule where the first worker dies at another step. That is what Explore is for: it runs hundreds of schedules with faults drawn from the lesson, and the lesson counts as done only when none of them breaks your code.',
+      explanation: 'A run is one schedule: one seed, one fault at one moment. A change can survive it and still break when the crash falls somewhere else — after the e-mail went out but before the work was recorded, say, or while two workers hold the same message. The order in which the workers\' steps interleave varies from schedule to schedule, so the same fault can end differently in another one. And a redelivery that ended well here says nothing about a schedule where the first worker dies at another step. That is what Explore is for: it runs hundreds of schedules with faults drawn from the lesson, and the lesson counts as done only when none of them breaks your code.',
     },
   ],
 });
