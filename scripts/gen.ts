@@ -2,7 +2,7 @@
  * Writes what is derived from the lessons (simulations/lessons/): the text of every lesson's
  * starter.ts and solution.ts (code.generated.ts, which the engine loads into the learner's realm and
  * the editor shows), the light catalog the first pages read without loading the engine
- * (catalog.generated.ts), and the editor's typings of the learner API (learner/typings.generated.ts).
+ * (catalog.generated.ts), the lessons' hint ladders the lab loads with its page (hints.generated.ts), and the editor's typings of the learner API (learner/typings.generated.ts).
  * `npm run gen` runs it; `npm run build` and `npm run dev` run it first; a test fails when a
  * committed file differs from what this writes.
  */
@@ -53,6 +53,17 @@ export async function catalogFile(): Promise<string> {
     HEADER +
     "import type { CatalogEntry } from './catalog-types';\n\n" +
     `export const LESSON_ENTRIES: readonly CatalogEntry[] = ${JSON.stringify(entries, null, 2)};\n`
+  );
+}
+
+/** hints.generated.ts: each lesson's hint ladder, by lesson id (apart from the catalog: only the lab reads them). */
+export async function hintsFile(): Promise<string> {
+  const LESSON_DEFINITIONS = await lessonDefinitions();
+  const hints = Object.fromEntries(LESSON_DEFINITIONS.map((l) => [l.id, l.hints]));
+  return (
+    HEADER +
+    "import type { LessonHints } from './catalog-types';\n\n" +
+    `export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = ${JSON.stringify(hints, null, 2)};\n`
   );
 }
 
@@ -108,6 +119,7 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     'simulations/lessons/code.generated.ts': codeFile(),
     'simulations/lessons/ids.generated.ts': await idsFile(),
     'simulations/lessons/catalog.generated.ts': await catalogFile(),
+    'simulations/lessons/hints.generated.ts': await hintsFile(),
     'simulations/learner/typings.generated.ts': typingsFile(),
   };
 }

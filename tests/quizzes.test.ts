@@ -16,6 +16,7 @@ import { LESSONS, lessonById } from '../simulations/lessons/index';
 const PREDICTIONS = LESSONS.flatMap((l) => (l.prediction ? [{ ...l.prediction, scenario: l.id }] : []));
 const predictionFor = (id: string) => PREDICTIONS.find((p) => p.scenario === id);
 import { replayHint, simDbPerFile } from './helpers/sim-db';
+import { choiceLetter, shuffledChoices } from '../simulations/course/quiz-order';
 
 const sim = simDbPerFile();
 
@@ -86,6 +87,64 @@ describe.each(QUESTIONS.map((q) => [q.id, q] as const))('question %s', (_id, q) 
       if (decoded.ok) expect(decoded.link.step).toBe(see.step);
     });
   }
+});
+
+/** The correct choice stands out by length: strictly longer (or shorter) than every other choice. */
+const strictly = (q: (typeof QUESTIONS)[number], cmp: (a: number, b: number) => boolean) => {
+  const answer = q.choices.find((c) => c.id === q.correct)!.text.length;
+  return q.choices.every((c) => c.id === q.correct || cmp(answer, c.text.length));
+};
+
+describe('fair questions: the answer is not given away by its length or its place', () => {
+  test('the correct choice is the strictly longest in at most 3 of the questions, the strictly shortest in at most 3', () => {
+    const longest = QUESTIONS.filter((q) => strictly(q, (a, b) => a > b)).map((q) => q.id);
+    const shortest = QUESTIONS.filter((q) => strictly(q, (a, b) => a < b)).map((q) => q.id);
+    expect(longest.length, `strictly longest: ${longest.join(', ')}`).toBeLessThanOrEqual(3);
+    expect(shortest.length, `strictly shortest: ${shortest.join(', ')}`).toBeLessThanOrEqual(3);
+  });
+
+  test('no correct choice is over 20 % longer than the longest wrong one, or under 60 % of the shortest', () => {
+    const outliers = QUESTIONS.filter((q) => {
+      const answer = q.choices.find((c) => c.id === q.correct)!.text.length;
+      const wrong = q.choices.filter((c) => c.id !== q.correct).map((c) => c.text.length);
+      return answer > 1.2 * Math.max(...wrong) || answer < 0.6 * Math.min(...wrong);
+    });
+    expect(outliers.map((q) => `${q.id}: ${q.choices.map((c) => `${c.id === q.correct ? '*' : ''}${c.text.length}`).join(' ')}`)).toEqual([]);
+  });
+
+  test('one seed always gives one order; the order is a permutation; seeds differ', () => {
+    for (const q of QUESTIONS) {
+      const a = shuffledChoices(q.choices, q.id, 'class-7b');
+      expect(shuffledChoices(q.choices, q.id, 'class-7b')).toEqual(a);
+      expect([...a].map((c) => c.id).sort()).toEqual(q.choices.map((c) => c.id).sort());
+      expect(q.choices.map((c) => c.id), 'the input is left as it is').toEqual(q.choices.map((c) => c.id));
+    }
+    const orders = new Set(Array.from({ length: 40 }, (_, i) => shuffledChoices(QUESTIONS[0]!.choices, QUESTIONS[0]!.id, `s${i}`).map((c) => c.id).join()));
+    expect(orders.size, 'forty seeds give many orders of four choices').toBeGreaterThanOrEqual(12);
+  });
+
+  test('over 600 learners, the correct choice of every question lands on every letter about equally often', () => {
+    const learners = Array.from({ length: 600 }, (_, i) => `learner${i}`);
+    for (const q of QUESTIONS) {
+      const at = new Array<number>(q.choices.length).fill(0);
+      for (const seed of learners) at[shuffledChoices(q.choices, q.id, seed).findIndex((c) => c.id === q.correct)]! += 1;
+      const even = learners.length / q.choices.length;
+      for (const [i, n] of at.entries()) expect(n, `${q.id}: answer at ${choiceLetter(i)} for ${n} of ${learners.length} (${at.join('/')})`).toBeGreaterThan(0.75 * even);
+    }
+  });
+
+  test('for one learner, the correct letters over all questions are spread: no letter holds more than half of them', () => {
+    for (const seed of ['course', 'class-7b', 'a1b2c3d4e5f6']) {
+      const letters = QUESTIONS.map((q) => shuffledChoices(q.choices, q.id, seed).findIndex((c) => c.id === q.correct));
+      const most = Math.max(...[0, 1, 2, 3].map((i) => letters.filter((l) => l === i).length));
+      expect(most, `seed ${seed}: ${letters.map(choiceLetter).join('')}`).toBeLessThanOrEqual(QUESTIONS.length / 2);
+    }
+  });
+
+  test('the fairness check can fail: the questions as they were (the answer the longest in 17 of 20) would not pass', () => {
+    const padded = QUESTIONS.map((q) => ({ ...q, choices: q.choices.map((c) => (c.id === q.correct ? { ...c, text: `${c.text}, as the lesson explains in detail` } : c)) }));
+    expect(padded.filter((q) => strictly(q, (a, b) => a > b)).length).toBeGreaterThan(3);
+  });
 });
 
 describe('predict, then run', () => {

@@ -3,9 +3,14 @@
  * One "check yourself" question: a native radio group (arrow keys move, Space selects), a Check
  * button, feedback with the explanation in a live region, and a "See it happen" link that opens
  * the lab in the state that shows the answer. The last answer is saved in the learner's progress
- * and shown again on the next visit.
+ * (by choice id) and shown again on the next visit. The choices are lettered A, B, … in the order
+ * the learner's quiz seed gives this question (quiz-seed.ts); until that seed is known (the server
+ * render, hydration) they are laid out in the default seed's order but not shown, so no learner
+ * sees them move.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { DEFAULT_QUIZ_SEED, choiceLetter, shuffledChoices } from '@/simulations/course/quiz-order';
+import { useQuizSeed } from './quiz-seed';
 import type { JSX } from 'react';
 import type { Question } from '@/simulations/lessons/catalog';
 import { recordQuiz, useProgress } from './progress';
@@ -26,6 +31,8 @@ export interface QuizAnswer {
 export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswer) => void }): JSX.Element {
   const { question, onAnswered } = props;
   const saved = useProgress().quizzes[question.id];
+  const seed = useQuizSeed();
+  const choices = useMemo(() => shuffledChoices(question.choices, question.id, seed ?? DEFAULT_QUIZ_SEED), [question, seed]);
   const [choice, setChoice] = useState<string | null>(null);
   // The choice that was checked, when the feedback is showing.
   const [checked, setChecked] = useState<string | null>(null);
@@ -55,7 +62,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
   }, [saved, question.choices]);
 
   const correct = checked !== null && checked === question.correct;
-  const answerText = question.choices.find((c) => c.id === question.correct)?.text;
+  const answerAt = choices.findIndex((c) => c.id === question.correct);
+  const answerText = answerAt < 0 ? '' : `${choiceLetter(answerAt)}. ${choices[answerAt]!.text}`;
 
   function check() {
     if (choice === null) return;
@@ -98,8 +106,8 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
     >
       <fieldset disabled={checked !== null}>
         <legend className="text-base leading-7 font-medium text-slate-900 dark:text-slate-100">{question.prompt}</legend>
-        <div className="mt-3 space-y-2">
-          {question.choices.map((c) => {
+        <div className={`mt-3 space-y-2 ${seed === null ? 'invisible' : ''}`} data-testid="quiz-choices" data-quiz-seed={seed ?? undefined}>
+          {choices.map((c, position) => {
             const id = `${name}-${c.id}`;
             const isAnswer = checked !== null && c.id === question.correct;
             const isWrongPick = checked !== null && c.id === checked && !correct;
@@ -107,6 +115,7 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
               <label
                 key={c.id}
                 htmlFor={id}
+                data-choice={c.id}
                 className={`flex cursor-pointer items-start gap-3 rounded-lg border px-3 py-2.5 text-sm leading-6 transition has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-teal-600 ${
                   isAnswer
                     ? 'border-emerald-400 bg-emerald-50 text-emerald-950 dark:border-emerald-500/60 dark:bg-emerald-500/10 dark:text-emerald-50'
@@ -127,6 +136,9 @@ export function QuizCard(props: { question: Question; onAnswered?: (r: QuizAnswe
                   className="mt-1 size-4 shrink-0 accent-teal-700 focus-visible:outline-none dark:accent-teal-400"
                 />
                 <span className="min-w-0 flex-1">
+                  <span className="mr-1.5 font-semibold tabular-nums" data-testid="choice-letter">
+                    {choiceLetter(position)}.
+                  </span>{' '}
                   {c.text}
                   {isAnswer && (
                     <span className="ml-2 text-xs font-semibold text-emerald-800 dark:text-emerald-300">

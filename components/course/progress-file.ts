@@ -166,6 +166,7 @@ function mergeScenario(here: ScenarioProgress = {}, file: ScenarioProgress = {})
     heldCode: unionDigests(here.heldCode, file.heldCode),
     cleanCode: unionDigests(here.cleanCode, file.cleanCode),
     broke: here.broke ?? file.broke,
+    hints: here.hints || file.hints ? [...new Set([...(here.hints ?? []), ...(file.hints ?? [])])] : undefined,
   };
   // A flag that is false says nothing a missing one does not: both come out missing.
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as ScenarioProgress;
@@ -176,7 +177,8 @@ function mergeScenario(here: ScenarioProgress = {}, file: ScenarioProgress = {})
  * made on either device counts: a lesson is visited, held, explored or done when it is on either
  * side (once done, a lesson stays done); the digests of code that held or came through are the
  * union (the ones here latest); a prediction and an answer keep the one that counts most (here's on
- * a tie); the sorting keeps the better score (here's on a tie).
+ * a tie); the sorting keeps the better score (here's on a tie); the hints opened are the union
+ * (here's first); the quiz seed is here's, else the file's (the order the learner sees here stays).
  */
 export function mergeProgress(here: Progress, file: Progress): Progress {
   const scenarios = Object.fromEntries(
@@ -191,7 +193,8 @@ export function mergeProgress(here: Progress, file: Progress): Progress {
     }),
   );
   const sorting = !here.sorting ? file.sorting : file.sorting && file.sorting.correct > here.sorting.correct ? file.sorting : here.sorting;
-  return { version: 1, scenarios, quizzes, ...(sorting ? { sorting } : {}) };
+  const quizSeed = here.quizSeed ?? file.quizSeed;
+  return { version: 1, scenarios, quizzes, ...(sorting ? { sorting } : {}), ...(quizSeed ? { quizSeed } : {}) };
 }
 
 /** Merge: the progress merged, and each lesson's code here kept, the file's filling lessons with none. */

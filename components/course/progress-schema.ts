@@ -11,6 +11,7 @@
  */
 import * as v from 'valibot';
 import { SCENARIO_CATALOG } from '@/simulations/lessons/catalog';
+import { QUIZ_SEED_PATTERN } from '@/simulations/course/quiz-order';
 
 export interface ScenarioProgress {
   visited?: boolean;
@@ -35,6 +36,11 @@ export interface ScenarioProgress {
   cleanCode?: string[];
   /** The latest exploration of "Your code" that found violations: which version, and how many. */
   broke?: { digest: string; violations: number; runs: number };
+  /**
+   * The rungs of the lesson's hint ladder the learner opened, in the order first opened: `nudge`,
+   * a targeted hint's id, `solution` (the ladder's ids, simulations/lessons/catalog-types.ts).
+   */
+  hints?: string[];
 }
 
 /** A question's last checked answer. */
@@ -52,7 +58,15 @@ export interface Progress {
   quizzes: Record<string, QuizRecord>;
   /** The replay-safety sorting exercise: the bins chosen, and how many were right at the last check. */
   sorting?: { choices: Record<string, string>; correct: number; total: number };
+  /**
+   * The seed the order of every question's choices is drawn from (simulations/course/quiz-order.ts):
+   * made once per learner, or set by a `?quizSeed=` link so a class sees the same order.
+   */
+  quizSeed?: string;
 }
+
+/** How many hint ids a lesson keeps (a ladder has a handful of rungs; this only bounds stored data). */
+export const HINTS_KEPT = 32;
 
 /** How many digests of each kind a lesson keeps: enough for a learner going back and forth. */
 export const DIGESTS_KEPT = 8;
@@ -105,9 +119,15 @@ export const scenarioFieldSchemas = {
   heldCode: digests,
   cleanCode: digests,
   broke: v.object({ digest, violations: count, runs: count }),
+  hints: v.pipe(
+    v.array(id),
+    v.transform((list) => [...new Set(list)].slice(0, HINTS_KEPT)),
+  ),
 } satisfies FieldSchemas<ScenarioProgress>;
 
 export const quizRecordSchema = v.object({ choice: id, correct: v.boolean(), revealed: v.optional(v.boolean()) }) satisfies v.GenericSchema<unknown, QuizRecord>;
+
+export const quizSeedSchema = v.pipe(v.string(), v.regex(QUIZ_SEED_PATTERN));
 
 export const sortingSchema = v.pipe(
   v.object({ choices: v.record(id, id), correct: count, total: count }),
@@ -124,6 +144,7 @@ const FIELD_TEXT: Record<keyof ScenarioProgress, string> = {
   heldCode: 'which versions of your code held',
   cleanCode: 'which versions of your code came through exploration',
   broke: 'the last exploration that broke your code',
+  hints: 'which hints you opened',
 };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -201,6 +222,12 @@ export function parseProgress(value: unknown): ParsedProgress {
     const r = v.safeParse(sortingSchema, value.sorting);
     if (r.success) progress.sorting = r.output;
     else dropped.push({ path: 'sorting', text: 'The sorting exercise (“What does a replay cost?”)' });
+  }
+
+  if (value.quizSeed !== undefined) {
+    const r = v.safeParse(quizSeedSchema, value.quizSeed);
+    if (r.success) progress.quizSeed = r.output;
+    else dropped.push({ path: 'quizSeed', text: 'The order your questions’ choices are shown in (a new one is drawn)' });
   }
   return { progress, dropped };
 }

@@ -11,7 +11,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import { sha256Hex } from '@/lib/op-key';
-import { DIGESTS_KEPT, parseProgressText, type DroppedPart, type Progress, type QuizRecord, type ScenarioProgress } from './progress-schema';
+import { DIGESTS_KEPT, HINTS_KEPT, parseProgressText, type DroppedPart, type Progress, type QuizRecord, type ScenarioProgress } from './progress-schema';
 
 export type { DroppedPart, Progress, QuizRecord, ScenarioProgress } from './progress-schema';
 export { parseProgress } from './progress-schema';
@@ -109,7 +109,8 @@ export function hasProgress(p: Progress): boolean {
  */
 export function resetProgress(): Progress {
   const before = snapshot();
-  updateProgress(() => ({ version: 1, scenarios: {}, quizzes: {} }));
+  // The quiz seed stays: it is not progress, and the choices keep the order the learner knows.
+  updateProgress((p) => ({ version: 1, scenarios: {}, quizzes: {}, ...(p.quizSeed ? { quizSeed: p.quizSeed } : {}) }));
   return before;
 }
 
@@ -231,6 +232,23 @@ export function recordQuiz(questionId: string, choice: string, correct: boolean)
     const revealed = !correct || p.quizzes[questionId]?.revealed === true;
     return { ...p, quizzes: { ...p.quizzes, [questionId]: revealed ? { choice, correct, revealed } : { choice, correct } } };
   });
+}
+
+/** The learner opened rung `hintId` of lesson `id`'s hint ladder (kept once, in first-opened order). */
+export function recordHint(id: string, hintId: string): void {
+  if (snapshot().scenarios[id]?.hints?.includes(hintId)) return;
+  patchScenario(id, (s) => ({ ...s, hints: [...(s.hints ?? []), hintId].slice(0, HINTS_KEPT) }));
+}
+
+/** Whether the learner opened rung `hintId` of lesson `id`'s ladder. */
+export function hintOpened(s: ScenarioProgress | undefined, hintId: string): boolean {
+  return !!s?.hints?.includes(hintId);
+}
+
+/** Keep `seed` as the learner's quiz seed (the caller checked it with `isQuizSeed`). */
+export function setQuizSeed(seed: string): void {
+  if (snapshot().quizSeed === seed) return;
+  updateProgress((p) => ({ ...p, quizSeed: seed }));
 }
 
 export function recordSorting(choices: Record<string, string>, correct: number, total: number): void {

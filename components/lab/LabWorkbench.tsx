@@ -14,6 +14,7 @@ import { useDatabase } from '@/components/db/PgliteProvider';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import { actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
+import { HintLadder } from './HintLadder';
 import { SPEED_DELAY_MS } from './controller/lab-machine';
 import { useLabController } from './controller/use-lab-controller';
 import { spokenStatus, statusText } from './controller/status';
@@ -362,7 +363,15 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               </div>
             )}
             {beforeControls && <div className={beforeControlsFolds && !briefOpen ? 'xl:hidden' : undefined}>{beforeControls}</div>}
-            {hints}
+            {hints ?? (
+              <HintLadder
+                lesson={scenario}
+                run={context.revealed ? result : null}
+                explorer={context.explorer}
+                onReplay={(cx) => ctx.send({ type: 'REPLAY', counterexample: cx, code: textRef.current })}
+                onShowSolution={() => chooseMode('solution')}
+              />
+            )}
           </>
         }
         controls={<LabControls ctx={ctx} playback={playback} status={status} spoken={spoken} />}

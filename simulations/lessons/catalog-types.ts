@@ -32,6 +32,32 @@ export interface Question {
   see?: SeeIt;
 }
 
+/**
+ * How a schedule broke an invariant, as far as a hint cares: a fault of its plan has every field
+ * given here (e.g. `{ kind: 'crash', after: 'db' }`: a process crashed right after a database step).
+ */
+export type FaultShape = Partial<Record<'kind' | 'process' | 'after' | 'before' | 'call' | 'message', string>>;
+
+/** A hint for one way a learner's code breaks: which invariant, and (where the lesson can tell) how. */
+export interface TargetedHint {
+  /** Stable within the lesson: recorded in progress when the learner opens it. */
+  id: string;
+  /** The invariant (its id in the lesson) whose break this hint is about. */
+  invariant: string;
+  /** Only when the schedule's fault plan holds a fault of this shape; absent: any schedule. */
+  fault?: FaultShape;
+  /** What is probably wrong and what to watch in the replay, in the learner's terms. */
+  text: string;
+}
+
+/** A lesson's hint ladder: a nudge, hints for the breaks it recognises, then (on request) the solution. */
+export interface LessonHints {
+  /** The first rung: where to look in the run, not what to write. */
+  nudge: string;
+  /** Hints for broken invariants; every invariant of the lesson has one without `fault`. */
+  targeted: TargetedHint[];
+}
+
 /** A prediction as the page shows it: the prompt and the outcomes to pick from. The run answers it. */
 export interface PredictionPrompt {
   /** Asked before the run. */

@@ -35,19 +35,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "dropped",
-            "text": "Nothing: the queue already handed the message out, so it forgets it"
+            "text": "Nothing more: the queue handed the message out once, and a queue never hands it out twice"
           },
           {
             "id": "redelivered",
-            "text": "After the visibility timeout the queue delivers the message again, and the starter sends a second receipt"
+            "text": "The visibility timeout runs out, the queue delivers the message again, and a second receipt goes out"
           },
           {
             "id": "queue-acks",
-            "text": "The queue sees that the e-mail went out and acknowledges the message itself"
+            "text": "The queue sees the e-mail go out through the provider and acknowledges the message on the worker's behalf"
           },
           {
             "id": "provider-refuses",
-            "text": "The message comes back, but the e-mail provider notices the repeat and refuses to send it"
+            "text": "The message comes back, but the e-mail provider spots the repeated receipt and refuses to send it"
           }
         ],
         "correct": "redelivered",
@@ -71,42 +71,27 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
       },
       {
         "id": "receipt-redelivery-one-schedule",
-        "prompt": "Your fix derives the order's key, claims it in the operations table with a lease, and marks it done after sending. It holds on the demonstration, a crash before the acknowledgement. But it calls the e-mail provider without the key. What will Explore find?",
+        "prompt": "A changed handler gets order 1042 exactly one receipt on the demonstration: worker-1 crashes before its acknowledgement, the message comes back, and nothing is sent twice. What does that result tell you about the change?",
         "choices": [
           {
-            "id": "nothing",
-            "text": "Nothing: the demonstration's crash was the dangerous one, and the claim covers it"
+            "id": "proven",
+            "text": "That it is correct: a crash just before the acknowledgement is the worst moment there is"
           },
           {
             "id": "gap",
-            "text": "Schedules where the worker crashes after the send and before complete: the lease runs out, another worker claims the key and sends a second receipt"
+            "text": "Only that this one schedule is safe: a crash at another moment may still break it"
           },
           {
-            "id": "deadlock",
-            "text": "Schedules where two workers wait for each other's claim forever"
+            "id": "seed-only",
+            "text": "That any order of the two workers' steps is safe with this fault, since only the fault decides"
           },
           {
-            "id": "never-sent",
-            "text": "Schedules where the receipt is never sent, because the crashed worker holds the key for good"
+            "id": "never-lost",
+            "text": "That no receipt can go missing either, since the redelivered message was handled to the end"
           }
         ],
         "correct": "gap",
-        "explanation": "The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock either: the claim is one INSERT … ON CONFLICT, which at most waits a moment for a concurrent claim's statement to commit, never for the other worker's work, because the lease is a value in the row, not a lock held. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)",
-        "see": {
-          "scenario": "crash-after-send",
-          "variant": "starter",
-          "seed": 1,
-          "faults": [
-            {
-              "kind": "crash",
-              "process": "worker-1",
-              "after": "email.send"
-            }
-          ],
-          "step": 20,
-          "expect": "violated",
-          "invariant": "at-most-one-receipt"
-        },
+        "explanation": "A run is one schedule: one seed, one fault at one moment. A change can survive it and still break when the crash falls somewhere else — after the e-mail went out but before the work was recorded, say, or while two workers hold the same message. The order in which the workers' steps interleave varies from schedule to schedule, so the same fault can end differently in another one. And a redelivery that ended well here says nothing about a schedule where the first worker dies at another step. That is what Explore is for: it runs hundreds of schedules with faults drawn from the lesson, and the lesson counts as done only when none of them breaks your code.",
         "scenario": "receipt-redelivery"
       }
     ]
@@ -152,7 +137,7 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           },
           {
             "id": "charge",
-            "text": "Charging the card"
+            "text": "Charging the customer's card for the order"
           },
           {
             "id": "upsert",
@@ -198,19 +183,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "look-again",
-            "text": "Look it up again: the newest answer is the most accurate one"
+            "text": "Look it up again on every delivery: the newest answer is the most accurate one"
           },
           {
             "id": "store-first",
-            "text": "Store the first answer under the operation's key and serve any replay from the store"
+            "text": "Store the first answer under the operation's key; a replay reads it from there"
           },
           {
             "id": "lookup-key",
-            "text": "Send an idempotency key with the lookup so the API repeats its first answer"
+            "text": "Send an idempotency key with the lookup, so the API repeats its first answer"
           },
           {
             "id": "skip",
-            "text": "On a redelivery, skip the lookup and tell the CRM nothing"
+            "text": "On a redelivery skip the lookup and tell the CRM nothing, since it already heard"
           }
         ],
         "correct": "store-first",
@@ -266,19 +251,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "whole-batch",
-            "text": "The whole batch again, so all ten results come back in one response"
+            "text": "The whole batch again, so that all ten results come back together in one response"
           },
           {
             "id": "failed-only",
-            "text": "Only the 5 items that failed or got no answer, after the wait the errors ask for"
+            "text": "Only the 5 items that failed or got no answer, after the wait that the errors ask for"
           },
           {
             "id": "429-only",
-            "text": "Only the two 429s: a 402 and an unanswered item will never succeed"
+            "text": "Only the two 429s, after the rate window: a 402 and an unanswered item never succeed"
           },
           {
             "id": "nothing",
-            "text": "Nothing: transformations are safe to replay, so there is no need to retry"
+            "text": "Nothing: transformations are safe to replay, so there is no need to retry any item"
           }
         ],
         "correct": "failed-only",
@@ -329,19 +314,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "check-twice",
-            "text": "Check a second time after a short sleep before sending"
+            "text": "Check a second time, after a short sleep, that no row has appeared before sending"
           },
           {
             "id": "insert-on-conflict",
-            "text": "Claim with one INSERT … ON CONFLICT on the key; only the worker whose insert returns a row sends"
+            "text": "Claim with one INSERT … ON CONFLICT; only the worker that gets a row back sends"
           },
           {
             "id": "select-in-tx",
-            "text": "Put the SELECT inside BEGIN … COMMIT"
+            "text": "Run the SELECT and the send together inside one BEGIN … COMMIT transaction"
           },
           {
             "id": "table-per-worker",
-            "text": "Give each worker its own operations table"
+            "text": "Give each worker its own operations table, so their checks never interfere"
           }
         ],
         "correct": "insert-on-conflict",
@@ -397,23 +382,23 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "taken-over",
-            "text": "The next worker to get the redelivered message takes the key over and sends it"
+            "text": "The next worker to get the redelivered message sees the claim, takes the key over and sends it"
           },
           {
             "id": "never-sent",
-            "text": "It is never sent: the key says 'running' forever, every redelivery backs off, and the message is finally dead-lettered"
+            "text": "Never sent: the key stays 'running', each redelivery backs off, and the message is dead-lettered"
           },
           {
             "id": "sent-twice",
-            "text": "Two receipts go out, one from each worker"
+            "text": "Two receipts go out: the redelivery sends one, and worker-1's send is retried when it restarts"
           },
           {
             "id": "rolled-back",
-            "text": "The claim is undone when the worker's connection drops, so the next worker starts fresh"
+            "text": "The claim is undone when the worker's connection drops, so the next worker starts afresh and sends"
           }
         ],
         "correct": "never-sent",
-        "explanation": "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
+        "explanation": "The claim was its own committed statement, so the dropped connection does not undo it. The starter's ON CONFLICT DO NOTHING never takes a key over, and its lease of 'infinity' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. Nor does the crashed worker pick up where it left off after its restart: it never resumes a handler, it only receives messages again. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now(), as lib's claim() does).",
         "see": {
           "scenario": "lease-expiry",
           "variant": "starter",
@@ -466,19 +451,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "longer-lease",
-            "text": "A longer lease"
+            "text": "A longer lease, so worker-2 cannot claim the key until worker-1 has surely finished sending"
           },
           {
             "id": "complete-first",
-            "text": "Calling complete() before sending the e-mail"
+            "text": "Calling complete() before sending the e-mail, so that worker-2 finds the key already marked done"
           },
           {
             "id": "provider-key",
-            "text": "Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another"
+            "text": "The operation's key passed to the e-mail provider, which answers a repeat with the first e-mail"
           },
           {
             "id": "ack-first",
-            "text": "Acknowledging the message before sending"
+            "text": "Acknowledging the message before sending, so the queue never hands it to worker-2 at all"
           }
         ],
         "correct": "provider-key",
@@ -534,23 +519,23 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "one-charge",
-            "text": "One charge: the provider recognises the retry"
+            "text": "One charge: the provider recognises the retry as the same checkout and returns the first"
           },
           {
             "id": "two-charges",
-            "text": "Two charges: every attempt carries a new key, so the provider sees two unrelated requests"
+            "text": "Two charges: each attempt carries a new key, so the provider sees two unrelated requests"
           },
           {
             "id": "refused",
-            "text": "The retry is refused with an idempotency error because the order already has a key"
+            "text": "The retry is refused with an idempotency error, because the order already has a key"
           },
           {
             "id": "no-charge",
-            "text": "No charge: the provider cancels the first charge once the caller times out"
+            "text": "No charge stays: the provider cancels the first charge once the caller has timed out"
           }
         ],
         "correct": "two-charges",
-        "explanation": "A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey('charge', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.",
+        "explanation": "A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Nothing is refused either (to the provider a new key is a new request), and a charge is not taken back because its caller stopped waiting. Derive it from the order — opKey('charge', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.",
         "see": {
           "scenario": "random-key-on-retry",
           "variant": "starter",
@@ -638,19 +623,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "provider-remembers",
-            "text": "The provider returns the original charge: a key is remembered for ever"
+            "text": "The provider returns the original charge: a key is remembered for as long as the account exists"
           },
           {
             "id": "table-catches",
-            "text": "The provider may charge again, so only our own operations table, which still says \"done\", stops it"
+            "text": "The provider may charge again; our operations table, which still says done, is what stops it"
           },
           {
             "id": "refused",
-            "text": "The provider refuses the request because the key was used before"
+            "text": "The provider refuses the request with an error, because that key was already used yesterday"
           },
           {
             "id": "dropped",
-            "text": "Nothing happens: the provider drops requests older than a day"
+            "text": "Nothing at all: the provider silently drops requests that carry a key more than a day old"
           }
         ],
         "correct": "table-catches",
@@ -681,11 +666,11 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           },
           {
             "id": "returns-first",
-            "text": "It returns the first charge of $129.00 and charges nothing for the second order"
+            "text": "It returns the first charge of $129.00 and charges nothing for the second order at all"
           },
           {
             "id": "charges",
-            "text": "It charges $19.90: a different amount makes it a different request"
+            "text": "It charges $19.90: a different amount makes it a different request, whatever the key"
           }
         ],
         "correct": "refuses",
@@ -790,19 +775,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "provider-keys",
-            "text": "Idempotency keys sent to the payment and e-mail providers, on their own"
+            "text": "Idempotency keys sent to the payment and e-mail providers, with nothing recorded on our side"
           },
           {
             "id": "claim-each",
-            "text": "Each operation claimed under its own key in our operations table, so the rerun finds it done"
+            "text": "Each charge and each receipt claimed under its own key in our operations table, found done"
           },
           {
             "id": "confirm",
-            "text": "A dialog asking the operator to confirm before rerunning"
+            "text": "A dialog that asks the operator to confirm, naming the jobs that already ran yesterday"
           },
           {
             "id": "one-transaction",
-            "text": "Running the whole job inside one database transaction"
+            "text": "Running the whole job inside one database transaction, so it all happens or none of it does"
           }
         ],
         "correct": "claim-each",
@@ -857,19 +842,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
           },
           {
             "id": "body-hash",
-            "text": "A hash of the whole request, delivery timestamp header included"
+            "text": "A hash of the whole request as received, the delivery timestamp header included"
           },
           {
             "id": "handler-name",
-            "text": "The name of the handler process"
+            "text": "The name of the handler process together with the order id in the payload"
           },
           {
             "id": "nothing",
-            "text": "Nothing: a provider delivers each webhook exactly once"
+            "text": "Nothing: a payment provider delivers each webhook event exactly once"
           }
         ],
         "correct": "event-id",
-        "explanation": "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
+        "explanation": "Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. The handler's name differs between the two handlers, so each would claim a key of its own and both would send. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.",
         "see": {
           "scenario": "webhook-dedupe",
           "variant": "starter",
@@ -913,19 +898,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "publish-first",
-            "text": "Publish first, then insert the order"
+            "text": "Publish first and insert the order after, so the message is already out before any crash"
           },
           {
             "id": "retry-loop",
-            "text": "Retry the publish in a loop until it succeeds"
+            "text": "Retry the publish in a loop after the insert, as many times as it takes for the queue to accept it"
           },
           {
             "id": "outbox",
-            "text": "Insert the order and an outbox row in one transaction; a relay publishes committed outbox rows"
+            "text": "Write the order and an outbox row in one transaction; a relay publishes what committed"
           },
           {
             "id": "one-tx",
-            "text": "Put the INSERT and the publish inside the same BEGIN … COMMIT"
+            "text": "Put the INSERT and the publish together inside the same BEGIN … COMMIT transaction"
           }
         ],
         "correct": "outbox",
@@ -983,19 +968,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "fix-relay",
-            "text": "In the relay: it must be changed to publish exactly once"
+            "text": "In the relay: change it so that it publishes each outbox row exactly once, whatever crashes"
           },
           {
             "id": "consumer",
-            "text": "In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op"
+            "text": "In the consumer: the relay is at-least-once by design, so the consumer dedupes the repeat"
           },
           {
             "id": "nowhere",
-            "text": "Nowhere: the queue drops a message it has already seen"
+            "text": "Nowhere: the queue recognises a message it has already seen and drops the copy"
           },
           {
             "id": "publish-after-commit",
-            "text": "By publishing after the COMMIT that marks the row"
+            "text": "In the relay's order of work: mark the row published, COMMIT, and only then publish"
           }
         ],
         "correct": "consumer",
@@ -1052,19 +1037,19 @@ export const LESSON_ENTRIES: readonly CatalogEntry[] = [
         "choices": [
           {
             "id": "skip-locked",
-            "text": "SELECT … FOR UPDATE SKIP LOCKED in the transaction that publishes and marks the rows"
+            "text": "SELECT … FOR UPDATE SKIP LOCKED, in the transaction that publishes and marks the rows"
           },
           {
             "id": "order-by",
-            "text": "ORDER BY id, so both relays see the rows in the same order"
+            "text": "ORDER BY id in the SELECT, so both relays read the rows in the same order and take turns"
           },
           {
             "id": "limit",
-            "text": "A smaller LIMIT on the SELECT"
+            "text": "A smaller LIMIT on the SELECT, so that each relay only takes a few rows at a time"
           },
           {
             "id": "timers",
-            "text": "Starting the relays at different times"
+            "text": "Starting the relays at different times, so that their polls never fall together"
           }
         ],
         "correct": "skip-locked",

@@ -9,11 +9,11 @@ export const GENERAL_QUESTIONS: readonly Question[] = [
     id: 'lesson-receipt-key',
     prompt: 'A worker sends a receipt e-mail for every order message. When the e-mail call times out it tries again, and when the worker crashes the queue hands the message to another worker. Which dedupe key keeps the customer from getting two receipts?',
     choices: [
-      { id: 'uuid-per-attempt', text: 'A new UUID generated for each send attempt' },
-      { id: 'message-and-attempt', text: 'The queue message id together with the delivery attempt number' },
+      { id: 'uuid-per-attempt', text: 'A new UUID drawn for each send attempt, so no two attempts can ever collide' },
+      { id: 'message-and-attempt', text: 'The queue message\'s id together with the delivery attempt number' },
       {
         id: 'op-key',
-        text: 'A key derived from the operation itself: opKey(\'receipt-email\', { orderId })',
+        text: 'opKey(\'receipt-email\', { orderId }): derived from the operation itself',
       },
       { id: 'timestamp', text: 'The time the worker started handling the message, to the second' },
     ],
@@ -34,7 +34,7 @@ export const GENERAL_QUESTIONS: readonly Question[] = [
     choices: [
       {
         id: 'resend',
-        text: 'Send the same request again: a conversion creates nothing, so the repeat only costs another credit',
+        text: 'Send the same request again: it creates nothing, so a repeat only costs a credit',
       },
       {
         id: 'key',
@@ -42,11 +42,11 @@ export const GENERAL_QUESTIONS: readonly Question[] = [
       },
       {
         id: 'never',
-        text: 'Never retry: the first request may have worked, and a second one would be a duplicate side effect',
+        text: 'Never retry: the first request may have worked, and a repeat is a duplicate effect',
       },
       {
         id: 'dedupe-table',
-        text: 'Record the call in an operations table first and skip the retry if the row exists',
+        text: 'Record the call in an operations table first, and skip the retry if the row exists',
       },
     ],
     correct: 'resend',

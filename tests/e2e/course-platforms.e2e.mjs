@@ -288,7 +288,7 @@ test('Open edX JSInput: getGrade answers from the lesson’s state, over jschann
     assert.deepEqual(await grade(), { lesson: LESSON, passed: true, completed: false, right: 1, total: 2, score: 0.5 });
     // The second question, answered right in the page: completed, full score; the window's getGrade agrees.
     const quiz = problem.locator('[data-testid="quiz-card"][data-question="receipt-redelivery-one-schedule"]');
-    await quiz.getByRole('radio', { name: /crashes after the send and before complete/ }).check();
+    await quiz.getByRole('radio', { name: /Only that this one schedule is safe/ }).check();
     await quiz.getByRole('button', { name: 'Check' }).click();
     await problem.locator('[data-question="receipt-redelivery-one-schedule"][data-state="correct"]').waitFor();
     const expected = { lesson: LESSON, passed: true, completed: true, right: 2, total: 2, score: 1 };

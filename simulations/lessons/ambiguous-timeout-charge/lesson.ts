@@ -78,6 +78,32 @@ export default defineLesson({
     prompt: "The first charge's response is lost and checkout retries; the next day a rerun charges again. How many times will order 2077 be charged?",
     ...chargesFor(2077),
   },
+  hints: {
+    nudge: 'Run the demonstration and follow both days: the lost response on day one, the retry, and the rerun on day two. In the provider\'s ledger, which requests carried which key, and did the provider still remember it on day two?',
+    targeted: [
+      {
+        id: 'no-double-charge/lose-response',
+        invariant: 'no-double-charge',
+        fault: { kind: 'lose-response' },
+        text: 'The response was lost and the retry charged again. The retry must carry the same key derived from the order, and on day two — after the provider may have forgotten it — your own operations table has to answer: claim, complete with the charge, and return the stored one.',
+      },
+      {
+        id: 'no-double-charge',
+        invariant: 'no-double-charge',
+        text: 'The order was charged twice. A key the provider forgets after 24 hours cannot stop day two\'s rerun, and a key with the day in it is new on day two. Keep the charge in your operations table under a key derived from the order, and pass the same key to the provider.',
+      },
+      {
+        id: 'order-charged',
+        invariant: 'order-charged',
+        text: 'The order was never charged. Look for the key marked done before the charge was made: a crash or a timeout between the two leaves a done key and no charge. Complete it with the charge\'s result.',
+      },
+      {
+        id: 'same-charge-everywhere',
+        invariant: 'same-charge-everywhere',
+        text: 'Checkout and the rerun disagree about the charge. A timeout swallowed as "no charge", or a rerun that charges anew, reports something that did not happen: return the charge stored under the key.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'ambiguous-timeout-after-retention',
@@ -85,14 +111,14 @@ export default defineLesson({
       choices: [
         {
           id: 'provider-remembers',
-          text: 'The provider returns the original charge: a key is remembered for ever',
+          text: 'The provider returns the original charge: a key is remembered for as long as the account exists',
         },
         {
           id: 'table-catches',
-          text: 'The provider may charge again, so only our own operations table, which still says "done", stops it',
+          text: 'The provider may charge again; our operations table, which still says done, is what stops it',
         },
-        { id: 'refused', text: 'The provider refuses the request because the key was used before' },
-        { id: 'dropped', text: 'Nothing happens: the provider drops requests older than a day' },
+        { id: 'refused', text: 'The provider refuses the request with an error, because that key was already used yesterday' },
+        { id: 'dropped', text: 'Nothing at all: the provider silently drops requests that carry a key more than a day old' },
       ],
       correct: 'table-catches',
       explanation: 'A provider remembers keys only for its retention window (Stripe promises at least 24 hours); after that the same key may be a new request, and the card charged again. A reused key is only refused when its parameters differ — same key, different amount — which is how the provider catches two operations sharing a key by mistake. Our operations table lasts as long as we keep it: claim the key, find it done, and return the stored charge without calling the provider.',
@@ -115,9 +141,9 @@ export default defineLesson({
         },
         {
           id: 'returns-first',
-          text: 'It returns the first charge of $129.00 and charges nothing for the second order',
+          text: 'It returns the first charge of $129.00 and charges nothing for the second order at all',
         },
-        { id: 'charges', text: 'It charges $19.90: a different amount makes it a different request' },
+        { id: 'charges', text: 'It charges $19.90: a different amount makes it a different request, whatever the key' },
       ],
       correct: 'refuses',
       explanation: 'A provider that keeps keys also keeps what each key was used for. The same key with the same parameters is a retry and gets the original result; the same key with different parameters cannot be a retry, so it is refused rather than guessed at. That refusal is a gift: it exposes a key that does not identify its operation. Derive the key from what makes the operation unique — here the order, not the customer.',

@@ -77,18 +77,39 @@ export default defineLesson({
     },
     describe: (run) => `${plural(transformCredits(run), 'credit', 'credits')} spent on 10 items`,
   },
+  hints: {
+    nudge: 'Run the demonstration and read the first batch\'s answer in the event log: which indices succeeded, which got 429 or 402, which got no answer? Then count the credits in the ledger. Which items did the next request really need to send?',
+    targeted: [
+      {
+        id: 'no-item-billed-twice',
+        invariant: 'no-item-billed-twice',
+        text: 'An item was billed twice: a retry sent an item that had already succeeded. Keep each result by its index as it comes back, and resend only the indices that failed or got no answer — not the whole batch, after a 402, a 429 or a timeout alike.',
+      },
+      {
+        id: 'every-item-transformed/lose-request',
+        invariant: 'every-item-transformed',
+        fault: { kind: 'lose-request' },
+        text: 'A batch request was lost on the way, and some items never got a result. A timed-out batch call has to be caught: wait, then send the items still pending again. Replay it and follow the items of the lost request.',
+      },
+      {
+        id: 'every-item-transformed',
+        invariant: 'every-item-transformed',
+        text: 'Not every item got its result in its own place. Check three things in the replay: a 402 or 429 retried before the wait it asked for (the credits renew at 60 s, the rate window every 10 s), an item with no answer taken as done, and results placed by arrival instead of by index.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'batch-credits-resend-failed',
       prompt: 'A batch of 10 transformations comes back with 5 successes, one 402 (out of credits), two 429s (rate window) and no answer at all for the last two. Each success bills a credit. What should the next request send?',
       choices: [
-        { id: 'whole-batch', text: 'The whole batch again, so all ten results come back in one response' },
+        { id: 'whole-batch', text: 'The whole batch again, so that all ten results come back together in one response' },
         {
           id: 'failed-only',
-          text: 'Only the 5 items that failed or got no answer, after the wait the errors ask for',
+          text: 'Only the 5 items that failed or got no answer, after the wait that the errors ask for',
         },
-        { id: '429-only', text: 'Only the two 429s: a 402 and an unanswered item will never succeed' },
-        { id: 'nothing', text: 'Nothing: transformations are safe to replay, so there is no need to retry' },
+        { id: '429-only', text: 'Only the two 429s, after the rate window: a 402 and an unanswered item never succeed' },
+        { id: 'nothing', text: 'Nothing: transformations are safe to replay, so there is no need to retry any item' },
       ],
       correct: 'failed-only',
       explanation: 'Results come back in the order sent, so each index knows whether it succeeded. Resending the whole batch re-bills the five that already worked — correct, but paid twice. A 402 succeeds once credits are back, and an unanswered item may or may not have been processed (resending it is safe, and at worst bills it once more), so both belong in the retry, as do the 429s after the rate window. Safe to replay means a retry cannot break anything, not that you may skip it.',

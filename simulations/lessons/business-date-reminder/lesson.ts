@@ -68,6 +68,32 @@ export default defineLesson({
     prompt: 'The scheduler fires at 09:00, again at 23:59 after a late deploy, and at 09:00 the next day. How many reminders will order 1042 get in all, over the two days?',
     ...receiptsFor(1042, 'reminder', 'reminders'),
   },
+  hints: {
+    nudge: 'Run the demonstration and read the reminders\' keys in the event log at 09:00, at 23:59 and the next morning. Which attempts are the same operation, and which are not? Does the key say so?',
+    targeted: [
+      {
+        id: 'one-reminder-per-date/crash-queue.ack',
+        invariant: 'one-reminder-per-date',
+        fault: { kind: 'crash', before: 'queue.ack' },
+        text: 'A redelivery after midnight sent a second reminder for the same business date. The date of the attempt is not the business date: take the date the reminder is for from the message, never from the clock (SQL\'s current_date included).',
+      },
+      {
+        id: 'one-reminder-per-date',
+        invariant: 'one-reminder-per-date',
+        text: 'Two reminders went out for one business date. Is your key the same for the 09:00 run and the 23:59 rerun? The attempt\'s time, its hour or its date as the server sees it change between them; the business date the reminder is for does not.',
+      },
+      {
+        id: 'reminder-each-due-date',
+        invariant: 'reminder-each-due-date',
+        text: 'A due date got no reminder. A key of the order alone is the same for ever, so tomorrow\'s reminder finds yesterday\'s key done. Put the business date the reminder is for into the key.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'business-date-reminder-key',

@@ -34,18 +34,49 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'The message reaches both workers at once. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and put the two workers\' lanes side by side: where does each one look in the operations table, and where does each one write? Find the moment both have looked and neither has written.',
+    targeted: [
+      {
+        id: 'at-most-one-receipt/duplicate-delivery',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Both workers sent because both decided "it\'s mine" before either claim was visible to the other — or because a claim that lost was not noticed. Take the key with one INSERT … ON CONFLICT and send only when it returned your row (a lock you try but do not check, or an error you swallow, lets the loser through). Replay it and watch both workers\' claims.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out. Is the winner of the claim decided by the database in one statement, and is its answer read? A claim kept in memory, or a takeover that ignores whether the lease is still running, lets a second worker send.',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'The receipt never went out. Look at what the worker that lost the claim does, and at what happens to the claim if the worker that won it dies before sending: it must be possible to take it over once its lease has run out.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'concurrent-redelivery-atomic-claim',
       prompt: 'Two workers receive the same message at the same moment. Each runs SELECT on the operations table, finds no row, and sends. Which change lets exactly one of them send?',
       choices: [
-        { id: 'check-twice', text: 'Check a second time after a short sleep before sending' },
+        { id: 'check-twice', text: 'Check a second time, after a short sleep, that no row has appeared before sending' },
         {
           id: 'insert-on-conflict',
-          text: 'Claim with one INSERT … ON CONFLICT on the key; only the worker whose insert returns a row sends',
+          text: 'Claim with one INSERT … ON CONFLICT; only the worker that gets a row back sends',
         },
-        { id: 'select-in-tx', text: 'Put the SELECT inside BEGIN … COMMIT' },
-        { id: 'table-per-worker', text: 'Give each worker its own operations table' },
+        { id: 'select-in-tx', text: 'Run the SELECT and the send together inside one BEGIN … COMMIT transaction' },
+        { id: 'table-per-worker', text: 'Give each worker its own operations table, so their checks never interfere' },
       ],
       correct: 'insert-on-conflict',
       explanation: 'Check-then-act is two steps, and the other worker can act in between; checking again only narrows the gap. A primary key on the operation key makes "is it taken?" and "take it" a single atomic statement: one INSERT wins, the other matches the conflict and returns no row, so that worker backs off. A plain SELECT in a transaction locks nothing (there is no row yet to lock), and separate tables would let both workers win.',

@@ -44,18 +44,49 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'worker-1 crashes after the e-mail went out, before complete(). How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and stop at the crash: the provider\'s ledger already shows the e-mail, and the operations table still says running. When the lease runs out and worker-2 claims the key, what could it read to learn that the e-mail went?',
+    targeted: [
+      {
+        id: 'at-most-one-receipt/crash-email.send',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'crash', after: 'email.send' },
+        text: 'The worker crashed between the send and complete, and the next worker sent again. Only the provider saw the first e-mail: pass it an idempotency key that is the same on every attempt. A key with the delivery time, the minute or a random part in it is a new key to the provider.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out. Whatever key you give the e-mail provider must come out the same on every delivery and every worker: derive it from the order, exactly as the claim\'s key.',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'The receipt never went out. Look for complete() or the acknowledgement before the send, or a timed-out send that was taken as done: a send that timed out may not have happened, so the message must come back and the send be retried with the same key.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'crash-after-send-provider-key',
       prompt: 'The claim-and-complete consumer crashes after the provider sent the e-mail and before complete() ran. The lease runs out and worker-2 claims the key. What prevents a second e-mail?',
       choices: [
-        { id: 'longer-lease', text: 'A longer lease' },
-        { id: 'complete-first', text: 'Calling complete() before sending the e-mail' },
+        { id: 'longer-lease', text: 'A longer lease, so worker-2 cannot claim the key until worker-1 has surely finished sending' },
+        { id: 'complete-first', text: 'Calling complete() before sending the e-mail, so that worker-2 finds the key already marked done' },
         {
           id: 'provider-key',
-          text: 'Sending the same operation key to the e-mail provider, which then answers with the original e-mail instead of sending another',
+          text: 'The operation\'s key passed to the e-mail provider, which answers a repeat with the first e-mail',
         },
-        { id: 'ack-first', text: 'Acknowledging the message before sending' },
+        { id: 'ack-first', text: 'Acknowledging the message before sending, so the queue never hands it to worker-2 at all' },
       ],
       correct: 'provider-key',
       explanation: 'The e-mail was sent in someone else\'s system, so our database cannot know it happened. A longer lease only delays the takeover. Completing or acknowledging before sending trades the duplicate for a lost receipt: crash between the two and no e-mail is ever sent. When the provider accepts an idempotency key, passing the operation\'s key narrows the gap, and closes it for as long as the provider remembers the key — the second send is answered with the first e-mail\'s id.',

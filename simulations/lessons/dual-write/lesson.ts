@@ -78,18 +78,38 @@ export default defineLesson({
         : `every saved order was announced (${plural(n, 'message', 'messages')} published)`;
     },
   },
+  hints: {
+    nudge: 'Run the demonstration and stop at the shop\'s crash: which of its two writes had happened, and which had not? Then look at the orders table and the queue at the end: does every saved order have its message, and every message its order?',
+    targeted: [
+      {
+        id: 'no-phantom',
+        invariant: 'no-phantom',
+        text: 'A message went out for an order that was never saved. Publishing to the queue, or writing the outbox row outside the order\'s transaction, happens whether or not the order commits. Write the outbox row in the same transaction as the order, publish nothing from the shop, and let the relay publish what committed.',
+      },
+      {
+        id: 'nothing-lost',
+        invariant: 'nothing-lost',
+        text: 'A committed order was never published. A publish after COMMIT dies with the shop, and an outbox row written in a transaction of its own can be missing when the order\'s committed. Put the order and its outbox row in one transaction.',
+      },
+      {
+        id: 'confirmed-saved',
+        invariant: 'confirmed-saved',
+        text: 'The customer was told about an order that is not saved. Answer the checkout only after the transaction holding the order has committed.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'dual-write-outbox',
       prompt: 'The shop inserts the order, then publishes "order-placed" to the queue, and crashes between the two. Which change makes sure the message cannot be lost?',
       choices: [
-        { id: 'publish-first', text: 'Publish first, then insert the order' },
-        { id: 'retry-loop', text: 'Retry the publish in a loop until it succeeds' },
+        { id: 'publish-first', text: 'Publish first and insert the order after, so the message is already out before any crash' },
+        { id: 'retry-loop', text: 'Retry the publish in a loop after the insert, as many times as it takes for the queue to accept it' },
         {
           id: 'outbox',
-          text: 'Insert the order and an outbox row in one transaction; a relay publishes committed outbox rows',
+          text: 'Write the order and an outbox row in one transaction; a relay publishes what committed',
         },
-        { id: 'one-tx', text: 'Put the INSERT and the publish inside the same BEGIN … COMMIT' },
+        { id: 'one-tx', text: 'Put the INSERT and the publish together inside the same BEGIN … COMMIT transaction' },
       ],
       correct: 'outbox',
       explanation: 'Publishing first swaps a lost message for a phantom one: the order is announced and never saved. A retry loop dies with the process that runs it. A database transaction cannot include the queue, which is a different system. The outbox turns the message into a row of the same database, committed together with the order: either both exist or neither does, and the relay publishes what committed.',

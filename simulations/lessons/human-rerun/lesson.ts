@@ -75,6 +75,26 @@ export default defineLesson({
   crashable: ['nightly-job', 'operator'],
   lossy: 'email.send',
   prediction: { prompt: 'An operator reruns the nightly billing job by hand the next day. How many times will order 3001 be charged?', ...chargesFor(3001) },
+  hints: {
+    nudge: 'Run the demonstration and put the job\'s two runs side by side: 09:00 on day one and 11:00 on day two. In the ledger, which charges and receipts repeat? In the tables, what could the second run have read?',
+    targeted: [
+      {
+        id: 'no-double-charge',
+        invariant: 'no-double-charge',
+        text: 'An order was charged twice. The providers may forget their keys after 24 hours, so the rerun 26 hours later needs your own record: claim each order\'s charge under its own key (derived from the order, not from the run or the job), complete it, and skip it when done. Retry a lost answer with the same key rather than giving up with the key still claimed.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A receipt went out twice. Each receipt is an operation of its own: claim it under a key derived from the order, separate from the charge\'s, and mark it done after the send.',
+      },
+      {
+        id: 'every-order-billed',
+        invariant: 'every-order-billed',
+        text: 'An order of the job was never charged or never receipted. Look for a key marked done before its effect, or an error that was swallowed and completed anyway: complete only after the provider answered.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'human-rerun-operations-table',
@@ -82,14 +102,14 @@ export default defineLesson({
       choices: [
         {
           id: 'provider-keys',
-          text: 'Idempotency keys sent to the payment and e-mail providers, on their own',
+          text: 'Idempotency keys sent to the payment and e-mail providers, with nothing recorded on our side',
         },
         {
           id: 'claim-each',
-          text: 'Each operation claimed under its own key in our operations table, so the rerun finds it done',
+          text: 'Each charge and each receipt claimed under its own key in our operations table, found done',
         },
-        { id: 'confirm', text: 'A dialog asking the operator to confirm before rerunning' },
-        { id: 'one-transaction', text: 'Running the whole job inside one database transaction' },
+        { id: 'confirm', text: 'A dialog that asks the operator to confirm, naming the jobs that already ran yesterday' },
+        { id: 'one-transaction', text: 'Running the whole job inside one database transaction, so it all happens or none of it does' },
       ],
       correct: 'claim-each',
       explanation: 'Humans rerun jobs; a confirmation dialog only makes them click once more. Provider keys help only within their retention window: providers promise to keep them at least 24 hours, not longer, and 26 have passed, so on their own the keys may let every charge and every receipt repeat. A database transaction cannot include a charge or an e-mail in another system. Operation keys — this order\'s charge, this order\'s receipt — claimed and completed in our own table make the rerun a walk past finished work.',

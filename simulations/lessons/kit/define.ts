@@ -6,7 +6,7 @@
  * the ordered list in ../index.ts attaches their text.
  */
 import type { CallKind } from '../../engine/types';
-import type { Question } from '../catalog';
+import type { LessonHints, Question } from '../catalog-types';
 import type { Scenario } from './scenario';
 
 /** A lesson as its folder declares it: everything but its code's text. */
@@ -23,6 +23,8 @@ export interface LessonDefinition extends Omit<Scenario, 'variants'> {
   lossy: CallKind | null;
   /** "Check yourself" questions of this lesson (their `scenario` is the lesson's id). */
   questions: Omit<Question, 'scenario'>[];
+  /** The hint ladder: a first nudge, then a hint for each way the lesson can tell the code broke. */
+  hints: LessonHints;
 }
 
 /** A lesson with its code: what the engine, the lab, the CLI and the tests run. */

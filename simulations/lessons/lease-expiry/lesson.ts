@@ -37,6 +37,54 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'worker-1 dies right after claiming the key. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and open the operations table at the crash and then at each redelivery: what does the row of order 1042 say, and what does lease_until hold? Could any worker ever take it over?',
+    targeted: [
+      {
+        id: 'every-order-receipted/crash-db',
+        invariant: 'every-order-receipted',
+        fault: { kind: 'crash', after: 'db' },
+        text: 'Your claim never lets go: the worker crashed right after its INSERT, and every later delivery saw the key "running" and backed off. Watch what happens when a worker crashes right after its claim: the claim needs a finite lease and a takeover of an expired, unfinished row (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now()).',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'The receipt never went out. Either no worker could take the claim over after the first one died, or the work was marked done before the e-mail was sent. Replay it and read the row at each redelivery.',
+      },
+      {
+        id: 'no-stuck-keys/crash-db',
+        invariant: 'no-stuck-keys',
+        fault: { kind: 'crash', after: 'db' },
+        text: 'The key of a worker that crashed right after its claim stayed "running" for ever: nobody could take it over. Replay it and read lease_until after the crash. A claim needs a finite lease, and a takeover of a row that is not done and whose lease has run out.',
+      },
+      {
+        id: 'no-stuck-keys',
+        invariant: 'no-stuck-keys',
+        text: 'A key stayed "running" for ever. Either the worker that claimed it died and no one could take it over (a finite lease, and a takeover of expired rows, fix that), or the key has a time in it, so the redelivery claimed a different key and the first was never finished: derive it from the order alone.',
+      },
+      {
+        id: 'at-most-one-receipt/duplicate-delivery',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Two workers sent: the second took over a claim whose lease was still running. Replay it and read lease_until at the takeover. The takeover must compare the lease with now() and check that its own statement won (its row count), or a live worker gets overtaken.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out. Look at the takeover: it must only take a row that is not done and whose lease has run out, and the worker must send only when its own statement took the row.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'lease-expiry-stuck-key',
@@ -44,20 +92,20 @@ export default defineLesson({
       choices: [
         {
           id: 'taken-over',
-          text: 'The next worker to get the redelivered message takes the key over and sends it',
+          text: 'The next worker to get the redelivered message sees the claim, takes the key over and sends it',
         },
         {
           id: 'never-sent',
-          text: 'It is never sent: the key says \'running\' forever, every redelivery backs off, and the message is finally dead-lettered',
+          text: 'Never sent: the key stays \'running\', each redelivery backs off, and the message is dead-lettered',
         },
-        { id: 'sent-twice', text: 'Two receipts go out, one from each worker' },
+        { id: 'sent-twice', text: 'Two receipts go out: the redelivery sends one, and worker-1\'s send is retried when it restarts' },
         {
           id: 'rolled-back',
-          text: 'The claim is undone when the worker\'s connection drops, so the next worker starts fresh',
+          text: 'The claim is undone when the worker\'s connection drops, so the next worker starts afresh and sends',
         },
       ],
       correct: 'never-sent',
-      explanation: 'The claim was its own committed statement, so the dropped connection does not undo it. The starter\'s ON CONFLICT DO NOTHING never takes a key over, and its lease of \'infinity\' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now(), as lib\'s claim() does).',
+      explanation: 'The claim was its own committed statement, so the dropped connection does not undo it. The starter\'s ON CONFLICT DO NOTHING never takes a key over, and its lease of \'infinity\' would never run out anyway: every later worker sees someone else on it and leaves the message for later, until the queue gives up. Nor does the crashed worker pick up where it left off after its restart: it never resumes a handler, it only receives messages again. A live worker can take over from a dead one only with both a finite lease and a claim that takes an expired, unfinished row over (ON CONFLICT … DO UPDATE … WHERE state <> \'done\' AND lease_until < now(), as lib\'s claim() does).',
       see: {
         scenario: 'lease-expiry',
         variant: 'starter',

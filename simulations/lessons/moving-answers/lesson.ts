@@ -71,21 +71,47 @@ export default defineLesson({
       }`;
     },
   },
+  hints: {
+    nudge: 'Run the demonstration and read the CRM\'s lane in the timeline: what did it hear the first time, and what the second? Then look at the lookup provider\'s answers in the ledger. Which of the two answers should downstream have kept?',
+    targeted: [
+      {
+        id: 'one-consistent-answer/duplicate-delivery',
+        invariant: 'one-consistent-answer',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Two workers handled m1 at once, both asked the lookup and each told the CRM its own answer. The answer must be claimed and stored under the operation\'s key before anyone hands it on; a worker that finds the key claimed must not ask again. Replay it and watch who writes the answer first.',
+      },
+      {
+        id: 'one-consistent-answer',
+        invariant: 'one-consistent-answer',
+        text: 'The CRM heard two different answers. A repeat must not ask again: store the first answer under the operation\'s key, in the database (a variable dies with the worker and is not shared), and serve every repeat from the store. A key with a time in it is new on the redelivery and asks again.',
+      },
+      {
+        id: 'order-checked',
+        invariant: 'order-checked',
+        text: 'The answer never reached the CRM. Look for the key marked done before the answer was delivered, or a repeat that skipped the lookup and said nothing: complete the key with the answer itself, then hand that stored answer on, on every delivery.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'moving-answers-store-first',
       prompt: 'A worker looks up whether the customer\'s address is deliverable, hands the answer to the CRM and crashes before acking. The redelivered message looks it up again 30 s later, and the answer has changed. The CRM must hear one answer. What should the handler do?',
       choices: [
-        { id: 'look-again', text: 'Look it up again: the newest answer is the most accurate one' },
+        { id: 'look-again', text: 'Look it up again on every delivery: the newest answer is the most accurate one' },
         {
           id: 'store-first',
-          text: 'Store the first answer under the operation\'s key and serve any replay from the store',
+          text: 'Store the first answer under the operation\'s key; a replay reads it from there',
         },
         {
           id: 'lookup-key',
-          text: 'Send an idempotency key with the lookup so the API repeats its first answer',
+          text: 'Send an idempotency key with the lookup, so the API repeats its first answer',
         },
-        { id: 'skip', text: 'On a redelivery, skip the lookup and tell the CRM nothing' },
+        { id: 'skip', text: 'On a redelivery skip the lookup and tell the CRM nothing, since it already heard' },
       ],
       correct: 'store-first',
       explanation: 'A lookup is safe to repeat — it changes nothing — but its answer can move, and a downstream that heard "deliverable" and then "risky" now holds two stories. Lookups take no idempotency key; the API simply answers what is true now. Claim the check\'s key, complete it with the answer, and a replay returns that stored answer without calling again (which also saves the credit). Saying nothing on a redelivery loses the answer whenever the first attempt never reached the CRM.',

@@ -91,27 +91,53 @@ export default defineLesson({
   crashable: ['checkout'],
   lossy: 'payments.charge',
   prediction: { prompt: "The first charge's response is lost and checkout retries. How many times will order 1042 be charged?", ...chargesFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and read the two charge attempts in the event log: what idempotency key did each carry? Then read the provider\'s ledger: did it recognise the retry?',
+    targeted: [
+      {
+        id: 'no-double-charge/crash-checkout',
+        invariant: 'no-double-charge',
+        fault: { kind: 'crash', process: 'checkout' },
+        text: 'Checkout died and the job ran chargeOrder again from the top: whatever your key was made of was made again. Replay it and compare the two keys. A key derived from the order is the same on the rerun; a random one survives only if it was stored with the work before its first use.',
+      },
+      {
+        id: 'no-double-charge',
+        invariant: 'no-double-charge',
+        text: 'The order was charged twice: the retry\'s key differed from the first attempt\'s. A UUID, an attempt number, a start time or a value in memory all change between attempts or processes. Derive the key from the operation: opKey(\'charge\', { orderId }).',
+      },
+      {
+        id: 'order-charged',
+        invariant: 'order-charged',
+        text: 'The order was never charged. Look at what happens after a timeout or a lost request: the charge must be retried (with the same key) until the provider answers.',
+      },
+      {
+        id: 'consistent-answer',
+        invariant: 'consistent-answer',
+        text: 'Checkout reported something other than the charge that happened. A timeout means "unknown", not "failed": retry with the same key and report the charge the provider returns.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'random-key-on-retry-two-charges',
       prompt: 'Checkout calls the payment provider with idempotencyKey: env.random.uuid(), generated inside its retry loop. The first charge\'s response is lost and checkout retries. What happens to the customer\'s card?',
       choices: [
-        { id: 'one-charge', text: 'One charge: the provider recognises the retry' },
+        { id: 'one-charge', text: 'One charge: the provider recognises the retry as the same checkout and returns the first' },
         {
           id: 'two-charges',
-          text: 'Two charges: every attempt carries a new key, so the provider sees two unrelated requests',
+          text: 'Two charges: each attempt carries a new key, so the provider sees two unrelated requests',
         },
         {
           id: 'refused',
-          text: 'The retry is refused with an idempotency error because the order already has a key',
+          text: 'The retry is refused with an idempotency error, because the order already has a key',
         },
         {
           id: 'no-charge',
-          text: 'No charge: the provider cancels the first charge once the caller times out',
+          text: 'No charge stays: the provider cancels the first charge once the caller has timed out',
         },
       ],
       correct: 'two-charges',
-      explanation: 'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
+      explanation: 'A key only helps if it is the same on every attempt of the same operation. Minted inside the retry loop, it is new each time, so the provider has nothing to match and charges again. Nothing is refused either (to the provider a new key is a new request), and a charge is not taken back because its caller stopped waiting. Derive it from the order — opKey(\'charge\', { orderId }) — or create it once when the charge is decided and store it; then the retry gets back the original charge.',
       see: {
         scenario: 'random-key-on-retry',
         variant: 'starter',

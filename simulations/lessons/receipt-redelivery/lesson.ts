@@ -34,23 +34,60 @@ export default defineLesson({
   crashable: ['worker-1', 'worker-2'],
   lossy: 'email.send',
   prediction: { prompt: 'worker-1 crashes after sending, before it acknowledges. How many receipts will order 1042 get?', ...receiptsFor(1042) },
+  hints: {
+    nudge: 'Run the demonstration and follow m1 along the timeline: worker-1 sends the receipt and dies before its ack, and 30 s later the same message reaches a worker again. At that moment, open the tables: is there anything the second handling could read to learn that the first one already sent?',
+    targeted: [
+      {
+        id: 'at-most-one-receipt/duplicate-delivery',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Two workers held m1 at the same moment, and both sent. Checking for a row and then writing one are two steps, and the other worker fits between them. Replay it and watch both workers\' database steps before either send: taking the key must be one statement that only one of them can win.',
+      },
+      {
+        id: 'at-most-one-receipt/crash-email.send',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'crash', after: 'email.send' },
+        text: 'The worker died after the e-mail went out and before the work was recorded as done. Nothing in your tables can tell the next worker that the e-mail went: only the provider saw it. Watch the second send in the replay, then give the e-mail provider the same key you claimed, so a repeat gets the first e-mail back.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out for order 1042. Is your key the same on every delivery of this order? A time, an attempt number or a random part makes it new on each redelivery. And is what you claimed kept in the database, where every worker and every restart can read it, rather than in a variable?',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'Order 1042 never got its receipt. Look for the moment the work was marked done, or the message acknowledged, before the e-mail was sent: a crash between the two leaves nothing to redo. Mark it done only after the send has returned.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'receipt-redelivery-what-happens',
       prompt: 'worker-1 sends the receipt for order 1042 and crashes before it acknowledges the message. What happens next with the starter code?',
       choices: [
-        { id: 'dropped', text: 'Nothing: the queue already handed the message out, so it forgets it' },
+        { id: 'dropped', text: 'Nothing more: the queue handed the message out once, and a queue never hands it out twice' },
         {
           id: 'redelivered',
-          text: 'After the visibility timeout the queue delivers the message again, and the starter sends a second receipt',
+          text: 'The visibility timeout runs out, the queue delivers the message again, and a second receipt goes out',
         },
         {
           id: 'queue-acks',
-          text: 'The queue sees that the e-mail went out and acknowledges the message itself',
+          text: 'The queue sees the e-mail go out through the provider and acknowledges the message on the worker\'s behalf',
         },
         {
           id: 'provider-refuses',
-          text: 'The message comes back, but the e-mail provider notices the repeat and refuses to send it',
+          text: 'The message comes back, but the e-mail provider spots the repeated receipt and refuses to send it',
         },
       ],
       correct: 'redelivered',
@@ -67,33 +104,27 @@ export default defineLesson({
     },
     {
       id: 'receipt-redelivery-one-schedule',
-      prompt: 'Your fix derives the order\'s key, claims it in the operations table with a lease, and marks it done after sending. It holds on the demonstration, a crash before the acknowledgement. But it calls the e-mail provider without the key. What will Explore find?',
+      prompt: 'A changed handler gets order 1042 exactly one receipt on the demonstration: worker-1 crashes before its acknowledgement, the message comes back, and nothing is sent twice. What does that result tell you about the change?',
       choices: [
         {
-          id: 'nothing',
-          text: 'Nothing: the demonstration\'s crash was the dangerous one, and the claim covers it',
+          id: 'proven',
+          text: 'That it is correct: a crash just before the acknowledgement is the worst moment there is',
         },
         {
           id: 'gap',
-          text: 'Schedules where the worker crashes after the send and before complete: the lease runs out, another worker claims the key and sends a second receipt',
+          text: 'Only that this one schedule is safe: a crash at another moment may still break it',
         },
-        { id: 'deadlock', text: 'Schedules where two workers wait for each other\'s claim forever' },
         {
-          id: 'never-sent',
-          text: 'Schedules where the receipt is never sent, because the crashed worker holds the key for good',
+          id: 'seed-only',
+          text: 'That any order of the two workers\' steps is safe with this fault, since only the fault decides',
+        },
+        {
+          id: 'never-lost',
+          text: 'That no receipt can go missing either, since the redelivered message was handled to the end',
         },
       ],
       correct: 'gap',
-      explanation: 'The demonstration is one schedule. There the crash falls after complete, and the redelivery finds the key done. Move the crash to between the send and complete and the row still says running: the lease expires, the next worker claims the key, and nothing in our database can tell it that the e-mail already went out. Only the provider knows, so pass it the same key. That is why a lesson counts as done only once an exploration finds no such schedule. No deadlock either: the claim is one INSERT … ON CONFLICT, which at most waits a moment for a concurrent claim\'s statement to commit, never for the other worker\'s work, because the lease is a value in the row, not a lock held. And the lease is exactly what keeps a crashed worker from holding the key for good. (See it happen opens the lesson “Sent, but not marked done”: its starter is exactly this code.)',
-      see: {
-        scenario: 'crash-after-send',
-        variant: 'starter',
-        seed: 1,
-        faults: [{ kind: 'crash', process: 'worker-1', after: 'email.send' }],
-        step: 20,
-        expect: 'violated',
-        invariant: 'at-most-one-receipt',
-      },
+      explanation: 'A run is one schedule: one seed, one fault at one moment. A change can survive it and still break when the crash falls somewhere else — after the e-mail went out but before the work was recorded, say, or while two workers hold the same message. The order in which the workers\' steps interleave varies from schedule to schedule, so the same fault can end differently in another one. And a redelivery that ended well here says nothing about a schedule where the first worker dies at another step. That is what Explore is for: it runs hundreds of schedules with faults drawn from the lesson, and the lesson counts as done only when none of them breaks your code.',
     },
   ],
 });

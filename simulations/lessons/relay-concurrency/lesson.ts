@@ -58,6 +58,21 @@ export default defineLesson({
       return `${plural(n, 'order was', 'orders were')} published more than once (${plural(total, 'message', 'messages')} in all)`;
     },
   },
+  hints: {
+    nudge: 'Run the demonstration and put the two relays\' lanes side by side: which rows does each read, and when does each mark them published? Find a row both read before either marked it.',
+    targeted: [
+      {
+        id: 'each-row-once',
+        invariant: 'each-row-once',
+        text: 'A row was published twice. Reading, publishing and marking as separate statements lets both relays take the same row; marking first and publishing later still hands the same rows to both if the mark is not checked. Lock the rows you take with SELECT … FOR UPDATE SKIP LOCKED, inside the transaction that publishes and marks them.',
+      },
+      {
+        id: 'locks-what-it-publishes',
+        invariant: 'locks-what-it-publishes',
+        text: 'A relay published inside a transaction without locking the rows it read. On a real PostgreSQL both relays\' transactions overlap and read the same rows; only FOR UPDATE (SKIP LOCKED) makes one skip what the other holds. A lock you try but whose answer you ignore does not count.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'relay-concurrency-skip-locked',
@@ -65,11 +80,11 @@ export default defineLesson({
       choices: [
         {
           id: 'skip-locked',
-          text: 'SELECT … FOR UPDATE SKIP LOCKED in the transaction that publishes and marks the rows',
+          text: 'SELECT … FOR UPDATE SKIP LOCKED, in the transaction that publishes and marks the rows',
         },
-        { id: 'order-by', text: 'ORDER BY id, so both relays see the rows in the same order' },
-        { id: 'limit', text: 'A smaller LIMIT on the SELECT' },
-        { id: 'timers', text: 'Starting the relays at different times' },
+        { id: 'order-by', text: 'ORDER BY id in the SELECT, so both relays read the rows in the same order and take turns' },
+        { id: 'limit', text: 'A smaller LIMIT on the SELECT, so that each relay only takes a few rows at a time' },
+        { id: 'timers', text: 'Starting the relays at different times, so that their polls never fall together' },
       ],
       correct: 'skip-locked',
       explanation: 'Without a lock, both relays read the same unpublished rows before either marks them, and both publish them. FOR UPDATE locks the rows a relay picked until its COMMIT, and SKIP LOCKED makes the other relay pass over them instead of waiting, so they split the work. Ordering, limits and timing only change which rows collide, not whether they can.',

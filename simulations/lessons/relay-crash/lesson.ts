@@ -57,18 +57,49 @@ export default defineLesson({
   crashable: ['relay-1', 'worker-1'],
   lossy: 'email.send',
   prediction: { prompt: 'The relay crashes after publishing, before COMMIT, and publishes again. How many receipts will order 1 get?', ...receiptsFor(1) },
+  hints: {
+    nudge: 'Run the demonstration and follow order-placed in the queue\'s lane: how many times is it published, and why? Then look at what the consumer does with each copy.',
+    targeted: [
+      {
+        id: 'at-most-one-receipt/crash-relay-1',
+        invariant: 'at-most-one-receipt',
+        fault: { kind: 'crash', process: 'relay-1' },
+        text: 'The relay published the same row twice after its crash, and the consumer acted on both. The relay cannot avoid that; the consumer must: claim a key derived from the order (not from the delivery time), in the operations table, and send only when the claim is yours. Replay it and watch the second copy arrive.',
+      },
+      {
+        id: 'at-most-one-receipt',
+        invariant: 'at-most-one-receipt',
+        text: 'A second receipt went out. The consumer needs the claim-and-complete pattern: one atomic claim in the database, the e-mail sent outside any transaction, and done only after the send.',
+      },
+      {
+        id: 'every-order-receipted',
+        invariant: 'every-order-receipted',
+        text: 'A committed order never got its receipt. Look for the key marked done before the e-mail was sent, with no provider key: a crash between the two loses the receipt.',
+      },
+      {
+        id: 'nothing-lost',
+        invariant: 'nothing-lost',
+        text: 'A committed order was never published. The relay must mark a row published only after it was published, in the same transaction that read it.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'relay-crash-consumer',
       prompt: 'The relay publishes an outbox row, then crashes before its COMMIT marks the row published; after a restart it publishes the row again. Where should that duplicate be dealt with?',
       choices: [
-        { id: 'fix-relay', text: 'In the relay: it must be changed to publish exactly once' },
+        { id: 'fix-relay', text: 'In the relay: change it so that it publishes each outbox row exactly once, whatever crashes' },
         {
           id: 'consumer',
-          text: 'In the consumer: the relay is at-least-once by design, and an idempotent consumer turns the second delivery into a no-op',
+          text: 'In the consumer: the relay is at-least-once by design, so the consumer dedupes the repeat',
         },
-        { id: 'nowhere', text: 'Nowhere: the queue drops a message it has already seen' },
-        { id: 'publish-after-commit', text: 'By publishing after the COMMIT that marks the row' },
+        { id: 'nowhere', text: 'Nowhere: the queue recognises a message it has already seen and drops the copy' },
+        { id: 'publish-after-commit', text: 'In the relay\'s order of work: mark the row published, COMMIT, and only then publish' },
       ],
       correct: 'consumer',
       explanation: 'Publishing and marking the row are writes to two systems, so the relay cannot make them atomic either; it can only promise that nothing is lost. Marking first and publishing after the COMMIT brings back the lost message. So the receiving side dedupes: keyed by the order, the consumer acts on the first "order-placed" and ignores the repeat. Some brokers do drop a repeat, but only within a short window (SQS FIFO: five minutes) and only for their own message ids, so a relay restarting later still gets through. Each half guarantees what it can, and together they are effectively once.',

@@ -79,6 +79,42 @@ export default defineLesson({
     prompt: 'The same "order shipped" event is handled twice, two minutes apart. How many times will the card for order 1042 be charged?',
     ...chargesFor(1042),
   },
+  hints: {
+    nudge: 'Run the demonstration, then compare the ledger and the tables after the first handling of the event and after the second. Sort the eight operations: which changed nothing the second time, which only cost credits again, and which did real damage?',
+    targeted: [
+      {
+        id: 'no-double-charge',
+        invariant: 'no-double-charge',
+        text: 'The card was charged twice. A charge happens at the payment provider: only the provider can recognise a repeat, and only if it gets the same idempotency key both times. A key drawn at random, or none, makes each handling a new charge; derive it from the event.',
+      },
+      {
+        id: 'at-most-one-email',
+        invariant: 'at-most-one-email',
+        text: 'The "shipped" e-mail went out twice. Record the send under a key derived from the event in our own table: claim it first, and skip the send when the key is already done.',
+      },
+      {
+        id: 'counter-correct',
+        invariant: 'counter-correct',
+        text: 'The shipped counter is off. An increment is not safe to repeat, and a record kept in memory, or a claim written apart from the increment, can end up without the other after a crash. Replay it and look at the counter and your key row at the crash: write both in one transaction.',
+      },
+      {
+        id: 'no-duplicate-row',
+        invariant: 'no-duplicate-row',
+        text: 'The audit log holds two lines for one event. Appending is not safe to repeat: key the line by the event (a unique key and ON CONFLICT DO NOTHING, or a claim in the same transaction as the insert).',
+      },
+      {
+        id: 'every-effect-applied/crash',
+        invariant: 'every-effect-applied',
+        fault: { kind: 'crash' },
+        text: 'An operation never took effect: a run died part-way, and the replay skipped what the first run never finished. Replay it and find the key marked done (or the claim taken) before its effect happened. A claim that is neither yours nor done means another run is on it or died on it: fail this attempt so the event comes back, rather than skipping.',
+      },
+      {
+        id: 'every-effect-applied',
+        invariant: 'every-effect-applied',
+        text: 'An operation never took effect. Look for work that was marked done before it happened, or a repeat that skipped work because someone else had claimed it. Mark done after the effect, and let an attempt that finds a claim held by another fail so the event is handled again.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'replay-safety-which-needs-key',
@@ -86,7 +122,7 @@ export default defineLesson({
       choices: [
         { id: 'pdf', text: 'Rendering the invoice as a PDF' },
         { id: 'status', text: 'Setting the shipment\'s status to \'shipped\'' },
-        { id: 'charge', text: 'Charging the card' },
+        { id: 'charge', text: 'Charging the customer\'s card for the order' },
         { id: 'upsert', text: 'Upserting the customer by its id' },
       ],
       correct: 'charge',

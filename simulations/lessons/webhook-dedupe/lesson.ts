@@ -60,18 +60,49 @@ export default defineLesson({
   crashable: ['handler-1', 'handler-2'],
   lossy: 'email.send',
   prediction: { prompt: 'evt_1 is delivered to both handlers at once. How many "payment received" e-mails will order 1042 get?', ...receiptsFor(1042, '"payment received" e-mail', '"payment received" e-mails') },
+  hints: {
+    nudge: 'Run the demonstration and look at the two handlers\' lanes as evt_1 arrives at both: what does each read in the tables before it sends, and when?',
+    targeted: [
+      {
+        id: 'at-most-one-email/duplicate-delivery',
+        invariant: 'at-most-one-email',
+        fault: { kind: 'duplicate-delivery' },
+        text: 'Both handlers sent for evt_1. A check followed by a write leaves a gap both fit into: claim the event id in one INSERT … ON CONFLICT and send only when it returned your row. A key from the delivery time, or a set in memory, is different (or empty) for the second handler.',
+      },
+      {
+        id: 'at-most-one-email',
+        invariant: 'at-most-one-email',
+        text: 'A second "payment received" e-mail went out. Dedupe on the event id — the same on every delivery — claimed in the operations table, and pass it to the e-mail provider too.',
+      },
+      {
+        id: 'every-payment-confirmed',
+        invariant: 'every-payment-confirmed',
+        text: 'The e-mail never went out. Look for the event marked done before the e-mail was sent: a crash between the two loses it. Complete after the send.',
+      },
+      {
+        id: 'messages-settled',
+        invariant: 'messages-settled',
+        text: 'A message was never acknowledged: the handler kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'no-email-inside-transaction',
+        invariant: 'no-email-inside-transaction',
+        text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+    ],
+  },
   questions: [
     {
       id: 'webhook-dedupe-event-id',
       prompt: 'The payment provider delivers event evt_1 to two of our webhook handlers at once. What should the handlers dedupe on?',
       choices: [
         { id: 'event-id', text: 'The event\'s id, claimed in the operations table before doing anything' },
-        { id: 'body-hash', text: 'A hash of the whole request, delivery timestamp header included' },
-        { id: 'handler-name', text: 'The name of the handler process' },
-        { id: 'nothing', text: 'Nothing: a provider delivers each webhook exactly once' },
+        { id: 'body-hash', text: 'A hash of the whole request as received, the delivery timestamp header included' },
+        { id: 'handler-name', text: 'The name of the handler process together with the order id in the payload' },
+        { id: 'nothing', text: 'Nothing: a payment provider delivers each webhook event exactly once' },
       ],
       correct: 'event-id',
-      explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
+      explanation: 'Providers deliver webhooks at least once, just like queues. The event id names the logical event and is identical on every delivery; delivery metadata such as a timestamp header differs between deliveries, so a hash over it treats each one as new. The handler\'s name differs between the two handlers, so each would claim a key of its own and both would send. Claiming the event id with the same claim-and-complete pattern lets one handler act and the other back off.',
       see: {
         scenario: 'webhook-dedupe',
         variant: 'starter',
