@@ -52,11 +52,11 @@ describe('Ledger on the new scenarios', () => {
   });
 
   test('business-date-reminder: a redelivery after midnight counts for the date it was for, as the invariant counts it', async () => {
-    // A reminder keyed on the attempt's date; worker-2 dies before acking the 23:59 rerun, which
-    // comes back at 00:00:30 and goes out again under the 6th's key.
+    // A reminder keyed on the attempt's date; worker-1 dies before acking its second message, order
+    // 1042's 23:59 rerun, which comes back after midnight and goes out again under the 6th's key.
     const scenario = lessonById('business-date-reminder');
     const code = readFileSync(new URL('./fixtures/anti-patterns/business-date-reminder-attempt-date.ts', import.meta.url), 'utf8');
-    const faults: Fault[] = [{ kind: 'crash', process: 'worker-2', before: 'queue.ack' }];
+    const faults: Fault[] = [{ kind: 'crash', process: 'worker-1', before: 'queue.ack', nth: 2 }];
     const run = await runForLab(sim.db, { scenario, code, variant: 'attempt-date', seed: 1, faults });
     const broken = run.result.invariants.find((i) => i.id === 'one-reminder-per-date');
     expect(broken?.held, replayHint(run.result)).toBe(false);

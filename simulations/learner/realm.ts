@@ -4,7 +4,7 @@
  * `Array.prototype.filter`, `Promise`, `JSON` … — is frozen, so learner code cannot change how the
  * engine, the checkers or the next run behave. Learner code then runs in a `Compartment` whose
  * global object holds only the shared, frozen JavaScript intrinsics and the few endowments below:
- * no `process`, `require`, `import()`, network, storage, timers, `performance`, `crypto`, `Intl`,
+ * no `process`, `require`, `import()`, network, storage, timers, `performance`, `crypto`, the host's `Intl` (see simulatedIntl),
  * DOM or worker APIs, whatever the host has. Its clock and randomness throw with a hint (use env).
  *
  * Guarantees, once `hardenRealm()` has run: the learner's code reaches the engine only through the
@@ -101,6 +101,44 @@ function simulatedMath(SharedMath: Math): Math {
   return Object.create(Object.getPrototypeOf(SharedMath) as object, descriptors) as Math;
 }
 
+/**
+ * The compartment's `Intl`: the host's formatters with the machine's defaults taken out, so the
+ * same code formats the same way in any tab and on CI. A missing locale is 'en-US' and a missing
+ * time zone is 'UTC' (a business date in a customer's zone names its zone); formatting a date
+ * needs the date itself (`format()` with none would read the host's clock).
+ */
+function simulatedIntl(HostIntl: typeof Intl): typeof Intl {
+  const clock = 'env.clock.now(): new Intl.DateTimeFormat(…).format(new Date(env.clock.now()))';
+  const locale = (locales: unknown) => (locales === undefined ? 'en-US' : locales) as string | string[];
+  const dated = (date: unknown, what: string) => {
+    if (date === undefined) refuse(what, clock)();
+    return date as Date | number;
+  };
+  function DateTimeFormat(locales?: string | string[], options?: Intl.DateTimeFormatOptions) {
+    const f = new HostIntl.DateTimeFormat(locale(locales), { ...options, timeZone: options?.timeZone ?? 'UTC' });
+    return harden({
+      format: (date?: Date | number) => f.format(dated(date, 'Intl.DateTimeFormat().format() with no date')),
+      formatToParts: (date?: Date | number) => f.formatToParts(dated(date, 'Intl.DateTimeFormat().formatToParts() with no date')),
+      formatRange: (a: Date | number, b: Date | number) => f.formatRange(a, b),
+      resolvedOptions: () => f.resolvedOptions(),
+    });
+  }
+  // Plain functions, so `new Intl.NumberFormat()` works as well as a call does (an arrow is no constructor).
+  const withLocale = <A extends unknown[], R>(Ctor: new (locales: string | string[], ...rest: A) => R) =>
+    function (locales?: string | string[], ...rest: A) {
+      return new Ctor(locale(locales), ...rest);
+    };
+  return harden({
+    DateTimeFormat,
+    NumberFormat: withLocale(HostIntl.NumberFormat),
+    Collator: withLocale(HostIntl.Collator),
+    PluralRules: withLocale(HostIntl.PluralRules),
+    RelativeTimeFormat: withLocale(HostIntl.RelativeTimeFormat),
+    ListFormat: withLocale(HostIntl.ListFormat),
+    getCanonicalLocales: (l: string | string[]) => HostIntl.getCanonicalLocales(l),
+  }) as unknown as typeof Intl;
+}
+
 /** What learner code passes to `console.*`, as text: never the objects themselves (their getters, a custom inspect). */
 function asText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -135,6 +173,7 @@ export function learnerCompartment(): Compartment {
     Date: { value: simulatedDate(global.Date as DateConstructor), writable: false, enumerable: false, configurable: false },
     Math: { value: simulatedMath(global.Math as Math), writable: false, enumerable: false, configurable: false },
     console: { value: textConsole(console), writable: false, enumerable: false, configurable: false },
+    Intl: { value: simulatedIntl(Intl), writable: false, enumerable: false, configurable: false },
   });
   harden(global);
   return compartment;

@@ -27,7 +27,6 @@ describe('no ambient authority: what the host has is absent from the learner rea
   // probed in the lab in Chromium: tests/e2e/realm.e2e.mjs). In a compartment each is absent
   // unless endowed, whatever the host is.
   const absent = [
-    'Intl',
     'performance',
     'Event',
     'setTimeout',
@@ -49,6 +48,14 @@ describe('no ambient authority: what the host has is absent from the learner rea
       expect(inRealm(`typeof globalThis.${name} + ' ' + typeof ${name}`)).toBe('ok: undefined undefined');
     });
   }
+
+  test("Intl formats what it is given, with no machine defaults: 'en-US' and UTC unless named; no date means no host clock", () => {
+    expect(inRealm("new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(new Date(Date.UTC(2026, 0, 6, 3)))")).toBe('ok: 2026-01-05');
+    expect(inRealm('Intl.DateTimeFormat().resolvedOptions().timeZone + " " + new Intl.DateTimeFormat().resolvedOptions().locale')).toBe('ok: UTC en-US');
+    expect(inRealm('new Intl.NumberFormat().format(1234.5) + " " + Intl.NumberFormat("de-DE").format(1234.5)')).toBe('ok: 1,234.5 1.234,5');
+    expect(inRealm('new Intl.DateTimeFormat().format()')).toMatch(/^threw: SandboxError: Intl\.DateTimeFormat\(\)\.format\(\) with no date is not available/);
+    expect(inRealm('new Intl.DateTimeFormat().formatToParts()')).toMatch(/^threw: SandboxError: /);
+  });
 
   test('the clock and randomness throw with a hint; dates from numbers still work', () => {
     expect(inRealm('Date.now()')).toMatch(/^threw: SandboxError: Date\.now\(\) is not available in the simulation: use env\.clock\.now\(\)/);
