@@ -177,7 +177,7 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
       </div>
       {/* From 1280 px the editor fills the column (its own height is the code's, at least 14 lines). While
           it has the focus, the way out is spelled out over its corner. */}
-      <div className="group/editor relative min-h-0 xl:flex-1 xl:[&_[data-testid=code-editor]]:h-full! xl:[&_[data-testid=code-editor]]:min-h-40">
+      <div className="group/editor relative min-h-0 xl:min-h-40 xl:flex-1 xl:shrink-0 xl:[&_[data-testid=code-editor]]:h-full! xl:[&_[data-testid=code-editor]]:min-h-40">
         <LazyCodeEditor
           label="Handler code editor"
           ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}

@@ -307,6 +307,12 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   // From 1280 px the situation folds away once the first run is on screen (one click brings it
   // back): the code then has the column's height. Narrower, it stays above the code.
   const [briefOpen, setBriefOpen] = useState(true);
+  // A part that folds with the situation and now asks something again (Predict again) opens it.
+  const folds = useRef(beforeControlsFolds);
+  useEffect(() => {
+    if (beforeControlsFolds && !folds.current) setBriefOpen(true);
+    folds.current = beforeControlsFolds;
+  }, [beforeControlsFolds]);
   const hadRun = useRef(false);
   useEffect(() => {
     if (!run || hadRun.current) return;
@@ -363,15 +369,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               </div>
             )}
             {beforeControls && <div className={beforeControlsFolds && !briefOpen ? 'xl:hidden' : undefined}>{beforeControls}</div>}
-            {hints ?? (
-              <HintLadder
-                lesson={scenario}
-                run={context.revealed ? result : null}
-                explorer={context.explorer}
-                onReplay={(cx) => ctx.send({ type: 'REPLAY', counterexample: cx, code: textRef.current })}
-                onShowSolution={() => chooseMode('solution')}
-              />
-            )}
+            {hints}
           </>
         }
         controls={<LabControls ctx={ctx} playback={playback} status={status} spoken={spoken} />}
@@ -418,6 +416,14 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               running={loading || playing}
               onSelectStep={showEvent}
               injectedByHand={injectedCount(result, context.injected)}
+            />
+            {/* Hints read the run and the exploration, so they sit beside them, not above the code. */}
+            <HintLadder
+              lesson={scenario}
+              run={context.revealed ? result : null}
+              explorer={context.explorer}
+              onReplay={(cx) => ctx.send({ type: 'REPLAY', counterexample: cx, code: textRef.current })}
+              onShowSolution={() => chooseMode('solution')}
             />
             <RunPane id={`${paneIds}-faults`} label="Faults" folded={folded}>
               <FaultControls ctx={ctx} faults={faults} lessonPlan={scenario.demo} />

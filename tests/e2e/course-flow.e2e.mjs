@@ -60,8 +60,10 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
     assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 got 2 receipts$/);
     // The answer fills in its row: the lab's controls below the card do not move (QA: a 39 px jump).
+    // (From 1280 px the controls sit above the code in the workspace, and nothing follows the card.)
     const revealedHeight = (await prediction.boundingBox()).height;
-    assert.ok(Math.abs(revealedHeight - waitingHeight) <= 2, `the card keeps its height when the answer lands (${waitingHeight} → ${revealedHeight} px)`);
+    const oneColumn = await page.evaluate(() => window.innerWidth < 1280);
+    if (oneColumn) assert.ok(Math.abs(revealedHeight - waitingHeight) <= 2, `the card keeps its height when the answer lands (${waitingHeight} → ${revealedHeight} px)`);
     await screenshot(page, 'course-predict-revealed');
 
     // Answer the lab's question.

@@ -367,7 +367,8 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
   const { context, page, errors } = await openLab('receipt-redelivery');
   try {
     const starter = await getCode(page);
-    const mine = `${starter}\n// my note: claim before sending\n`;
+    // At the top, so the editor shows it whatever its height (Monaco draws only the lines in view).
+    const mine = `// my note: claim before sending\n${starter}`;
     await setCode(page, mine);
     await page.reload();
     await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });

@@ -36,7 +36,7 @@ export function Workspace({ lesson, controls, code, run, runRef, heightClass = W
     >
       <div className="min-w-0 space-y-3 xl:col-start-1 xl:row-start-2 xl:max-h-[40dvh] xl:overflow-y-auto xl:pb-1">{lesson}</div>
       <div className="min-w-0 xl:col-span-2 xl:row-start-1">{controls}</div>
-      <div className="flex min-h-0 min-w-0 flex-col xl:col-start-1 xl:row-start-3">{code}</div>
+      <div className="flex min-h-0 min-w-0 flex-col xl:col-start-1 xl:row-start-3 xl:overflow-y-auto">{code}</div>
       <div
         ref={runRef}
         data-testid="run-column"
