@@ -413,9 +413,10 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             Reset
           </button>
         </div>
-        <div className="flex flex-wrap items-center gap-3">
+        <div className="flex min-w-0 flex-wrap items-center gap-3">
           <span className="text-lg font-bold tracking-wide uppercase short:sr-only max-sm:sr-only">Inject now:</span>
-          <div role="toolbar" aria-label="Faults" className="flex flex-wrap gap-3 short:gap-2 max-sm:flex-nowrap max-sm:gap-2 max-sm:overflow-x-auto max-sm:pb-1">
+          {/* On a phone the faults wrap onto rows: a row that scrolls sideways widened a mobile page's layout viewport to the row's width. */}
+          <div role="toolbar" aria-label="Faults" className="flex min-w-0 max-w-full flex-wrap gap-3 short:gap-2 max-sm:gap-2">
             {faults.map((a) => (
               <button key={a.name} type="button" data-action={a.name} disabled={!a.enabled(ctx)} onClick={(e) => clicked(e, () => a.perform(holding))} className={faultBtn}>
                 {/* A button acts when pressed: on a short screen "now" is only read, not shown (the

@@ -107,6 +107,11 @@ for (const [width, height] of [
       try {
         await runToVerdict(page);
         await shot(page, `workspace-${width}x${height}-${colorScheme}`);
+        // After the run, before anything scrolls the run column (opening the log's SQL below does).
+        if (width >= 1280) {
+          await onScreen(page, page.locator('[data-action="run"]'), 'Run');
+          await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), 'the timeline');
+        }
         if (colorScheme === 'light') {
           // The relay's SELECT is cut in the narration: the log opens it to its full text.
           await page.getByRole('button', { name: /^full SQL of event \d+$/ }).first().click();
@@ -114,10 +119,6 @@ for (const [width, height] of [
           await sql.waitFor();
           const text = (await sql.innerText()).replace(/\s+/g, ' ');
           assert.ok(text.length > 72 && /^(INSERT|SELECT|UPDATE)/.test(text), `the whole statement, past the narration’s cut (${text.length} characters)`);
-        }
-        if (width >= 1280) {
-          await onScreen(page, page.locator('[data-action="run"]'), 'Run');
-          await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), 'the timeline');
         }
         assert.deepEqual(await axeSerious(page), [], `${colorScheme}`);
         assert.deepEqual(errors, []);
