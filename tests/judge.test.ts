@@ -19,7 +19,7 @@ type Weakness =
   | 'fixed fault moments'
   /** Every repeat comes inside the provider's retention window, and the provider honours keys: it dedupes for the consumer. */
   | 'provider hides the consumer'
-  /** PGlite runs one transaction at a time and advisory locks never exclude: races PostgreSQL has do not happen, and text rules stand in. */
+  /** PGlite runs one transaction at a time: races between two open transactions do not happen, and text rules stand in. */
   | 'PGlite one session'
   /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
   | 'pool is one connection'
@@ -64,20 +64,12 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // Races only overlapping transactions or excluding locks produce.
   'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
   'moving-answers/check-in-tx.ts': 'PGlite one session',
-  'relay-concurrency/lock-after-read.ts': 'PGlite one session',
   'lease-expiry/host-clock-lease.ts': 'no clock skew',
   'webhook-dedupe/key-payload-hash.ts': 'identical redeliveries',
 };
 
 /** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */
-const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // A session advisory lock never excludes within PGlite's one session: both workers pass it.
-  'concurrent-redelivery/right-session-advisory-lock.ts': 'PGlite one session',
-  'lease-expiry/right-session-advisory-lock.ts': 'PGlite one session',
-  'relay-concurrency/right-session-advisory-lock.ts': 'PGlite one session',
-  // The relay's lock rule matches SQL text and knows pg_advisory_xact_lock, not pg_try_advisory_xact_lock.
-  'relay-concurrency/right-try-xact-lock.ts': 'PGlite one session',
-};
+const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {};
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
 const RUNS = 200;

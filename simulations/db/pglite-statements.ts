@@ -98,6 +98,9 @@ export class PgliteStatements {
   private readonly writer = new MessageWriter();
   /** Simple-protocol scripts sent ahead of statements (the reset's), serialized once each. */
   private readonly scripts = new Map<string, Uint8Array>();
+  /** While true, the text of every NOTICE the server sends is kept in `notices` (./advisory-locks.ts reads them). */
+  keepNotices = false;
+  readonly notices: string[] = [];
 
   constructor(private readonly pg: PgliteConnection) {}
 
@@ -275,6 +278,7 @@ export class PgliteStatements {
     }
     const last = messages.at(-1);
     if (last?.name === 'readyForQuery') this.status = String(last.status);
+    if (this.keepNotices) for (const m of messages) if (m.name === 'notice') this.notices.push(String(m.message));
     return messages;
   }
 

@@ -12,11 +12,32 @@ import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, S
 import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from '../engine/text-memo';
-import type { SimDatabase, StatementResult } from './port';
+import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock, transactionEffect } from './statement-shape';
+import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 
 /** `mayReadClock` and `transactionEffect` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text), advisory: callsAdvisory(text) }));
+/** A statement's advisory-lock calls made as one process: `${pid}\0${text}` → the rewritten text. */
+const advisoryText = memoByText((key) => {
+  const cut = key.indexOf('\0');
+  return rewriteAdvisory(key.slice(cut + 1), key.slice(0, cut));
+});
+/** Sets the locks every stand-in reads (./advisory-locks.ts). */
+const SET_ADVISORY = `SELECT set_config('sim.advisory', $1, false)`;
+/** Taken around a statement that may wait inside a transaction, so that waiting does not abort it. */
+const WAIT_SAVEPOINT = 'sim_advisory_wait';
+
+/** A statement waiting for an advisory lock another process holds. */
+interface AdvisoryWait extends ParkedQuery {
+  pid: string;
+  text: string;
+  params: unknown[] | undefined;
+  nowMs: number;
+  key: string;
+  shared: boolean;
+  outcome: Promise<StatementResult> | null;
+}
 /**
  * Sent ahead of every reset, in the same round trip: every setting back to its value at boot,
  * whatever changed it (a SET, a set_config(…), a `DO … EXECUTE 'SET …'`, a function of the
@@ -41,6 +62,11 @@ export class PgliteSimDatabase implements SimDatabase {
   private readonly statements: PgliteStatements;
   /** The reset statement without extra tables (its text never changes). */
   private resetText: string | undefined;
+  /** Advisory locks per process: PGlite's one session would grant every process the same lock. */
+  private readonly advisory = new AdvisoryLocks();
+  /** Statements waiting for an advisory lock, oldest first. */
+  private readonly waits = new Set<AdvisoryWait>();
+  private waking = false;
 
   private constructor(
     private readonly pg: PgliteConnection,
@@ -80,8 +106,43 @@ export class PgliteSimDatabase implements SimDatabase {
     return this.owner === pid;
   }
 
-  async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
+  async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult | ParkedQuery> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
+    if (!statementShape(text).advisory) {
+      try {
+        return await this.run(pid, text, params, nowMs);
+      } finally {
+        if (this.waits.size) await this.wakeWaiters(nowMs);
+      }
+    }
+    const tried = await this.tryAdvisory(pid, text, params, nowMs);
+    if ('result' in tried) {
+      if (this.waits.size) await this.wakeWaiters(nowMs);
+      return tried.result;
+    }
+    const { holder, key } = tried.wait;
+    if (this.waitsFor(holder, pid)) {
+      // PostgreSQL's deadlock check fails the statement that closed the cycle.
+      throw await this.deadlock(pid, holder, key);
+    }
+    const wait: AdvisoryWait = {
+      pid,
+      text,
+      params,
+      nowMs,
+      key,
+      shared: /_shared\s*\(/i.test(text),
+      outcome: null,
+      blockedBy: holder,
+      settled: () => wait.outcome !== null,
+      result: () => wait.outcome!,
+    };
+    this.waits.add(wait);
+    return wait;
+  }
+
+  /** One statement on `pid`'s behalf, with the session's owner kept. */
+  private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     const shape = statementShape(text);
     const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
@@ -95,17 +156,109 @@ export class PgliteSimDatabase implements SimDatabase {
       if (clockSql) this.clockMs = null;
       throw err;
     } finally {
-      if (effect === 'end' && this.owner === pid) this.endTransaction();
+      if (effect === 'end' && this.owner === pid) this.endTransaction(pid);
       // A transaction the text did not announce (a BEGIN behind a comment) still owns the session.
       else if (this.owner === null && this.statements.inTransaction) this.owner = pid;
     }
   }
 
+  /**
+   * A statement calling advisory-lock functions, with each call made as `pid` against the locks
+   * the other processes hold (./advisory-locks.ts); `wait` when it must wait for one of them.
+   */
+  private async tryAdvisory(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ result: StatementResult } | { wait: { holder: string; key: string } }> {
+    const sql = advisoryText(`${pid}\0${text}`);
+    // Fails only in an aborted transaction, where the statement meets the same error.
+    await this.statements.query(SET_ADVISORY, [this.advisory.heldSetting()]).catch(() => undefined);
+    const savepoint = this.owner === pid && mayWaitForAdvisory(text);
+    if (savepoint) await this.statements.query(`SAVEPOINT ${WAIT_SAVEPOINT}`);
+    this.statements.keepNotices = true;
+    try {
+      const result = await this.run(pid, sql, params, nowMs);
+      this.advisory.apply(pid, this.statements.notices);
+      if (savepoint) await this.statements.query(`RELEASE SAVEPOINT ${WAIT_SAVEPOINT}`);
+      if (!this.inTransaction(pid)) this.advisory.endTransaction(pid);
+      return { result };
+    } catch (err) {
+      const wait = waitOf(err);
+      if (wait) {
+        // Nothing of the statement happened: it runs again, whole, once the lock is free.
+        if (savepoint) await this.statements.query(`ROLLBACK TO SAVEPOINT ${WAIT_SAVEPOINT}; RELEASE SAVEPOINT ${WAIT_SAVEPOINT}`);
+        return { wait };
+      }
+      // Session locks taken before the statement failed stay taken, as on PostgreSQL.
+      this.advisory.apply(pid, this.statements.notices);
+      if (!this.inTransaction(pid)) this.advisory.endTransaction(pid);
+      throw err;
+    } finally {
+      this.statements.keepNotices = false;
+      this.statements.notices.length = 0;
+    }
+  }
+
+  /** Whether `from` waits, directly or through others, for a lock `to` holds. */
+  private waitsFor(from: string, to: string): boolean {
+    const seen = new Set<string>();
+    let at: string | undefined = from;
+    while (at !== undefined && !seen.has(at)) {
+      if (at === to) return true;
+      seen.add(at);
+      at = [...this.waits].find((w) => w.pid === at && w.outcome === null)?.blockedBy;
+    }
+    return false;
+  }
+
+  /** PostgreSQL's deadlock error for `pid`'s statement, raised by the server so its transaction aborts too. */
+  private async deadlock(pid: string, holder: string, key: string): Promise<unknown> {
+    const detail = `${pid} waits for the advisory lock ${key} held by ${holder}, which waits for a lock ${pid} holds`;
+    const sql = `DO $dl$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01', DETAIL = '${detail.replace(/'/g, "''")}'; END $dl$`;
+    return this.run(pid, sql, [], this.clockMs ?? SIM_EPOCH_MS).then(
+      () => new Error('deadlock detected'),
+      (err: unknown) => err,
+    );
+  }
+
+  /** Run every waiting statement whose lock is free now, in the order they began to wait (PostgreSQL's queue). */
+  private async wakeWaiters(nowMs: number | null): Promise<void> {
+    if (this.waking) return;
+    this.waking = true;
+    try {
+      for (const wait of [...this.waits]) {
+        if (wait.outcome !== null) continue;
+        if (this.advisory.conflicts(wait.pid, wait.key, wait.shared) || !this.canRun(wait.pid)) continue;
+        let tried: Awaited<ReturnType<PgliteSimDatabase['tryAdvisory']>> | { error: unknown };
+        try {
+          tried = await this.tryAdvisory(wait.pid, wait.text, wait.params, nowMs ?? wait.nowMs);
+        } catch (error) {
+          tried = { error };
+        }
+        if ('wait' in tried) {
+          wait.key = tried.wait.key;
+          wait.blockedBy = tried.wait.holder;
+          continue;
+        }
+        wait.outcome = 'error' in tried ? Promise.reject(tried.error) : Promise.resolve(tried.result);
+        wait.outcome.catch(() => undefined);
+        this.waits.delete(wait);
+      }
+    } finally {
+      this.waking = false;
+    }
+  }
+
   async drop(pid: string): Promise<boolean> {
-    if (this.owner !== pid) return false;
-    await this.pg.exec('ROLLBACK');
-    this.endTransaction();
-    return true;
+    // A crashed process's connection closes: its waits end and every advisory lock of it is freed.
+    for (const wait of this.waits) if (wait.pid === pid) this.waits.delete(wait);
+    const held = this.advisory.holdsAny(pid);
+    this.advisory.drop(pid);
+    let rolledBack = false;
+    if (this.owner === pid) {
+      await this.pg.exec('ROLLBACK');
+      this.endTransaction(pid);
+      rolledBack = true;
+    }
+    if (this.waits.size && (held || rolledBack)) await this.wakeWaiters(this.clockMs);
+    return rolledBack;
   }
 
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
@@ -113,6 +266,8 @@ export class PgliteSimDatabase implements SimDatabase {
     // `BEGIN; SELECT 1/0`): rolled back, or every statement of the next run would fail.
     if (this.owner !== null || this.outsideSql || this.statements.inTransaction) await this.pg.exec('ROLLBACK');
     this.owner = null;
+    this.advisory.clear();
+    this.waits.clear();
     this.outsideSql = false;
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
@@ -186,8 +341,9 @@ export class PgliteSimDatabase implements SimDatabase {
     if (DDL.test(sql)) await this.statements.forgetAll();
   }
 
-  private endTransaction() {
+  private endTransaction(pid: string) {
     this.owner = null;
+    this.advisory.endTransaction(pid);
     // A rolled-back transaction also undoes a set_config made inside it.
     this.clockMs = null;
   }

@@ -37,6 +37,36 @@ export interface EnvHost {
   producing(): boolean;
 }
 
+/** A statement that asks for an advisory lock and answers whether it got it. */
+const TRIES_ADVISORY = /\bpg_try_advisory_/i;
+
+/**
+ * Copies of `rows` whose values, once the code reads any of them, mark `event` with
+ * `answerRead: true`. A `pg_try_advisory…` lock excludes nobody when its answer is never looked
+ * at; the relay's lock rule (lessons/kit/outbox-world.ts) asks this, since in PGlite's one session
+ * the answer is true whenever the code gets to run.
+ */
+function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Record<string, unknown>[] {
+  const mark = () => {
+    (event.data as Record<string, unknown>).answerRead = true;
+  };
+  return rows.map((row) => {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(row)) {
+      let value = row[key];
+      Object.defineProperty(copy, key, {
+        enumerable: true,
+        configurable: true,
+        get: () => (mark(), value),
+        set: (v: unknown) => {
+          value = v;
+        },
+      });
+    }
+    return copy;
+  });
+}
+
 /** The env of process `pid`: `register` turns a call into a step; `signal` tells its lifecycle actor what the queue did. */
 export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) => Promise<unknown>, signal: (s: WorkerSignal) => void): Env {
   const { clock, db: simDb } = host;
@@ -75,8 +105,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
               }
             }, () => got.settled());
           }
-          host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows } });
-          return { rows: got.rows };
+          const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows } });
+          return { rows: TRIES_ADVISORY.test(text) ? answersWatched(got.rows, event) : got.rows };
         } catch (err) {
           failed(err);
           throw withCallSite(markFailedStatement(err), callSite);

@@ -7,7 +7,7 @@
 import { relayOnce } from '../../../lib/outbox';
 import type { ProcessSpec } from '../../engine/scheduler';
 import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
-import type { Env, Fault } from '../../engine/types';
+import type { Env, Fault, TraceEvent } from '../../engine/types';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 export const CUSTOMER_EMAIL = 'ada@example.com';
@@ -252,15 +252,27 @@ export const eachRowOnce: Invariant = {
  * What keeps two relays' transactions apart on PostgreSQL: a row-locking read of the outbox
  * (SELECT … FROM outbox … FOR UPDATE or FOR NO KEY UPDATE, SKIP LOCKED or not); an UPDATE of the
  * outbox that re-checks published_at IS NULL (its row locks make a second relay re-check and skip
- * the rows); or an advisory lock taken in the transaction (the relays take turns). A wrong-fix hunt
- * found the last two refused at first: both are right on PostgreSQL.
+ * the rows); or an advisory lock taken in the transaction before it reads the outbox (the relays
+ * take turns). A lock taken after the read comes too late: the second relay waits for it and then
+ * publishes the rows it read before. A `pg_try_advisory…` lock counts when its answer decides
+ * something: the code read it, or the call filters rows in the statement's WHERE.
  */
-const LOCKING = [
-  /\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i,
-  /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i,
-  /\bpg_advisory_(xact_)?lock\s*\(/i,
-];
-const locksRows = (sql: string) => LOCKING.some((re) => re.test(sql));
+const ROW_LOCKING = [/\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i, /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i];
+const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
+const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
+const READS_OUTBOX = /\bfrom\s+outbox\b/i;
+
+function relayLocked(tx: { statements: readonly string[]; events: readonly TraceEvent[] }): boolean {
+  if (tx.statements.some((sql) => ROW_LOCKING.some((re) => re.test(sql)))) return true;
+  for (const e of tx.events) {
+    const data = e.data as { sql?: unknown; answerRead?: unknown } | undefined;
+    const sql = String(data?.sql ?? '');
+    const lock = ADVISORY_LOCK.exec(sql);
+    if (lock && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) return true;
+    if (READS_OUTBOX.test(sql)) return false;
+  }
+  return false;
+}
 
 /**
  * A relay that publishes from inside a transaction has locked the rows it read. PGlite runs one
@@ -273,8 +285,8 @@ export const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   check({ outcome, db }) {
-    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !tx.statements.some(locksRows));
-    if (!found) return { held: true, detail: 'every row published from inside a transaction was locked by the SELECT that read it' };
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx));
+    if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const why =
       db.name === 'pglite'
@@ -282,7 +294,7 @@ export const locksWhatItPublishes: Invariant = {
         : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
     return {
       held: false,
-      detail: `${e.actor} published from inside its transaction, but the SELECT that read the rows took no lock (no FOR UPDATE). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock, or an UPDATE … WHERE published_at IS NULL before publishing, would do too).`,
+      detail: `${e.actor} published from inside its transaction, but nothing locked the rows before or as it read them (no FOR UPDATE; an advisory lock taken after the read, or a try-lock whose answer was never looked at, does not keep the other relay out). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock taken before the read and obeyed, or an UPDATE … WHERE published_at IS NULL before publishing, would do too).`,
       step: e.i,
     };
   },

@@ -290,6 +290,8 @@ export const messagesSettled: Invariant = {
 interface OpenTransaction {
   begin: TraceEvent;
   statements: string[];
+  /** The statements' events, in the same order. */
+  events: TraceEvent[];
 }
 
 /**
@@ -314,7 +316,7 @@ export function firstInTransaction(
       const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
       const word = transactionControl(sql)?.toLowerCase();
       if (word === 'begin' || word === 'start') {
-        if (!tx) open.set(e.actor, { begin: e, statements: [] });
+        if (!tx) open.set(e.actor, { begin: e, statements: [], events: [] });
         continue;
       }
       // ROLLBACK TO SAVEPOINT stays inside the transaction.
@@ -322,7 +324,10 @@ export function firstInTransaction(
         open.delete(e.actor);
         continue;
       }
-      if (tx) tx.statements.push(sql);
+      if (tx) {
+        tx.statements.push(sql);
+        tx.events.push(e);
+      }
     }
     if (tx && test(e, tx)) return { e, tx };
   }

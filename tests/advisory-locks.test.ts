@@ -1,0 +1,213 @@
+/**
+ * Advisory locks between simulated processes: PGlite's one session keeps them per process
+ * (simulations/db/advisory-locks.ts) and must answer as a real PostgreSQL 15 does with one
+ * connection per process. The same scripts run on both back-ends through the engine's database
+ * port; each step's answer is compared with what PostgreSQL gives.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { inject } from 'vitest';
+import { PostgresSimDatabase } from '../simulations/db/postgres';
+import { isParked, type ParkedQuery, type SimDatabase } from '../simulations/db/port';
+import { AdvisoryLocks, callsAdvisory, rewriteAdvisory } from '../simulations/db/advisory-locks';
+import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
+import { openSimDb } from './helpers/sim-db';
+
+type Answer = unknown;
+
+/** Run one statement of `pid`; its first row's first value, `'waits'` if it waits for a lock, or the error's SQLSTATE. */
+async function step(db: SimDatabase, pid: string, sql: string, params: unknown[] = []): Promise<Answer | { waiting: ParkedQuery }> {
+  try {
+    const got = await db.query(pid, sql, params, SIM_EPOCH_MS);
+    if (isParked(got)) {
+      await db.settle?.();
+      if (!got.settled()) return { waiting: got };
+      return first(await got.result());
+    }
+    return first(got);
+  } catch (err) {
+    return { error: (err as { code?: string }).code };
+  }
+}
+
+function first(res: { rows: Record<string, unknown>[] }): Answer {
+  const row = res.rows[0];
+  return row ? Object.values(row)[0] : undefined;
+}
+
+/** What a waiting statement ended with once settled, or `'still waiting'`. */
+async function after(db: SimDatabase, w: ParkedQuery): Promise<Answer> {
+  await db.settle?.();
+  if (!w.settled()) return 'still waiting';
+  try {
+    return first(await w.result());
+  } catch (err) {
+    return { error: (err as { code?: string }).code };
+  }
+}
+
+const waits = (a: unknown): a is { waiting: ParkedQuery } => typeof a === 'object' && a !== null && 'waiting' in a;
+
+function scripts(db: () => SimDatabase) {
+  beforeEach(async () => {
+    for (const pid of ['a', 'b', 'c']) await db().drop(pid);
+    await db().reset();
+  });
+
+  test('a session lock excludes another process: try answers false, a lock waits until the unlock', async () => {
+    expect(await step(db(), 'a', 'SELECT pg_advisory_lock(hashtext($1))', ['order-1042'])).toBe('');
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(hashtext($1)) AS got', ['order-1042'])).toBe(false);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(hashtext($1)) AS got', ['order-1043'])).toBe(true);
+    const w = await step(db(), 'b', 'SELECT pg_advisory_lock(hashtext($1))', ['order-1042']);
+    expect(waits(w)).toBe(true);
+    expect(await after(db(), (w as { waiting: ParkedQuery }).waiting)).toBe('still waiting');
+    expect(await step(db(), 'a', 'SELECT pg_advisory_unlock(hashtext($1))', ['order-1042'])).toBe(true);
+    expect(await after(db(), (w as { waiting: ParkedQuery }).waiting)).toBe('');
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_lock(hashtext($1))', ['order-1042'])).toBe(false);
+    expect(await step(db(), 'a', 'SELECT pg_advisory_unlock(hashtext($1))', ['order-1042'])).toBe(false);
+  });
+
+  test('session locks count: locked twice, unlocked twice', async () => {
+    await step(db(), 'a', 'SELECT pg_advisory_lock(7)');
+    await step(db(), 'a', 'SELECT pg_advisory_lock(7)');
+    expect(await step(db(), 'a', 'SELECT pg_advisory_unlock(7)')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(7)')).toBe(false);
+    expect(await step(db(), 'a', 'SELECT pg_advisory_unlock(7)')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(7)')).toBe(true);
+  });
+
+  test('a dropped connection (a crash) frees its locks and wakes the waiter', async () => {
+    await step(db(), 'a', 'SELECT pg_advisory_lock(7)');
+    const w = await step(db(), 'b', 'SELECT pg_advisory_lock(7)');
+    expect(waits(w)).toBe(true);
+    await db().drop('a');
+    expect(await after(db(), (w as { waiting: ParkedQuery }).waiting)).toBe('');
+    expect(await step(db(), 'c', 'SELECT pg_try_advisory_lock(7)')).toBe(false);
+  });
+
+  test('a transaction lock ends with its transaction, and meets session locks of others', async () => {
+    await step(db(), 'a', 'BEGIN');
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_xact_lock(4242)')).toBe(true);
+    await step(db(), 'a', 'COMMIT');
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(4242)')).toBe(true);
+    await step(db(), 'a', 'BEGIN');
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_xact_lock(4242)')).toBe(false);
+    expect(await step(db(), 'a', 'SELECT 1')).toBe(1);
+    await step(db(), 'a', 'ROLLBACK');
+    // A transaction lock outside a transaction lasts for its statement only.
+    expect(await step(db(), 'c', 'SELECT pg_try_advisory_xact_lock(99)')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(99)')).toBe(true);
+  });
+
+  test('a session lock survives the rollback of the transaction that took it', async () => {
+    await step(db(), 'a', 'BEGIN');
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_lock(5)')).toBe(true);
+    await step(db(), 'a', 'ROLLBACK');
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(5)')).toBe(false);
+  });
+
+  test('shared locks share; an exclusive one waits for them; two-int keys are their own space', async () => {
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_lock_shared(3)')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock_shared(3)')).toBe(true);
+    expect(await step(db(), 'c', 'SELECT pg_try_advisory_lock(3)')).toBe(false);
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_lock(1, 2)')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(1, 2)')).toBe(false);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(2, 1)')).toBe(true);
+    expect(await step(db(), 'c', 'SELECT pg_catalog.pg_try_advisory_lock(4294967298)')).toBe(true);
+  });
+
+  test('a lock taken inside a transaction while another holds it waits, and the transaction goes on afterwards', async () => {
+    await step(db(), 'b', 'SELECT pg_advisory_lock(11)');
+    await step(db(), 'b', 'SELECT pg_advisory_unlock(11)');
+    await step(db(), 'a', 'SELECT pg_advisory_lock(12)');
+    await step(db(), 'b', 'BEGIN');
+    await step(db(), 'b', 'INSERT INTO operations (op_key, state, lease_until) VALUES ($1, $2, now())', ['k', 'running']);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_xact_lock(12)')).toBe(false);
+    expect(await step(db(), 'b', 'SELECT count(*)::int FROM operations')).toBe(1);
+    await step(db(), 'b', 'COMMIT');
+  });
+
+  test('two processes each waiting for the other: one of them fails with a deadlock, the other goes on once it lets go', async () => {
+    await step(db(), 'a', 'SELECT pg_advisory_lock(1)');
+    await step(db(), 'b', 'SELECT pg_advisory_lock(2)');
+    const wa = await step(db(), 'a', 'SELECT pg_advisory_lock(2)');
+    if (!waits(wa)) throw new Error(`a should wait for b's lock, got ${JSON.stringify(wa)}`);
+    const wb = await step(db(), 'b', 'SELECT pg_advisory_lock(1)');
+    // PostgreSQL looks for a deadlock once a wait has lasted deadlock_timeout (1 s): poll for it.
+    const ended = () => !waits(wb) || wb.waiting.settled() || wa.waiting.settled();
+    for (let i = 0; i < 600 && !ended(); i++) {
+      await db().settle?.();
+      if (!ended()) await new Promise((r) => setTimeout(r, 50));
+    }
+    const outcomeA = wa.waiting.settled() ? await after(db(), wa.waiting) : 'still waiting';
+    const outcomeB = waits(wb) ? await after(db(), wb.waiting) : wb;
+    const deadlock = { error: '40P01' };
+    // Which one PostgreSQL's check picks depends on timing; exactly one fails, the other waits on.
+    const [loser, winner, winnerWait] = JSON.stringify(outcomeA) === JSON.stringify(deadlock) ? ['a', 'b', wb] : ['b', 'a', wa];
+    expect([outcomeA, outcomeB].filter((o) => JSON.stringify(o) === JSON.stringify(deadlock))).toHaveLength(1);
+    expect([outcomeA, outcomeB]).toContain('still waiting');
+    await step(db(), loser, 'SELECT pg_advisory_unlock_all()');
+    expect(waits(winnerWait)).toBe(true);
+    expect(await after(db(), (winnerWait as { waiting: ParkedQuery }).waiting), `${winner} goes on`).toBe('');
+  }, 60_000);
+}
+
+describe('PGlite: advisory locks per process', () => {
+  let lite: Awaited<ReturnType<typeof openSimDb>>;
+  beforeAll(async () => {
+    lite = await openSimDb();
+  });
+  afterAll(() => lite?.close());
+  scripts(() => lite.db);
+});
+
+describe('PostgreSQL 15: the same scripts, one connection per process', () => {
+  let server: PostgresSimDatabase;
+  let adminUrl: string;
+  const dbName = `eo_advisory_${process.pid}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  beforeAll(async () => {
+    adminUrl = inject('pgUrl');
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin(`CREATE DATABASE ${dbName}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    server = await PostgresSimDatabase.open(url.toString());
+  });
+  afterAll(async () => {
+    await server?.close();
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  });
+  scripts(() => server);
+});
+
+describe('the rewrite', () => {
+  test('every advisory-lock call is made as the process, other text untouched', () => {
+    const sql = `SELECT pg_try_advisory_lock(hashtext($1)) AS got, pg_catalog.pg_advisory_unlock_all(), PG_ADVISORY_XACT_LOCK (1, 2), my_pg_advisory_lock(3)`;
+    expect(rewriteAdvisory(sql, "w'1")).toBe(
+      `SELECT sim.eo_pg_try_advisory_lock('w''1', hashtext($1)) AS got, sim.eo_pg_advisory_unlock_all('w''1'), sim.eo_pg_advisory_xact_lock('w''1', 1, 2), my_pg_advisory_lock(3)`,
+    );
+    expect(callsAdvisory('SELECT 1')).toBe(false);
+    expect(callsAdvisory('SELECT my_pg_advisory_lock(3)')).toBe(false);
+  });
+
+  test('the ledger frees transaction locks at the end and everything at a drop', () => {
+    const l = new AdvisoryLocks();
+    l.apply('a', ['sim.advisory|pg_advisory_xact_lock|b:1', 'sim.advisory|pg_advisory_lock|b:2', 'unrelated notice']);
+    expect(l.conflicts('b', 'b:1', false)).toBe(true);
+    l.endTransaction('a');
+    expect(l.conflicts('b', 'b:1', false)).toBe(false);
+    expect(l.conflicts('b', 'b:2', false)).toBe(true);
+    expect(l.conflicts('a', 'b:2', false)).toBe(false);
+    l.drop('a');
+    expect(l.empty).toBe(true);
+  });
+});
