@@ -383,10 +383,13 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
       const r = await runScenario(sim.db, { scenario, code: keyOnly, variant: 'key-only', seed: scenario.demo.seed, faults: scenario.demo.faults });
       expect(r.trace.some((ev) => ev.type === 'call' && ev.text.includes('this provider keeps no idempotency keys: the key was ignored')), replayHint(r)).toBe(true);
     }
-    // Where the provider does keep keys, the key alone is a fix (crash-after-send's lesson).
+    // Where the provider does keep keys, the key alone still leaves the consumer without a record
+    // of its own: a redelivery after the work finished reaches the provider again, and only the
+    // provider's memory of the key (24 hours at Stripe, none at many e-mail services) stops it.
     const crash = lessonById('crash-after-send');
     const e = await explore(sim.db, { scenario: crash, code: keyOnly, variant: 'key-only', runs: 100 });
-    expect(e.violations).toBe(0);
+    expect(e.violations).toBeGreaterThan(0);
+    expect(Object.keys(e.byInvariant).filter((id) => e.byInvariant[id] > 0)).toEqual(['own-record']);
   }, 180_000);
 
   test('relay-concurrency: a transaction without FOR UPDATE publishes each row once here, and the lock check names it', async () => {

@@ -430,7 +430,7 @@ export class Engine {
     proc.notify = null;
     this.pending = this.pending.filter((s) => s.pid !== proc.spec.id);
     proc.pending = 0;
-    const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}` });
+    const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}`, data: { before: 'before' in fault ? fault.before : null } });
     this.plan.fired(fault, e.i);
     if (this.options.beforeRollback && this.db.inTransaction(proc.spec.id)) await this.options.beforeRollback(proc.spec.id);
     if (await this.db.drop(proc.spec.id)) {

@@ -41,6 +41,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "no-email-inside-transaction",
         "invariant": "no-email-inside-transaction",
         "text": "The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
       }
     ]
   },
@@ -253,6 +258,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "no-email-inside-transaction",
         "invariant": "no-email-inside-transaction",
         "text": "The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
       }
     ]
   },
@@ -392,6 +402,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "no-email-inside-transaction",
         "invariant": "no-email-inside-transaction",
         "text": "The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
       }
     ]
   },
@@ -446,6 +461,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "messages-settled",
         "invariant": "messages-settled",
         "text": "A message was never acknowledged: the worker kept answering 'retry-later' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
       }
     ]
   },

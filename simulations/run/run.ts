@@ -93,7 +93,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   let world;
   try {
     mod = loadLearnerModule(req.code);
-    world = req.scenario.build(mod);
+    world = req.scenario.build(mod, { seed: req.seed });
   } catch (err) {
     const e = err instanceof LearnerCodeError ? err : new LearnerCodeError(String((err as Error)?.message ?? err), undefined, undefined, 'load');
     return {

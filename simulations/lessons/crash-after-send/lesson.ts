@@ -1,7 +1,7 @@
 /** The lesson "Sent, but not marked done": Provider idempotency keys. Its code is ./starter.ts and ./solution.ts. */
 import { ACTORS, TABLES, crashAfterSend, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
 import { receiptsFor } from '../kit/predictions';
-import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
+import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -14,12 +14,13 @@ export default defineLesson({
     'The claim protects everything in our own database. The e-mail leaves it. If the worker dies after the provider sent the receipt and before complete() runs, the row still says running.',
     'Here worker-1 crashes right after the send. Its lease runs out, another worker takes the key over, and sends again: the starter claims and completes correctly but does not tell the provider which operation this is.',
     'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
+    'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
   ],
   explanations: {
     starter: 'Claim and complete with a lease, but the send carries no idempotency key, so a takeover after a crash sends a second receipt.',
     solution: 'The same key goes to the provider. Whoever sends after a takeover gets the first e-mail back (replayed: true) and nothing new reaches the customer.',
   },
-  build: (mod) => receiptWorld(mod),
+  build: (mod, v) => receiptWorld(mod, { seed: v?.seed }),
   demo: {
     seed: 1,
     faults: [crashAfterSend('worker-1')],
@@ -38,7 +39,7 @@ export default defineLesson({
     duplicate,
   ],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey],
   tables: TABLES,
   actors: ACTORS,
   crashable: ['worker-1', 'worker-2'],
@@ -72,6 +73,11 @@ export default defineLesson({
         id: 'no-email-inside-transaction',
         invariant: 'no-email-inside-transaction',
         text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
     ],
   },

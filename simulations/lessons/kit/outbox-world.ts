@@ -10,6 +10,8 @@ import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransac
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
+/** The same customer's next order, where a world places two. */
+export const NEXT_ORDER = { customerId: 'cus_ada', totalCents: 1250 };
 export const CUSTOMER_EMAIL = 'ada@example.com';
 
 /** Passes a relay makes per incarnation, one every `RELAY_INTERVAL_MS`. */
@@ -302,6 +304,15 @@ export const locksWhatItPublishes: Invariant = {
 
 export const WEBHOOK_ORDER = 1042;
 export const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: WEBHOOK_ORDER, customer: CUSTOMER_EMAIL } }];
+/**
+ * The webhooks of a run with `seed`: on odd seeds the provider first sends the payment's
+ * "created" event for the same order, as real providers do (the demonstration's seed is even). A
+ * key on the order alone then takes the "succeeded" event for a repeat of it.
+ */
+export function webhooksFor(seed: number | undefined): typeof WEBHOOKS {
+  if (seed === undefined || seed % 2 === 0) return WEBHOOKS;
+  return [{ id: 'evt_0', body: { eventId: 'evt_0', type: 'payment_intent.created', orderId: WEBHOOK_ORDER, customer: CUSTOMER_EMAIL } }, ...WEBHOOKS];
+}
 
 export const everyPaymentConfirmed: Invariant = {
   id: 'every-payment-confirmed',

@@ -1,5 +1,5 @@
 /**
- * The consumer side of the lesson: one order's receipt, a queue that delivers at least once, two
+ * The consumer side of the lesson: one order's receipt (and on even seeds the same customer's next order), a queue that delivers at least once, two
  * workers, and four ways for the receipt to go out twice (or never).
  */
 import type { MessageSpec } from '../../engine/scheduler';
@@ -7,21 +7,31 @@ import { handlerOf, workerProcess, type BuiltWorld, type CodeError } from './sce
 import type { Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
+/**
+ * The same customer's next order, in the worlds of even seeds (every demonstration has an odd
+ * seed): a key on the customer, or on anything but the order, then withholds order 1043's receipt.
+ */
+export const NEXT_MESSAGE: MessageSpec = { id: 'm2', body: { orderId: 1043, customer: 'ada@example.com' } };
+
+/** The messages of a run with `seed`: order 1042's, and on even seeds the customer's next order too. */
+export function receiptMessages(seed: number | undefined): MessageSpec[] {
+  return seed !== undefined && seed % 2 === 0 ? [...MESSAGES, NEXT_MESSAGE] : MESSAGES;
+}
 
 /**
- * The receipt lessons' world: two workers, one message, an e-mail provider that honours keys
+ * The receipt lessons' world: two workers, one message (two on even seeds), an e-mail provider that honours keys
  * unless `emailHonoursKeys: false` (the lessons whose point is the database's claim: there a key
  * alone must not be a way round it). A send gives up after 30 s, inside the solutions' 60 s lease:
  * the lease outlasts the work it protects, as lib/consumer.ts asks, so only a dead (or stuck)
  * worker is overtaken.
  */
-export function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number; emailHonoursKeys?: boolean } = {}): BuiltWorld {
+export function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number; emailHonoursKeys?: boolean; seed?: number } = {}): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
   return {
     spec: {
       processes: [workerProcess('worker-1', handler, codeErrors), workerProcess('worker-2', handler, codeErrors)],
-      messages: MESSAGES,
+      messages: receiptMessages(options.seed),
       visibilityTimeoutMs: 30_000,
       maxReceives: 10,
       providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },

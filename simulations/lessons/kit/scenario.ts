@@ -68,6 +68,11 @@ export interface BuiltWorld {
   codeErrors: CodeError[];
 }
 
+/** What a run tells the world it builds: its seed. */
+export interface WorldVariation {
+  seed: number;
+}
+
 /** A scenario: the world, the code variants, the demonstration fault plan, the invariants. */
 export interface Scenario {
   id: string;
@@ -77,8 +82,11 @@ export interface Scenario {
   /** The lesson's context, in a few short paragraphs. */
   brief: string[];
   variants: { starter: Variant; solution: Variant };
-  /** Build the world around a loaded learner module. */
-  build(mod: Record<string, unknown>): BuiltWorld;
+  /**
+   * Build the world around a loaded learner module. A world may differ by seed (the same seed
+   * always builds the same world): Explore varies what a key must tell apart, not only the faults.
+   */
+  build(mod: Record<string, unknown>, variation?: WorldVariation): BuiltWorld;
   /** The schedule that shows the bug: a seed and a fault plan. */
   demo: { seed: number; faults: Fault[]; story: string };
   /** Faults a correct design must survive; the explorer draws plans from these. */
@@ -118,8 +126,8 @@ export function workerProcess(
   id: string,
   handler: (msg: never, env: Env) => Promise<unknown>,
   codeErrors: CodeError[],
-  /** Turns a queued body into what the handler receives (a published event into a receipt request). */
-  toMessage: (body: unknown) => unknown = (body) => body,
+  /** Turns a queued body into what the handler receives (a published event into a receipt request); it may read the delivery. */
+  toMessage: (body: unknown, delivery: Delivery) => unknown = (body) => body,
   /** Acts on the handler's answer and decides whether to ack. */
   onAnswer: AnswerHandler = ackOnAck,
 ): ProcessSpec {
@@ -132,7 +140,7 @@ export function workerProcess(
         if (!delivery) return;
         let answer: unknown;
         try {
-          answer = await handler(toMessage(delivery.body) as never, env);
+          answer = await handler(toMessage(delivery.body, delivery) as never, env);
         } catch (err) {
           const { what, loc } = caughtThrow(err);
           codeErrors.push(thrownError(id, err));
@@ -330,6 +338,61 @@ export function firstInTransaction(
       }
     }
     if (tx && test(e, tx)) return { e, tx };
+  }
+  return null;
+}
+
+/**
+ * The consumer keeps its own record of finished work; the provider's idempotency key is the
+ * backstop for the one gap the record cannot close (a crash between the send and the record), not
+ * the record itself. Providers keep keys for a while (Stripe: 24 hours), many e-mail services keep
+ * none, and a key the consumer never checks also lets it act on anything else the repeat does.
+ *
+ * Broken when the provider answered a repeat of a send (a replay) although the handling that made
+ * the first send had finished before the repeat was asked for: its handler answered 'ack' for that
+ * delivery (the queue's ack, or a crash just before it). After a crash or a timeout around the send
+ * a replay is the backstop doing its job, and is not counted.
+ */
+export const ownRecordNotProviderKey: Invariant = {
+  id: 'own-record',
+  title: 'Finished work is never sent again (the provider\'s key is a backstop, not the record)',
+  check({ outcome }) {
+    const { trace, ledger } = outcome;
+    for (const replay of ledger.replays) {
+      if (replay.kind !== 'email.send') continue;
+      const first = ledger.emails.find((e) => e.key === replay.key);
+      if (!first) continue;
+      const finishedAt = handlingFinished(trace, first.by, first.step, replay.step);
+      if (finishedAt === null) continue;
+      return {
+        held: false,
+        detail: `${replay.by} sent order ${first.orderId}'s e-mail again at event ${replay.step}, though ${first.by} had sent it (${first.emailId}, event ${first.step}) and finished that delivery at event ${finishedAt}. Only the provider's idempotency key kept a second e-mail from going out: the consumer did not know from its own record that the work was done.`,
+        step: replay.step,
+      };
+    }
+    return { held: true, detail: ledger.replays.length ? 'every repeat the provider answered came after a crash or a failure around the first send' : 'no send was repeated' };
+  },
+};
+
+/**
+ * The event at which `pid`'s handling of the delivery it held at event `at` finished with an ack
+ * (the queue's ack, or a crash just before it), if that was before event `before`; else null.
+ */
+function handlingFinished(trace: readonly TraceEvent[], pid: string, at: number, before: number): number | null {
+  let messageId: unknown;
+  for (let i = at; i >= 0; i--) {
+    const e = trace[i];
+    if (e.type === 'receive' && e.target === pid) {
+      messageId = (e.data as { messageId?: unknown } | undefined)?.messageId;
+      break;
+    }
+  }
+  if (messageId === undefined) return null;
+  for (let i = at + 1; i < before && i < trace.length; i++) {
+    const e = trace[i];
+    if (e.actor !== pid) continue;
+    if (e.type === 'ack' && (e.data as { messageId?: unknown } | undefined)?.messageId === messageId) return e.i;
+    if (e.type === 'crash') return (e.data as { before?: unknown } | undefined)?.before === 'queue.ack' ? e.i : null;
   }
   return null;
 }

@@ -1,7 +1,7 @@
 /** The lesson "The redelivered receipt": At-least-once delivery. Its code is ./starter.ts and ./solution.ts. */
 import { ACTORS, TABLES, crashAfterDb, crashAfterSend, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
 import { receiptsFor } from '../kit/predictions';
-import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
+import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -15,12 +15,13 @@ export default defineLesson({
     'Here worker-1 sends the receipt and crashes before its ack reaches the queue. Thirty seconds later the message is visible again and a worker handles it a second time.',
     'The starter sends on every delivery. Make the second delivery harmless: derive a key from the order, claim it atomically, mark it done, and give the e-mail provider the same key.',
     'The demonstration needs only the claim. Explore also crashes a worker after its send and before complete: the key is never marked done, so once its lease runs out another worker takes it over and sends again, and only a provider that honours the key turns that second send into a replay of the first. The lesson "Sent, but not marked done" looks at that gap on its own.',
+    'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
   ],
   explanations: {
     starter: 'Sends the receipt every time the message arrives. Correct only if every message arrives exactly once, which no queue promises.',
     solution: 'The consumer from lib/: the key is derived from the order, claim is one atomic INSERT … ON CONFLICT with a lease, complete marks it done, and the same key goes to the e-mail provider. A redelivery finds the key done and only acknowledges.',
   },
-  build: (mod) => receiptWorld(mod),
+  build: (mod, v) => receiptWorld(mod, { seed: v?.seed }),
   demo: {
     seed: 1,
     faults: [crashBeforeAck('worker-1')],
@@ -28,7 +29,7 @@ export default defineLesson({
   },
   faultMenu: [crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 2), crashAfterSend('worker-1'), duplicate],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey],
   tables: TABLES,
   actors: ACTORS,
   crashable: ['worker-1', 'worker-2'],
@@ -68,6 +69,11 @@ export default defineLesson({
         id: 'no-email-inside-transaction',
         invariant: 'no-email-inside-transaction',
         text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
     ],
   },

@@ -1,8 +1,8 @@
 /** The lesson "The relay that published twice": End-to-end effectively once. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
-import { CUSTOMER_EMAIL, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
+import { CUSTOMER_EMAIL, NEXT_ORDER, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
 import { placeOrder } from '../../../lib/outbox';
-import { handlerOf, messagesSettled, type CodeError, workerProcess } from '../kit/scenario';
+import { handlerOf, messagesSettled, ownRecordNotProviderKey, type CodeError, workerProcess } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -15,15 +15,28 @@ export default defineLesson({
     'The outbox guarantees the message is never lost, not that it goes out once: the relay publishes, then marks the rows published and commits. If the relay crashes between the two, the restarted relay publishes the same rows again.',
     'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
     'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
+    'On even-numbered seeds Explore has the same customer place a second order right after the first: a key must tell her two orders apart, or the second one never gets its receipt.',
   ],
   explanations: {
     starter: 'Acts on every delivery: the relay\'s at-least-once republish becomes a second receipt.',
     solution: 'The consumer from lib/: a republished message finds its key done and is only acknowledged.',
   },
-  build(mod) {
+  build(mod, variation) {
     const handler = handlerOf(mod, 'handleMessage');
     const codeErrors: CodeError[] = [];
-    const shop = shopProcess((order, env) => placeOrder(env.db, order), codeErrors, false, {}, false);
+    // On even seeds the customer orders again right after: a key must tell her two orders apart.
+    const secondOrder = (variation?.seed ?? 1) % 2 === 0;
+    const shop = shopProcess(
+      async (order, env) => {
+        const id = await placeOrder(env.db, order);
+        if (secondOrder) await placeOrder(env.db, NEXT_ORDER);
+        return id;
+      },
+      codeErrors,
+      false,
+      {},
+      false,
+    );
     const toMessage = (body: unknown) => ({ orderId: Number((body as { body?: { orderId?: unknown } })?.body?.orderId), customer: CUSTOMER_EMAIL });
     return {
       spec: {
@@ -51,7 +64,7 @@ export default defineLesson({
     crash('worker-1', 'after', 'db', 2),
   ],
   maxFaults: 2,
-  invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled],
+  invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled, ownRecordNotProviderKey],
   tables: ['orders', 'outbox', 'operations'],
   actors: ['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'email'],
   crashable: ['relay-1', 'worker-1'],
@@ -85,6 +98,11 @@ export default defineLesson({
         id: 'messages-settled',
         invariant: 'messages-settled',
         text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
     ],
   },

@@ -1,8 +1,9 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
 import { atMostOneEmail } from '../kit/one-shot';
-import { WEBHOOKS, WEBHOOK_ORDER, crash, everyPaymentConfirmed } from '../kit/outbox-world';
-import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
+import { WEBHOOK_ORDER, crash, everyPaymentConfirmed, webhooksFor } from '../kit/outbox-world';
+import { handlerOf, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey, type CodeError, workerProcess } from '../kit/scenario';
+import type { Delivery } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -15,19 +16,24 @@ export default defineLesson({
     'Providers deliver webhooks at least once too: after a slow answer, a timeout on their side or a retry policy, the same event arrives again, sometimes while the first delivery is still being handled.',
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
     'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
+    'On odd-numbered seeds Explore plays a fuller provider: it sends the payment\'s "created" event (evt_0) for the same order first, which your handler should simply acknowledge, and every delivery carries a deliveryAttempt (1, 2, …) that changes on each redelivery while the event id stays. A key must tell the two events apart, and name the same event the same way on every delivery.',
     'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
   ],
   explanations: {
     starter: 'Acts on every delivery of the event.',
     solution: 'claim(opKey("webhook", { eventId })) before acting, complete after: the event id is the dedupe key.',
   },
-  build(mod) {
+  build(mod, variation) {
     const handler = handlerOf(mod, 'handleMessage');
     const codeErrors: CodeError[] = [];
+    // On odd seeds each delivery also says which attempt it is, as a real provider's redelivery
+    // differs from the first (a new delivery id, a new signature time): the event id stays.
+    const varied = (variation?.seed ?? 0) % 2 === 1;
+    const toEvent = varied ? (body: unknown, delivery: Delivery) => ({ ...(body as object), deliveryAttempt: delivery.attempt }) : undefined;
     return {
       spec: {
-        processes: [workerProcess('handler-1', handler, codeErrors), workerProcess('handler-2', handler, codeErrors)],
-        messages: WEBHOOKS,
+        processes: [workerProcess('handler-1', handler, codeErrors, toEvent), workerProcess('handler-2', handler, codeErrors, toEvent)],
+        messages: webhooksFor(variation?.seed),
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
@@ -54,6 +60,7 @@ export default defineLesson({
     everyPaymentConfirmed,
     messagesSettled,
     noEmailInsideTransaction,
+    ownRecordNotProviderKey,
   ],
   tables: ['operations'],
   actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
@@ -88,6 +95,11 @@ export default defineLesson({
         id: 'no-email-inside-transaction',
         invariant: 'no-email-inside-transaction',
         text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
     ],
   },
