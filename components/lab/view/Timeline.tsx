@@ -12,6 +12,9 @@ import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState,
 import type { LabRun } from '@/simulations/run/lab-run';
 import type { TraceEvent } from '@/simulations/engine/types';
 import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
+import { QueueAndLeases } from './QueueAndLeases';
+import { travelOf } from './travel';
+import { TravellingMessage } from './TravellingMessage';
 
 export interface TimelineProps {
   run: LabRun;
@@ -305,6 +308,10 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   }, [colW, type.labelCharW]);
   useLayoutEffect(hideCutLabels);
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
+  // What the selected event carries from one lane to another, drawn travelling along its arrow.
+  const current = selected >= 0 && selected <= visibleUpTo ? trace[selected] : undefined;
+  const travel = current ? travelOf(current, run.result.ledger) : null;
+  const travelLanes = travel ? [laneIndex(actors, travel.from), laneIndex(actors, travel.to)] : [];
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
   useEffect(() => {
@@ -453,10 +460,23 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                 />
               );
             })}
+            {travel && travelLanes[0]! >= 0 && travelLanes[1]! >= 0 && travelLanes[0] !== travelLanes[1] && (
+              <TravellingMessage
+                key={selected}
+                travel={travel}
+                event={selected}
+                x={colX(selected)}
+                fromY={laneY(travelLanes[0]!)}
+                toY={laneY(travelLanes[1]!)}
+                fontPx={size === 'normal' ? 10 : type.labelPx - 2}
+                charW={size === 'normal' ? 6.2 : (type.labelCharW * (type.labelPx - 2)) / type.labelPx}
+              />
+            )}
           </svg>
           {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
         </div>
       </div>
+      <QueueAndLeases run={run} selected={selected <= visibleUpTo ? selected : -1} travel={travel} large={size !== 'normal'} />
       <Legend
         large={size !== 'normal'}
         kinds={new Set(trace.map(markKind))}
