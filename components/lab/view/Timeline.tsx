@@ -3,7 +3,9 @@
  * The run as swimlanes: one lane per actor, one column per trace event, an arrow for every event
  * that reaches another actor, faults drawn so they cannot be missed. Every mark is a button; the
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
- * text alternative with the same events.
+ * text alternative with the same events. The selected event's message travels along its arrow
+ * (TravellingMessage), and the queue's messages and the claims' leases at that event are listed
+ * under the lanes (QueueAndLeases).
  *
  * Why one file of ~560 lines: the swimlane drawing and the pure layout functions it alone uses
  * (label placement, down spans), which its tests import from here.

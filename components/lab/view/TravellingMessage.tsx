@@ -52,8 +52,11 @@ export function TravellingMessage({ travel, x, fromY, toY, fontPx, charW, event 
 
   useLayoutEffect(() => {
     const el = ref.current;
-    if (!el || typeof el.animate !== 'function') return;
-    if (typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches) return;
+    if (!el) return;
+    const still = typeof el.animate !== 'function' || window.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
+    // Says whether it moved (tests read it): drawn in place under reduced motion.
+    el.setAttribute('data-animated', String(!still));
+    if (still) return;
     // From the sender's lane to where it stops; the end state is where it is drawn, so an
     // interrupted or skipped animation leaves it in the right place.
     const animation = el.animate([{ transform: `translateY(${fromY - stopY}px)` }, { transform: 'translateY(0px)' }], { duration: TRAVEL_MS, easing: 'ease-in-out' });

@@ -3,8 +3,9 @@
  * the world started with and those published since, each ready, in flight (to whom, and how long
  * until its visibility timeout passes), acked or dead-lettered. The engine's queue
  * (simulations/engine/queue.ts) says every change it makes as an event — a delivery, an ack, a
- * redelivery when the timeout passes, a dead letter — so replaying those events gives its state;
- * the only setting read is the visibility timeout, for the countdown.
+ * redelivery when the timeout passes, a dead letter — so replaying those events gives its state.
+ * The run's queue settings add what the trace does not say: the messages waiting at the start,
+ * and the visibility timeout and the deliveries allowed, for the countdown and what ends it.
  */
 import type { TraceEvent } from '@/simulations/engine/types';
 import type { QueueSettings, RunResult } from '@/simulations/run/run';
