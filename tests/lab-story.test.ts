@@ -155,10 +155,10 @@ describe('leases at each event', () => {
     expect(claims(at30)).toMatchObject([{ status: 'held', leftMs: 30_000 }]);
     const at60 = trace.findIndex((e) => e.t === 60_000 && e.type === 'receive');
     expect(claims(at60)).toMatchObject([{ status: 'held', leftMs: 0 }]);
-    expect(describeLease(claims(at60)[0], formatSimTime)).toBe('lease 0.0 s left');
+    expect(describeLease(claims(at60)[0], formatSimTime)).toBe('0.0 s left');
     const at90 = trace.findIndex((e) => e.t === 90_000 && e.type === 'receive');
     expect(claims(at90)).toMatchObject([{ status: 'expired', leftMs: -30_000 }]);
-    expect(describeLease(claims(at90)[0], formatSimTime)).toBe('lease expired 30.0 s ago');
+    expect(describeLease(claims(at90)[0], formatSimTime)).toBe('expired 30.0 s ago');
     // worker-1 takes the expired claim over: a fresh 60 s from 90 s.
     expect(claims(at90 + 1), at(run, at90 + 1)).toMatchObject([{ status: 'held', leftMs: 60_000, until: '2026-01-05T09:02:30.000Z' }]);
     const last = trace.length - 1;
@@ -170,7 +170,7 @@ describe('leases at each event', () => {
     const run = await demo('lease-expiry', 'starter');
     const c = claimsAt(run, run.result.trace.length - 1);
     expect(c).toMatchObject([{ state: 'running', status: 'never', until: 'infinity', leftMs: null }]);
-    expect(describeLease(c[0], formatSimTime)).toBe('lease never expires');
+    expect(describeLease(c[0], formatSimTime)).toBe('never expires');
   });
 
   test('no lease column, no claims: receipt-redelivery’s starter never writes one, dual-write’s tables have none', async () => {
@@ -232,7 +232,7 @@ describe('drawn in the timeline', () => {
     const i = run.result.trace.findIndex((e) => e.t === 90_000 && e.type === 'receive');
     const html = renderToStaticMarkup(h(QueueAndLeases, { run, selected: i, travel: null }));
     expect(html).toContain('data-lease="expired"');
-    expect(html).toContain('lease expired 30.0 s ago');
+    expect(html).toContain('running · expired 30.0 s ago');
     expect(html).toContain('in flight to worker-1 · visible again in 30.0 s');
     const batch = await demo('batch-credits', 'starter');
     expect(renderToStaticMarkup(h(QueueAndLeases, { run: batch, selected: 3, travel: null }))).toBe('');

@@ -88,7 +88,7 @@ test('lab at 1366×768: at a chosen event the queue’s message, its visibility 
     await selectEvent(page, 8);
     assert.equal(await page.locator(`${STRIP} [data-message="m1"]`).getAttribute('data-state'), 'in-flight');
     assert.match(await text(page, `${STRIP} [data-message="m1"]`), /^m1\s*in flight to worker-2 · visible again in 30\.0 s$/);
-    assert.match(await text(page, `${STRIP} [data-lease]`), /running\s*lease 30\.0 s left/);
+    assert.match(await text(page, `${STRIP} [data-lease]`), /running · 30\.0 s left/);
     assert.equal(await page.locator(`${STRIP} [data-lease]`).getAttribute('data-lease'), 'held');
     const token = page.locator(TOKEN);
     assert.deepEqual(
@@ -101,13 +101,13 @@ test('lab at 1366×768: at a chosen event the queue’s message, its visibility 
 
     // Event 13, 60 s in: the lease ends at this very instant and still holds; the message is with worker-1 again.
     await selectEvent(page, 13);
-    assert.match(await text(page, `${STRIP} [data-lease]`), /lease 0\.0 s left/);
+    assert.match(await text(page, `${STRIP} [data-lease]`), /running · 0\.0 s left/);
     assert.match(await text(page, `${STRIP} [data-message="m1"]`), /in flight to worker-1 · visible again in 30\.0 s/);
 
     // Event 18, 90 s in: the lease expired 30 s ago, so worker-1 may take the claim over.
     await selectEvent(page, 18);
     assert.equal(await page.locator(`${STRIP} [data-lease]`).getAttribute('data-lease'), 'expired');
-    assert.match(await text(page, `${STRIP} [data-lease]`), /lease expired 30\.0 s ago/);
+    assert.match(await text(page, `${STRIP} [data-lease]`), /running · expired 30\.0 s ago/);
 
     // Caught mid-way: with the page's animations paused, the ack's token sits at worker-1's lane,
     // where it left; played on, it ends beside the queue's lane.
@@ -172,7 +172,7 @@ for (const [width, height] of [
         }
         await page.locator(`${STRIP}[aria-label^="Queue and leases after event 8,"]`).waitFor();
         assert.match(await text(page, `${STRIP} [data-message="m1"]`), /in flight to worker-2 · visible again in 30\.0 s/);
-        assert.match(await text(page, `${STRIP} [data-lease]`), /lease 30\.0 s left/);
+        assert.match(await text(page, `${STRIP} [data-lease]`), /running · 30\.0 s left/);
         assert.equal(await page.locator(TOKEN).getAttribute('data-to'), 'worker-2');
         // The strip is on screen with the timeline, above the presenter's controls.
         const strip = await page.locator(STRIP).boundingBox();

@@ -56,7 +56,7 @@ export function QueueAndLeases({ run, selected, travel, large = false }: QueueAn
       role="group"
       aria-label={`Queue and leases after event ${selected + 1}, at ${at}`}
       data-testid="queue-and-leases"
-      className={`flex flex-wrap items-baseline gap-x-4 gap-y-1.5 border-t border-slate-200 px-4 py-2 dark:border-slate-800 ${large ? 'text-base' : 'text-xs'} text-slate-800 dark:text-slate-100`}
+      className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 border-t border-slate-200 px-4 py-1.5 dark:border-slate-800 ${large ? 'text-base' : 'text-xs'} text-slate-800 dark:text-slate-100`}
     >
       {travel && <p className="sr-only">At this event {travel.description}.</p>}
       {showQueue && (
@@ -81,8 +81,7 @@ export function QueueAndLeases({ run, selected, travel, large = false }: QueueAn
                   <span className="font-mono font-semibold" title={c.key}>
                     {shortKey(c.key)}
                   </span>
-                  {c.state && c.status !== 'done' && <span>{c.state}</span>}
-                  <span className="font-mono tabular-nums">{describeLease(c, formatSimTime)}</span>
+                  <span className="tabular-nums">{`${c.state && c.status !== 'done' ? `${c.state} · ` : ''}${describeLease(c, formatSimTime)}`}</span>
                 </li>
               ))}
             </ul>

@@ -86,15 +86,15 @@ export function claimsAt(run: LabRun, i: number): Claim[] {
   return out;
 }
 
-/** What a claim's lease reads as: "lease 30.0 s left", "lease expired 30.0 s ago". */
+/** What a claim's lease reads as, under the heading "Leases": "30.0 s left", "expired 30.0 s ago". */
 export function describeLease(c: Claim, formatMs: (ms: number) => string): string {
   switch (c.status) {
     case 'held':
-      return `lease ${formatMs(c.leftMs!)} left`;
+      return `${formatMs(c.leftMs!)} left`;
     case 'expired':
-      return `lease expired ${formatMs(-c.leftMs!)} ago`;
+      return `expired ${formatMs(-c.leftMs!)} ago`;
     case 'never':
-      return 'lease never expires';
+      return 'never expires';
     case 'done':
       return 'done (never taken over again)';
     case 'none':
