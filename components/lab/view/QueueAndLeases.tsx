@@ -17,8 +17,8 @@ export interface QueueAndLeasesProps {
   selected: number;
   /** What the selected event carries between lanes, if anything. */
   travel: Travel | null;
-  /** Type size: presenter mode reads from the back of the room. */
-  large?: boolean;
+  /** Type size: presenter mode reads from the back of the room ('large'), or on a projector 800 px tall or less ('medium'). */
+  size?: 'normal' | 'medium' | 'large';
 }
 
 const STATE_TONE: Record<MessageState, string> = {
@@ -36,10 +36,12 @@ const LEASE_TONE: Record<Claim['status'], string> = {
   none: 'bg-slate-50 ring-slate-300 dark:bg-slate-800/60 dark:ring-slate-600',
 };
 
+const TEXT = { normal: 'text-xs', medium: 'text-base', large: 'text-lg' } as const;
+
 /** More messages than this and the settled ones are listed by state, so the strip stays a line or two. */
 const ONE_BY_ONE = 3;
 
-export function QueueAndLeases({ run, selected, travel, large = false }: QueueAndLeasesProps) {
+export function QueueAndLeases({ run, selected, travel, size = 'normal' }: QueueAndLeasesProps) {
   const trace = run.result.trace;
   if (selected < 0 || selected >= trace.length) return null;
   const showQueue = hasQueue(run.result);
@@ -56,7 +58,7 @@ export function QueueAndLeases({ run, selected, travel, large = false }: QueueAn
       role="group"
       aria-label={`Queue and leases after event ${selected + 1}, at ${at}`}
       data-testid="queue-and-leases"
-      className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 border-t border-slate-200 px-4 py-1.5 dark:border-slate-800 ${large ? 'text-base' : 'text-xs'} text-slate-800 dark:text-slate-100`}
+      className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 border-t border-slate-200 px-4 py-1.5 dark:border-slate-800 ${TEXT[size]} text-slate-800 dark:text-slate-100`}
     >
       {travel && <p className="sr-only">At this event {travel.description}.</p>}
       {showQueue && (

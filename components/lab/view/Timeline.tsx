@@ -478,7 +478,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
           {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
         </div>
       </div>
-      <QueueAndLeases run={run} selected={selected <= visibleUpTo ? selected : -1} travel={travel} large={size !== 'normal'} />
+      <QueueAndLeases run={run} selected={selected <= visibleUpTo ? selected : -1} travel={travel} size={size} />
       <Legend
         large={size !== 'normal'}
         kinds={new Set(trace.map(markKind))}
