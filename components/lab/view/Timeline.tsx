@@ -7,8 +7,9 @@
  * (TravellingMessage), and the queue's messages and the claims' leases at that event are listed
  * under the lanes (QueueAndLeases).
  *
- * Why one file of ~560 lines: the swimlane drawing and the pure layout functions it alone uses
- * (label placement, down spans), which its tests import from here.
+ * Why one file of ~600 lines: the swimlane drawing and the pure layout functions it alone uses
+ * (label placement, down spans), which its tests import from here. What travels and the queue and
+ * leases strip are their own files.
  */
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/run/lab-run';
