@@ -78,6 +78,21 @@ export interface RunResult {
   prediction?: { outcome: string; described: string };
   trace: TraceEvent[];
   ledger: RunOutcome['ledger'];
+  /**
+   * The queue as the world declared it, for views that follow its messages: the visibility
+   * timeout (a received message is redelivered that long after its latest delivery unless acked),
+   * the deliveries after which it is dead-lettered instead, and the messages waiting at the start.
+   * Absent when the code did not load (nothing ran).
+   */
+  queueSettings?: QueueSettings;
+}
+
+/** See {@link RunResult.queueSettings}. */
+export interface QueueSettings {
+  visibilityTimeoutMs: number;
+  maxReceives: number;
+  /** Ids of the messages in the queue, ready, before the first step. */
+  initial: string[];
 }
 
 /** The variant's source, by name. */
@@ -142,6 +157,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     codeErrors: [...world.codeErrors],
     trace: outcome.trace,
     ledger: outcome.ledger,
+    queueSettings: { visibilityTimeoutMs: world.spec.visibilityTimeoutMs, maxReceives: world.spec.maxReceives, initial: world.spec.messages.map((m) => m.id) },
     ...(prediction ? { prediction } : {}),
   };
 }

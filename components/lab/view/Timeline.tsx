@@ -3,15 +3,21 @@
  * The run as swimlanes: one lane per actor, one column per trace event, an arrow for every event
  * that reaches another actor, faults drawn so they cannot be missed. Every mark is a button; the
  * arrow keys, Home and End move the selection (one tab stop, roving focus). The event log is the
- * text alternative with the same events.
+ * text alternative with the same events. The selected event's message travels along its arrow
+ * (TravellingMessage), and the queue's messages and the claims' leases at that event are listed
+ * under the lanes (QueueAndLeases).
  *
- * Why one file of ~560 lines: the swimlane drawing and the pure layout functions it alone uses
- * (label placement, down spans), which its tests import from here.
+ * Why one file of ~600 lines: the swimlane drawing and the pure layout functions it alone uses
+ * (label placement, down spans), which its tests import from here. What travels and the queue and
+ * leases strip are their own files.
  */
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LabRun } from '@/simulations/run/lab-run';
 import type { TraceEvent } from '@/simulations/engine/types';
 import { downSpans, formatSimTime, markKind, type MarkKind } from './snapshots';
+import { QueueAndLeases } from './QueueAndLeases';
+import { travelOf } from './travel';
+import { TravellingMessage } from './TravellingMessage';
 
 export interface TimelineProps {
   run: LabRun;
@@ -305,6 +311,10 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   }, [colW, type.labelCharW]);
   useLayoutEffect(hideCutLabels);
   const downs = downSpans(trace, visibleUpTo).filter((d) => actors.includes(d.actor));
+  // What the selected event carries from one lane to another, drawn travelling along its arrow.
+  const current = selected >= 0 && selected <= visibleUpTo ? trace[selected] : undefined;
+  const travel = current ? travelOf(current, run.result.ledger) : null;
+  const travelLanes = travel ? [laneIndex(actors, travel.from), laneIndex(actors, travel.to)] : [];
 
   // Keep the selected mark in view, and keep focus on it when the keyboard moved the selection.
   useEffect(() => {
@@ -453,10 +463,23 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
                 />
               );
             })}
+            {travel && travelLanes[0]! >= 0 && travelLanes[1]! >= 0 && travelLanes[0] !== travelLanes[1] && (
+              <TravellingMessage
+                key={selected}
+                travel={travel}
+                event={selected}
+                x={colX(selected)}
+                fromY={laneY(travelLanes[0]!)}
+                toY={laneY(travelLanes[1]!)}
+                fontPx={size === 'normal' ? 10 : type.labelPx - 2}
+                charW={size === 'normal' ? 6.2 : (type.labelCharW * (type.labelPx - 2)) / type.labelPx}
+              />
+            )}
           </svg>
           {drawn.length === 0 && <p className="sr-only">No events yet.</p>}
         </div>
       </div>
+      <QueueAndLeases run={run} selected={selected <= visibleUpTo ? selected : -1} travel={travel} size={size} />
       <Legend
         large={size !== 'normal'}
         kinds={new Set(trace.map(markKind))}
