@@ -15,12 +15,13 @@ export default defineLesson({
     'Here worker-1 crashes right after the send. Its lease runs out, another worker takes the key over, and sends again: the starter claims and completes correctly but does not tell the provider which operation this is.',
     'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
+    'On seeds 3, 7, 11, … Explore brings the workers up at 23:59:30, so a takeover after a crash falls on the next day: a key must name the operation, not the date it was tried.',
   ],
   explanations: {
     starter: 'Claim and complete with a lease, but the send carries no idempotency key, so a takeover after a crash sends a second receipt.',
     solution: 'The same key goes to the provider. Whoever sends after a takeover gets the first e-mail back (replayed: true) and nothing new reaches the customer.',
   },
-  build: (mod, v) => receiptWorld(mod, { seed: v?.seed }),
+  build: (mod, v) => receiptWorld(mod, { seed: v?.seed, nearMidnight: true }),
   demo: {
     seed: 1,
     faults: [crashAfterSend('worker-1')],

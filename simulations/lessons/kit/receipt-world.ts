@@ -3,7 +3,7 @@
  * workers, and four ways for the receipt to go out twice (or never).
  */
 import type { MessageSpec } from '../../engine/scheduler';
-import { handlerOf, workerProcess, type BuiltWorld, type CodeError } from './scenario';
+import { handlerOf, startsLate, startsLateOn, workerProcess, type BuiltWorld, type CodeError } from './scenario';
 import type { Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
@@ -12,6 +12,9 @@ const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'a
  * seed): a key on the customer, or on anything but the order, then withholds order 1043's receipt.
  */
 export const NEXT_MESSAGE: MessageSpec = { id: 'm2', body: { orderId: 1043, customer: 'ada@example.com' } };
+
+/** From the run's start (09:00) to 23:59:30 the same day. */
+const NEAR_MIDNIGHT_MS = (14 * 3600 + 59 * 60 + 30) * 1000;
 
 /** The messages of a run with `seed`: order 1042's, and on even seeds the customer's next order too. */
 export function receiptMessages(seed: number | undefined): MessageSpec[] {
@@ -25,17 +28,28 @@ export function receiptMessages(seed: number | undefined): MessageSpec[] {
  * the lease outlasts the work it protects, as lib/consumer.ts asks, so only a dead (or stuck)
  * worker is overtaken.
  */
-export function receiptWorld(mod: Record<string, unknown>, options: { emailTimeoutMs?: number; emailHonoursKeys?: boolean; seed?: number } = {}): BuiltWorld {
+export function receiptWorld(
+  mod: Record<string, unknown>,
+  options: {
+    emailTimeoutMs?: number;
+    emailHonoursKeys?: boolean;
+    seed?: number;
+    /** On seeds 3, 7, 11, …, the workers come up at 23:59:30: a takeover after a crash falls on the next day. */
+    nearMidnight?: boolean;
+  } = {},
+): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
+  const late = options.nearMidnight === true && startsLateOn(options.seed) ? NEAR_MIDNIGHT_MS : 0;
+  const worker = (id: string) => (late ? startsLate(workerProcess(id, handler, codeErrors), late, `${id} comes up at 23:59:30`) : workerProcess(id, handler, codeErrors));
   return {
     spec: {
-      processes: [workerProcess('worker-1', handler, codeErrors), workerProcess('worker-2', handler, codeErrors)],
+      processes: [worker('worker-1'), worker('worker-2')],
       messages: receiptMessages(options.seed),
       visibilityTimeoutMs: 30_000,
       maxReceives: 10,
       providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },
-      horizonMs: 3_600_000,
+      horizonMs: 3_600_000 + late,
     },
     observed: {},
     codeErrors,

@@ -119,6 +119,31 @@ const ackOnAck: AnswerHandler = (answer, delivery, env) => {
 };
 
 /**
+ * `spec`, whose first incarnation begins `ms` into the run after saying `why` (a restart begins at
+ * once). Worlds of some seeds start their work late, so that a retry or a redelivery falls on the
+ * other side of a minute or a midnight.
+ */
+export function startsLate(spec: ProcessSpec, ms: number, why: string): ProcessSpec {
+  let started = false;
+  return {
+    ...spec,
+    async main(env) {
+      if (!started) {
+        started = true;
+        env.log(why);
+        await env.sleep(ms);
+      }
+      return spec.main(env);
+    },
+  };
+}
+
+/** Whether a run with `seed` starts late: seeds 3, 7, 11, … (the lessons that start late demonstrate on seed 1). */
+export function startsLateOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 4 === 3;
+}
+
+/**
  * A queue worker: receive, let the learner's handler decide, ack when `onAnswer` says so (by
  * default on 'ack'). A handler that throws leaves the message unacked, so the queue redelivers it.
  */

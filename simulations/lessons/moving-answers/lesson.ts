@@ -1,7 +1,7 @@
 /** The lesson "The answer that moved": Answers that move. Its code is ./starter.ts and ./solution.ts. */
 import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswer, orderChecked } from '../kit/metered-worlds';
 import { held, plural } from '../kit/predictions';
-import { handlerOf, messagesSettled, type CodeError } from '../kit/scenario';
+import { handlerOf, messagesSettled, startsLate, startsLateOn, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -15,17 +15,21 @@ export default defineLesson({
     'Here a worker checks whether the customer\'s address is deliverable and hands the answer on to the CRM, then crashes before acking. The redelivery comes 30 s later; the data has moved, and the starter\'s second lookup tells the CRM something else.',
     'If downstream must see one answer, store the first result under the operation\'s key (complete(db, key, answer)) and serve any replay from the store instead of asking again. Give the claim a lease shorter than the queue\'s patience — claim(env.db, key, 60): the message comes back every 30 s and at most 10 times, and while a crashed worker\'s lease runs, every redelivery can only be told to come back later.',
     'Why not a Map in the module? Each worker is its own process with its own memory, and a crash wipes it: a cache in a variable is gone after the restart and was never seen by the other worker. Only the database outlives both.',
+    'On seeds 3, 7, 11, … Explore brings the workers up at 09:00:45: a redelivery 30 s later falls in the next minute, and a key must not change when the clock does.',
   ],
   explanations: {
     starter: 'Looks the address up on every delivery. Safe for the world, but the replay\'s answer is not the first one, and the CRM now holds both.',
     solution: 'The first answer is stored with complete() under the check\'s key; a replay finds the key done and returns the stored answer, so the CRM hears the same thing however often the message comes.',
   },
-  build(mod) {
+  build(mod, variation) {
     const handler = handlerOf(mod, 'checkCustomer');
+    // Seeds 3, 7, 11, …: the workers come up at 09:00:45, so a redelivery 30 s later is in the next minute.
+    const late = startsLateOn(variation?.seed);
+    const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), 45_000, `${id} comes up at 09:00:45`) : checkWorker(id, handler, codeErrors));
     const codeErrors: CodeError[] = [];
     return {
       spec: {
-        processes: [checkWorker('worker-1', handler, codeErrors), checkWorker('worker-2', handler, codeErrors)],
+        processes: [worker('worker-1'), worker('worker-2')],
         messages: CHECK_MESSAGES,
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,

@@ -4,7 +4,7 @@ import { oneShot } from '../kit/one-shot';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import type { ProcessSpec } from '../../engine/scheduler';
-import { caughtThrow, codeErrorOf, WORKER_RESTART, type CodeError } from '../kit/scenario';
+import { caughtThrow, codeErrorOf, startsLate, startsLateOn, WORKER_RESTART, type CodeError } from '../kit/scenario';
 import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
@@ -19,12 +19,13 @@ export default defineLesson({
     'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work. (Half an hour later Ada checks out again, order 1043: a purchase of its own, which must be charged too.)',
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
+    'On seeds 3, 7, 11, … Explore has the customer reach checkout at 09:00:55: a retry then falls in the next minute, and a key must not change when the clock does.',
   ],
   explanations: {
     starter: 'A new random key per attempt: the provider cannot tell the retry from a new purchase, and charges again.',
     solution: 'opKey("charge", { orderId }) is the same on every attempt and on every run of the job; the provider recognises it and returns the original charge (replayed: true).',
   },
-  build(mod) {
+  build(mod, variation) {
     const chargeOrder = exportedFunction<(order: CheckoutOrder, env: Env) => Promise<ChargeResult>>(mod, 'chargeOrder');
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
@@ -52,7 +53,7 @@ export default defineLesson({
     return {
       spec: {
         processes: [
-          checkout,
+          startsLateOn(variation?.seed) ? startsLate(checkout, 55_000, 'the customer reaches checkout at 09:00:55, five seconds before the minute turns') : checkout,
           oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
             startAfterMs: NEXT_ORDER_AFTER_MS,
             why: `half an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,
