@@ -17,8 +17,6 @@ type Weakness =
   | 'time never crosses a boundary'
   /** Faults land at fixed steps: never right after COMMIT, never between a claim and a late send, duplicates only at one instant. */
   | 'fixed fault moments'
-  /** Every repeat comes inside the provider's retention window, and the provider honours keys: it dedupes for the consumer. */
-  | 'provider hides the consumer'
   /** PGlite runs one transaction at a time: races between two open transactions do not happen, and text rules stand in. */
   | 'PGlite one session'
   /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
@@ -28,7 +26,7 @@ type Weakness =
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
- * each. Measured by `npm run judge` on this commit; see the README's judge section for the remedy.
+ * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
  */
 const KNOWN_MISSES: Record<string, Weakness> = {
   // Even seeds bring the customer's next order and odd webhook seeds a "created" event first, but
@@ -43,10 +41,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   'lease-expiry/lease-one-second.ts': 'fixed fault moments',
   'lease-expiry/takeover-ignores-done.ts': 'fixed fault moments',
   'moving-answers/check-then-store.ts': 'fixed fault moments',
-  // The consumer keeps no record of its own, or never reads its claim, in worlds without a queue's
-  // deliveries to tell a finished handling by (own-record is checked in the queue lessons).
-  'business-date-reminder/provider-key-only.ts': 'provider hides the consumer',
-  'replay-safety/email-provider-key-only.ts': 'provider hides the consumer',
   // Races only overlapping transactions or excluding locks produce.
   'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
   'moving-answers/check-in-tx.ts': 'PGlite one session',

@@ -84,6 +84,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "every-effect-applied",
         "invariant": "every-effect-applied",
         "text": "An operation never took effect. Look for work that was marked done before it happened, or a repeat that skipped work because someone else had claimed it. Mark done after the effect, and let an attempt that finds a claim held by another fail so the event is handled again."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first run had finished, and only its idempotency key kept the customer from a second one. Keep your own record: claim the e-mail's key in the operations table, send only when the claim is yours, mark it done after the send. The provider's key covers only a crash between the send and that mark."
       }
     ]
   },
@@ -349,6 +354,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "messages-settled",
         "invariant": "messages-settled",
         "text": "A message was never acknowledged: the worker kept answering 'retry-later' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over."
+      },
+      {
+        "id": "own-record",
+        "invariant": "own-record",
+        "text": "The provider was asked to send the same e-mail again after the first run had finished, and only its idempotency key kept the customer from a second one. Keep your own record: claim the e-mail's key in the operations table, send only when the claim is yours, mark it done after the send. The provider's key covers only a crash between the send and that mark."
       }
     ]
   },

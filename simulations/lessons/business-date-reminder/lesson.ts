@@ -1,7 +1,7 @@
 /** The lesson "Once a day, not once per attempt": What identity means. Its code is ./starter.ts and ./solution.ts. */
 import { HOUR_MS, REMINDER_VISIBILITY_MS, oneReminderPerDay, remindCrash, reminderEachDueDate, schedulerProcess } from '../kit/key-worlds';
 import { receiptsFor } from '../kit/predictions';
-import { handlerOf, messagesSettled, workerProcess, type CodeError } from '../kit/scenario';
+import { handlerOf, messagesSettled, ownRecordNotProviderKey, workerProcess, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -59,7 +59,7 @@ export default defineLesson({
     { kind: 'lose-response', call: 'email.send', nth: 1 },
   ],
   maxFaults: 3,
-  invariants: [oneReminderPerDay, reminderEachDueDate, messagesSettled],
+  invariants: [oneReminderPerDay, reminderEachDueDate, messagesSettled, ownRecordNotProviderKey],
   tables: ['operations'],
   actors: ['scheduler', 'queue', 'worker-1', 'worker-2', 'postgres', 'email'],
   crashable: ['worker-1', 'worker-2'],
@@ -91,6 +91,11 @@ export default defineLesson({
         id: 'messages-settled',
         invariant: 'messages-settled',
         text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first run had finished, and only its idempotency key kept the customer from a second one. Keep your own record: claim the e-mail\'s key in the operations table, send only when the claim is yours, mark it done after the send. The provider\'s key covers only a crash between the send and that mark.',
       },
     ],
   },

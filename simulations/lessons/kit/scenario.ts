@@ -381,23 +381,40 @@ export function firstInTransaction(
 export const ownRecordNotProviderKey: Invariant = {
   id: 'own-record',
   title: 'Finished work is never sent again (the provider\'s key is a backstop, not the record)',
-  check({ outcome }) {
+  check({ outcome, observed }) {
     const { trace, ledger } = outcome;
     for (const replay of ledger.replays) {
       if (replay.kind !== 'email.send') continue;
       const first = ledger.emails.find((e) => e.key === replay.key);
       if (!first) continue;
-      const finishedAt = handlingFinished(trace, first.by, first.step, replay.step);
+      const finishedAt = handlingFinished(trace, first.by, first.step, replay.step) ?? runFinished(trace, observed, first.by, first.step, replay.step);
       if (finishedAt === null) continue;
       return {
         held: false,
-        detail: `${replay.by} sent order ${first.orderId}'s e-mail again at event ${replay.step}, though ${first.by} had sent it (${first.emailId}, event ${first.step}) and finished that delivery at event ${finishedAt}. Only the provider's idempotency key kept a second e-mail from going out: the consumer did not know from its own record that the work was done.`,
+        detail: `${replay.by} sent order ${first.orderId}'s e-mail again at event ${replay.step}, though ${first.by} had sent it (${first.emailId}, event ${first.step}) and had finished that handling at event ${finishedAt}. Only the provider's idempotency key kept a second e-mail from going out: the consumer did not know from its own record that the work was done.`,
         step: replay.step,
       };
     }
     return { held: true, detail: ledger.replays.length ? 'every repeat the provider answered came after a crash or a failure around the first send' : 'no send was repeated' };
   },
 };
+
+/**
+ * For a process that handles no deliveries (a one-shot run): the event at which it finished after
+ * event `at` and before event `before`, when its call returned a value (`observed[pid]`) and it did
+ * not crash in between; else null.
+ */
+function runFinished(trace: readonly TraceEvent[], observed: Record<string, unknown>, pid: string, at: number, before: number): number | null {
+  const returned = observed[pid] as { value?: unknown } | undefined;
+  if (!returned || !('value' in returned)) return null;
+  for (let i = at + 1; i < before && i < trace.length; i++) {
+    const e = trace[i];
+    if (e.actor !== pid) continue;
+    if (e.type === 'crash') return null;
+    if (e.type === 'finish') return e.i;
+  }
+  return null;
+}
 
 /**
  * The event at which `pid`'s handling of the delivery it held at event `at` finished with an ack

@@ -2,7 +2,7 @@
 import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import type { CodeError } from '../kit/scenario';
+import { ownRecordNotProviderKey, type CodeError } from '../kit/scenario';
 import type { Env, Fault } from '../../engine/types';
 import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
 import { defineLesson } from '../kit/define';
@@ -70,6 +70,7 @@ export default defineLesson({
     counterCorrect,
     noDuplicateRow,
     everythingApplied,
+    ownRecordNotProviderKey,
   ],
   tables: ['shipments', 'customers', 'counters', 'audit_log', 'operations'],
   actors: ['first-run', 'replay', 'postgres', 'lookup', 'transform', 'payments', 'email'],
@@ -112,6 +113,11 @@ export default defineLesson({
         id: 'every-effect-applied',
         invariant: 'every-effect-applied',
         text: 'An operation never took effect. Look for work that was marked done before it happened, or a repeat that skipped work because someone else had claimed it. Mark done after the effect, and let an attempt that finds a claim held by another fail so the event is handled again.',
+      },
+      {
+        id: 'own-record',
+        invariant: 'own-record',
+        text: 'The provider was asked to send the same e-mail again after the first run had finished, and only its idempotency key kept the customer from a second one. Keep your own record: claim the e-mail\'s key in the operations table, send only when the claim is yours, mark it done after the send. The provider\'s key covers only a crash between the send and that mark.',
       },
     ],
   },
