@@ -33,7 +33,7 @@ const CASES = [
   // From a wrong-fix hunt (helper-38). Check-then-act whose INSERT ignores its conflict: no seed
   // in 1–200 broke it until the scheduler's seeds were spread (simulations/prng.ts).
   { file: 'concurrent-redelivery-check-then-insert-ignore.ts', scenario: 'concurrent-redelivery', invariant: 'at-most-one-receipt', says: /order 1042 got 2 receipts/ },
-  { file: 'webhook-dedupe-check-then-act.ts', scenario: 'webhook-dedupe', invariant: 'at-most-one-email', says: /order 1042 got 2 e-mails/ },
+  { file: 'webhook-dedupe-check-then-act.ts', scenario: 'webhook-dedupe', invariant: 'at-most-one-email', says: /order 1042 got 2 "payment received" e-mails for one payment/ },
   // Publishing before the order commits, and an outbox row outside the order's transaction.
   { file: 'dual-write-publish-first.ts', scenario: 'dual-write', invariant: 'no-phantom', says: /was published, but that order is not in the database/ },
   { file: 'dual-write-outbox-first-no-tx.ts', scenario: 'dual-write', invariant: 'no-phantom', says: /was published, but that order is not in the database/ },

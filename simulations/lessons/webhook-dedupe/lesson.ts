@@ -1,7 +1,6 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
-import { atMostOneEmail } from '../kit/one-shot';
-import { WEBHOOK_ORDER, crash, everyPaymentConfirmed, webhooksFor } from '../kit/outbox-world';
+import { crash, everyPaymentConfirmed, onePaymentEmailPerPayment, webhooksFor } from '../kit/outbox-world';
 import { handlerOf, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey, type CodeError, workerProcess } from '../kit/scenario';
 import type { Delivery } from '../../engine/types';
 import { defineLesson } from '../kit/define';
@@ -16,7 +15,7 @@ export default defineLesson({
     'Providers deliver webhooks at least once too: after a slow answer, a timeout on their side or a retry policy, the same event arrives again, sometimes while the first delivery is still being handled.',
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
     'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
-    'On odd-numbered seeds Explore plays a fuller provider: it sends the payment\'s "created" event (evt_0) for the same order first, which your handler should simply acknowledge, and every delivery carries a deliveryAttempt (1, 2, …) that changes on each redelivery while the event id stays. A key must tell the two events apart, and name the same event the same way on every delivery.',
+    'On odd-numbered seeds Explore plays a fuller provider: it sends the payment\'s "created" event (evt_0) for the same order first, which your handler should simply acknowledge, and every delivery carries a deliveryAttempt (1, 2, …) that changes on each redelivery while the event id stays. On seeds 1, 5, 9, … the customer also pays in two instalments: a second "succeeded" event, evt_2, a payment of its own that gets its own e-mail. A key must tell events apart, and name the same event the same way on every delivery.',
     'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
   ],
   explanations: {
@@ -56,7 +55,7 @@ export default defineLesson({
   ],
   maxFaults: 2,
   invariants: [
-    atMostOneEmail([WEBHOOK_ORDER], 'at-most-one-email', 'At most one "payment received" e-mail per order', 'payment-received'),
+    onePaymentEmailPerPayment,
     everyPaymentConfirmed,
     messagesSettled,
     noEmailInsideTransaction,
