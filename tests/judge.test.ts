@@ -29,9 +29,6 @@ type Weakness =
  * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
  */
 const KNOWN_MISSES: Record<string, Weakness> = {
-  // Seeds 3, 7, 11, … start the checkout, the lookups and crash-after-send's workers near a minute
-  // or a midnight; the reminders' only midnight is still UTC's.
-  'business-date-reminder/server-zone-date.ts': 'time never crosses a boundary',
   // The systematic pass moves each fault over the steps of its kind, but no send outlasts a
   // lease, no repeat comes after a done row's lease, and batch failures fall only at the end.
   'batch-credits/append-in-arrival-order.ts': 'fixed fault moments',

@@ -15,18 +15,19 @@ export default defineLesson({
     'Here the scheduler fires at 09:00, fires again at 23:59 after a late deploy, and fires the next morning. The starter builds its key from the moment of the attempt, so the 23:59 rerun looks like new work and the customer is reminded twice in one day. (Ada\'s other order, 1043, is due on the same days: its reminders are operations of their own.)',
     'Put the business date the reminder is for into the key — never the attempt time. The same-day rerun then finds the key done and sends nothing; the next day is a different key and sends exactly one. (A key of the order alone goes wrong the other way: it silences tomorrow.)',
     'The date of the attempt is not the business date either. If a worker dies before acknowledging the 23:59 rerun, the queue delivers it again after midnight: keyed on the day it runs, it sends a second reminder for the 5th and takes the 6th\'s key, so the 6th gets none.',
+    'On seeds 3, 7, 11, … Explore has a scheduler in another region fire the next day\'s reminders at 04:30 UTC, when it is still the 5th in New York: the business date is the one the reminder is for, whatever the clock of the machine that runs it says.',
   ],
   explanations: {
     starter: 'The key includes the time of the attempt, so every attempt — a redelivery, a rerun the same day — gets a new key, and another reminder.',
     solution: 'opKey("reminder", { orderId, businessDate }): one operation per order per business date. A same-day rerun finds it done; the next business date is a new operation.',
   },
-  build(mod) {
+  build(mod, variation) {
     const handler = handlerOf(mod, 'sendReminder');
     const codeErrors: CodeError[] = [];
     const unwrap = (body: unknown) => (body as { body: unknown }).body;
     return {
       spec: {
-        processes: [schedulerProcess(), workerProcess('worker-1', handler, codeErrors, unwrap), workerProcess('worker-2', handler, codeErrors, unwrap)],
+        processes: [schedulerProcess(variation?.seed), workerProcess('worker-1', handler, codeErrors, unwrap), workerProcess('worker-2', handler, codeErrors, unwrap)],
         messages: [],
         visibilityTimeoutMs: REMINDER_VISIBILITY_MS,
         maxReceives: 10,

@@ -88,14 +88,26 @@ const REMINDER_PLAN: { atMs: number; why: string }[] = [
   { atMs: MIDNIGHT_MS - 60_000, why: "23:59: after a late deploy the scheduler fires today's reminders again" },
   { atMs: 24 * HOUR_MS, why: "the next day, 09:00: that day's reminders are due" },
 ];
+/**
+ * Seeds 3, 7, 11, …: the next day's reminders fire at 04:30 UTC, from a scheduler in another
+ * region: still the 5th in New York, so a date taken from the attempt in a server's zone is the
+ * day before the business date.
+ */
+const EARLY_NEXT_DAY: { atMs: number; why: string } = { atMs: MIDNIGHT_MS + 4.5 * HOUR_MS, why: "the next day, 04:30 UTC: a scheduler in another region fires that day's reminders early" };
+
+/** The scheduler's runs for a run with `seed`: the same business dates either way. */
+function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
+  return seed !== undefined && seed % 4 === 3 ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
+}
+
 const DUE_DATES = [...new Set(REMINDER_PLAN.map((p) => simDate(p.atMs)))];
 
-export function schedulerProcess(): ProcessSpec {
+export function schedulerProcess(seed?: number): ProcessSpec {
   return {
     id: 'scheduler',
     producer: true,
     async main(env) {
-      for (const p of REMINDER_PLAN) {
+      for (const p of reminderPlan(seed)) {
         const wait = p.atMs - (env.clock.now() - SIM_EPOCH_MS);
         if (wait > 0) await env.sleep(wait);
         env.log(p.why);
