@@ -38,7 +38,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // Races only overlapping transactions or excluding locks produce.
   'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
   'moving-answers/check-in-tx.ts': 'PGlite one session',
-  'lease-expiry/host-clock-lease.ts': 'no clock skew',
 };
 
 /** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */

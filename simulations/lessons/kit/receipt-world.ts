@@ -4,7 +4,7 @@
  */
 import type { MessageSpec } from '../../engine/scheduler';
 import { handlerOf, startsLate, startsLateOn, workerProcess, type BuiltWorld, type CodeError } from './scenario';
-import type { Fault } from '../../engine/types';
+import type { Env, Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
 /**
@@ -12,6 +12,17 @@ const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'a
  * seed): a key on the customer, or on anything but the order, then withholds order 1043's receipt.
  */
 export const NEXT_MESSAGE: MessageSpec = { id: 'm2', body: { orderId: 1043, customer: 'ada@example.com' } };
+
+/** How far ahead of the database's clock a drifting worker's host clock runs. */
+const CLOCK_AHEAD_MS = 90_000;
+
+/**
+ * `handler` on a host whose clock runs `aheadMs` ahead: the env it gets reads that clock in
+ * `env.clock.now()`; the database's now() and every timer stay on the true time.
+ */
+function withClockAhead(handler: (msg: never, env: Env) => Promise<unknown>, aheadMs: number): (msg: never, env: Env) => Promise<unknown> {
+  return (msg, env) => handler(msg, { ...env, clock: { now: () => env.clock.now() + aheadMs } });
+}
 
 /** From the run's start (09:00) to 23:59:30 the same day. */
 const NEAR_MIDNIGHT_MS = (14 * 3600 + 59 * 60 + 30) * 1000;
@@ -36,12 +47,17 @@ export function receiptWorld(
     seed?: number;
     /** On seeds 3, 7, 11, …, the workers come up at 23:59:30: a takeover after a crash falls on the next day. */
     nearMidnight?: boolean;
+    /** On seeds 3, 7, 11, …, worker-2's host clock runs 90 s ahead of the database's (env.clock.now() reads it; now() in SQL does not). */
+    skewedClock?: boolean;
   } = {},
 ): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
   const late = options.nearMidnight === true && startsLateOn(options.seed) ? NEAR_MIDNIGHT_MS : 0;
-  const worker = (id: string) => (late ? startsLate(workerProcess(id, handler, codeErrors), late, `${id} comes up at 23:59:30`) : workerProcess(id, handler, codeErrors));
+  const skew = options.skewedClock === true && startsLateOn(options.seed);
+  const handlerOn = (id: string) => (skew && id === 'worker-2' ? withClockAhead(handler, CLOCK_AHEAD_MS) : handler);
+  const worker = (id: string) =>
+    late ? startsLate(workerProcess(id, handlerOn(id), codeErrors), late, `${id} comes up at 23:59:30`) : workerProcess(id, handlerOn(id), codeErrors);
   return {
     spec: {
       processes: [worker('worker-1'), worker('worker-2')],
