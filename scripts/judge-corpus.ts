@@ -37,6 +37,7 @@ export const WRONG_KINDS = [
   'no-key',
   'no-retry',
   'batch-index',
+  'lock-leak',
 ] as const;
 
 /** The mechanisms a right fix uses instead of the shipped solution's. */

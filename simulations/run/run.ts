@@ -132,6 +132,12 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, beforeRollback: req.beforeRollback, verdictOnly: req.verdictOnly });
   stampEvents(world.codeErrors, () => engine.eventCount);
   const outcome = await engine.run();
+  // A run that ended with a process waiting for what can never come (a lock its holder never lets
+  // go, a transaction another process left open) is a hung worker on a real server too: a failure.
+  if (outcome.ending === 'stuck') {
+    const stuckPid = world.spec.processes.find((p) => outcome.endingDetail?.startsWith(`${p.id} `))?.id ?? 'engine';
+    world.codeErrors.push({ process: stuckPid, message: `hangs for good: ${outcome.endingDetail ?? 'nothing can move'}`, failure: true });
+  }
   const invariants: InvariantResult[] = [];
   for (const inv of req.scenario.invariants) {
     const r = await inv.check({ outcome, db, messages: world.spec.messages, observed: world.observed });
