@@ -1,0 +1,121 @@
+/**
+ * Go to Definition into the real library source, in Monaco. The editor's TypeScript service reads
+ * 'effectively-once' from emitted `.d.ts` typings; its own definition provider would land there.
+ * This one asks the same service, and moves a definition found in the typings to the same
+ * declaration in the real source (a read-only model per file, the text the run executes), so F12,
+ * Ctrl/Cmd+click, the context menu and Peek (Alt+F12) all show the real code. Opening a library
+ * model from an editor goes to the handler that editor registered (the lab shows it read-only,
+ * beside the learner's untouched model). No editor can change a library model: any editor showing
+ * one is read-only, and an edit that got through anyway is undone at once.
+ */
+import * as monaco from 'monaco-editor';
+import { DECLARATION_TARGETS, LIBRARY_SOURCES } from '@/simulations/learner/library-sources.generated';
+import { libraryFileOf, libraryUri, sourceOfDeclaration, type LibraryLocation } from './library';
+
+/** What a learner's editor does when a library location is to be opened from it. */
+export type OpenLibrary = (at: LibraryLocation) => void;
+
+const openers = new Map<monaco.editor.ICodeEditor, OpenLibrary>();
+
+/** The read-only model of a library file (created on first use), or null for a file the library does not have. */
+export function libraryModel(file: string): monaco.editor.ITextModel | null {
+  const source = LIBRARY_SOURCES[file];
+  if (source === undefined) return null;
+  const uri = monaco.Uri.parse(libraryUri(file));
+  const existing = monaco.editor.getModel(uri);
+  if (existing) return existing;
+  const model = monaco.editor.createModel(source, 'typescript', uri);
+  // The last line of defence: whatever edit reaches the model is reverted, so what it shows stays the run's code.
+  model.onDidChangeContent(() => {
+    queueMicrotask(() => {
+      if (!model.isDisposed() && model.getValue() !== source) model.setValue(source);
+    });
+  });
+  return model;
+}
+
+/** Every editor that shows a library model is read-only while it does (Peek's embedded editor too). */
+function guardEditor(editor: monaco.editor.ICodeEditor): void {
+  let restore: boolean | null = null;
+  const apply = () => {
+    const uri = editor.getModel()?.uri.toString() ?? '';
+    if (libraryFileOf(uri) !== null) {
+      if (restore === null) restore = editor.getOption(monaco.editor.EditorOption.readOnly);
+      editor.updateOptions({ readOnly: true, readOnlyMessage: { value: 'Library code: read-only. It is the code the run executes.' } });
+    } else if (restore !== null) {
+      editor.updateOptions({ readOnly: restore });
+      restore = null;
+    }
+  };
+  editor.onDidChangeModel(apply);
+  apply();
+}
+
+function textSpanRange(model: monaco.editor.ITextModel, span: { start: number; length: number }): monaco.IRange {
+  const start = model.getPositionAt(span.start);
+  const end = model.getPositionAt(span.start + span.length);
+  return { startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column };
+}
+
+interface DefinitionEntry {
+  fileName: string;
+  textSpan: { start: number; length: number };
+}
+
+const definitionProvider: monaco.languages.DefinitionProvider = {
+  async provideDefinition(model, position) {
+    const worker = await (await monaco.typescript.getTypeScriptWorker())(model.uri);
+    if (model.isDisposed()) return;
+    const entries = (await worker.getDefinitionAtPosition(model.uri.toString(), model.getOffsetAt(position))) as readonly DefinitionEntry[] | undefined;
+    if (!entries || model.isDisposed()) return;
+    const result: monaco.languages.Location[] = [];
+    for (const entry of entries) {
+      const inSource = sourceOfDeclaration(DECLARATION_TARGETS, entry.fileName, entry.textSpan.start);
+      const target = inSource ? libraryModel(inSource.file) : monaco.editor.getModel(monaco.Uri.parse(entry.fileName));
+      if (!target) continue;
+      if (inSource) {
+        const word = target.getWordAtPosition({ lineNumber: inSource.line, column: inSource.column });
+        const end = word ? word.endColumn : inSource.column;
+        result.push({ uri: target.uri, range: { startLineNumber: inSource.line, startColumn: inSource.column, endLineNumber: inSource.line, endColumn: end } });
+      } else {
+        result.push({ uri: target.uri, range: textSpanRange(target, entry.textSpan) });
+      }
+    }
+    return result;
+  },
+};
+
+let installed = false;
+
+/** Replace the TypeScript service's definitions with the library-aware ones (once per page). */
+export function installLibraryNavigation(): void {
+  if (installed) return;
+  installed = true;
+  const defaults = monaco.typescript.typescriptDefaults;
+  defaults.setModeConfiguration({ ...defaults.modeConfiguration, definitions: false });
+  monaco.languages.registerDefinitionProvider('typescript', definitionProvider);
+  monaco.editor.onDidCreateEditor(guardEditor);
+  monaco.editor.registerEditorOpener({
+    openCodeEditor(source, resource, selectionOrPosition) {
+      const file = libraryFileOf(resource.toString());
+      if (file === null) return false;
+      // From Peek's embedded editor, or an editor without a handler: the most recent learner editor's.
+      const open = openers.get(source) ?? [...openers.values()].at(-1);
+      if (!open) return false;
+      const at = selectionOrPosition && 'startLineNumber' in selectionOrPosition
+        ? { line: selectionOrPosition.startLineNumber, column: selectionOrPosition.startColumn }
+        : { line: selectionOrPosition?.lineNumber ?? 1, column: selectionOrPosition?.column ?? 1 };
+      open({ file, ...at });
+      return true;
+    },
+  });
+}
+
+/** Let `editor` open library locations with `open`; returns the undo. */
+export function registerLibraryOpener(editor: monaco.editor.ICodeEditor, open: OpenLibrary): () => void {
+  openers.delete(editor);
+  openers.set(editor, open);
+  return () => {
+    if (openers.get(editor) === open) openers.delete(editor);
+  };
+}
