@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { libraryImports, sourceOfDeclaration } from '../components/editor/library';
+import { inLibraryImport, libraryImports, sourceOfDeclaration } from '../components/editor/library';
 import { declarationPaths, libraryExportsFile, librarySourcesFile, TYPINGS_ROOT } from '../scripts/gen-library';
 import { LIBRARY_EXPORTS } from '../simulations/learner/library-exports.generated';
 import { DECLARATION_TARGETS, LIBRARY_SOURCES } from '../simulations/learner/library-sources.generated';
@@ -130,4 +130,11 @@ describe('the library links of the code panel', () => {
     }
     expect(linked).toBeGreaterThan(3);
   });
+});
+
+test('a place inside an import from effectively-once is told from the rest of the code', () => {
+  const code = LESSON_CODE['receipt-redelivery']!.solution;
+  expect(inLibraryImport(code, code.indexOf('handleMessage as'))).toBe(true);
+  expect(inLibraryImport(code, code.indexOf('handleReceipt(env'))).toBe(false);
+  expect(inLibraryImport("import { claim } from 'elsewhere';", 10)).toBe(false);
 });

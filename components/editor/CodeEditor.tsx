@@ -167,7 +167,7 @@ export default function CodeEditor({
     editor.addCommand(
       monaco.KeyCode.Escape,
       () => focusAfter(editor.getContainerDomNode()),
-      '!suggestWidgetVisible && !findWidgetVisible && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
+      '!suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
     );
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);

@@ -120,7 +120,7 @@ function PlainSource({ at, text, label, focus }: { at: LibraryLocation; text: st
             <span aria-hidden="true" className="inline-block w-12 pr-3 text-right text-slate-500 select-none dark:text-slate-400">
               {i + 1}
             </span>
-            {line || ' '}
+            {line}
           </span>
         ))}
       </code>

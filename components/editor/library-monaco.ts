@@ -10,7 +10,7 @@
  */
 import * as monaco from 'monaco-editor';
 import { DECLARATION_TARGETS, LIBRARY_SOURCES } from '@/simulations/learner/library-sources.generated';
-import { libraryFileOf, libraryUri, sourceOfDeclaration, type LibraryLocation } from './library';
+import { inLibraryImport, libraryFileOf, libraryUri, sourceOfDeclaration, type LibraryLocation } from './library';
 
 /** What a learner's editor does when a library location is to be opened from it. */
 export type OpenLibrary = (at: LibraryLocation) => void;
@@ -66,7 +66,18 @@ const definitionProvider: monaco.languages.DefinitionProvider = {
   async provideDefinition(model, position) {
     const worker = await (await monaco.typescript.getTypeScriptWorker())(model.uri);
     if (model.isDisposed()) return;
-    const entries = (await worker.getDefinitionAtPosition(model.uri.toString(), model.getOffsetAt(position))) as readonly DefinitionEntry[] | undefined;
+    const fileName = model.uri.toString();
+    const definitionsAt = async (offset: number) => (await worker.getDefinitionAtPosition(fileName, offset)) as readonly DefinitionEntry[] | undefined;
+    let entries = await definitionsAt(model.getOffsetAt(position));
+    // A renamed import (`handleMessage as handleReceipt`) is the definition TypeScript gives for its
+    // uses; the learner asked for the library's: follow the import into the module it names.
+    for (let hop = 0; hop < 2 && entries?.length === 1 && !model.isDisposed(); hop++) {
+      const [only] = entries;
+      if (only!.fileName !== fileName || !inLibraryImport(model.getValue(), only!.textSpan.start)) break;
+      const next = await definitionsAt(only!.textSpan.start);
+      if (!next?.length) break;
+      entries = next;
+    }
     if (!entries || model.isDisposed()) return;
     const result: monaco.languages.Location[] = [];
     for (const entry of entries) {

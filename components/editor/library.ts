@@ -62,6 +62,14 @@ export function libraryImports(code: string, exports: Readonly<Record<string, Li
   return links;
 }
 
+/** Whether `offset` of `code` lies inside an `import { … } from 'effectively-once'` statement. */
+export function inLibraryImport(code: string, offset: number): boolean {
+  for (const match of code.matchAll(IMPORT)) {
+    if (offset >= match.index && offset < match.index + match[0].length) return true;
+  }
+  return false;
+}
+
 /**
  * The place in the real source of the declaration at `offset` of the declaration file
  * `fileName` (as the TypeScript service reports a definition): the declaration whose name starts
