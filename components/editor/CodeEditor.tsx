@@ -163,11 +163,12 @@ export default function CodeEditor({
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
     // Escape leaves the editor for the next control, as Tab would outside it — unless Escape has
-    // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet).
+    // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet,
+    // a peek: its embedded editor sees this binding too).
     editor.addCommand(
       monaco.KeyCode.Escape,
       () => focusAfter(editor.getContainerDomNode()),
-      '!suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
+      '!suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
     );
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);
@@ -237,6 +238,8 @@ export default function CodeEditor({
         padding: { top: 12, bottom: 12 },
         renderLineHighlight: 'line',
         fixedOverflowWidgets: true,
+        // The context menu in the page's DOM, where the bundled stylesheets reach it (in a shadow root it shows unstyled).
+        useShadowDOM: false,
         overviewRulerLanes: 0,
         scrollbar: { alwaysConsumeMouseWheel: false },
       }}

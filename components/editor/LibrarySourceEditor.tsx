@@ -47,11 +47,12 @@ export default function LibrarySourceEditor({ at, onClose, ariaLabel, onMounted 
       automaticLayout: true,
       padding: { top: 12, bottom: 12 },
       fixedOverflowWidgets: true,
+      useShadowDOM: false,
       overviewRulerLanes: 0,
       scrollbar: { alwaysConsumeMouseWheel: false },
     });
     editorRef.current = editor;
-    editor.addCommand(monaco.KeyCode.Escape, () => close.current(), '!findWidgetVisible && !accessibilityHelpWidgetVisible');
+    editor.addCommand(monaco.KeyCode.Escape, () => close.current(), '!findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !accessibilityHelpWidgetVisible');
     mounted.current?.();
     return () => {
       editorRef.current = null;

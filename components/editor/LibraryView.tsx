@@ -39,10 +39,16 @@ export function LibraryView({ at, kind, backLabel, onClose }: LibraryViewProps) 
     };
   }, []);
   const [monacoReady, setMonacoReady] = useState(false);
+  // In a column that scrolls (the lab's workspace), the reader comes into view whole where it can.
+  const region = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    region.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
   const name = at.file.split('/').at(-1) ?? at.file;
 
   return (
     <div
+      ref={region}
       role="region"
       aria-label={`Library code: ${at.file}, read-only`}
       data-testid="library-view"
@@ -58,11 +64,10 @@ export function LibraryView({ at, kind, backLabel, onClose }: LibraryViewProps) 
         }
       }}
     >
-      <div className="flex flex-wrap items-center justify-between gap-2 border-b border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-950 dark:border-amber-400/40 dark:bg-amber-500/10 dark:text-amber-100">
-        <p className="min-w-0">
-          <span className="font-semibold">Library code</span> · <code className="font-mono font-semibold" title={at.file}>{at.file}</code> · read-only
-          <span className="sr-only">, at line {at.line}</span>
-          <span className="hidden sm:inline"> · the code the run executes, imported from <code className="font-mono">&apos;effectively-once&apos;</code></span>
+      <div className="flex items-center justify-between gap-2 border-b border-amber-300 bg-amber-50 px-3 py-1 text-xs text-amber-950 dark:border-amber-400/40 dark:bg-amber-500/10 dark:text-amber-100">
+        <p className="min-w-0 truncate" title="The code the run executes, imported from 'effectively-once'">
+          <span className="font-semibold">Library code</span> · <code className="font-mono font-semibold">{at.file}</code> · read-only
+          <span className="sr-only">, at line {at.line}: the code the run executes, imported from &apos;effectively-once&apos;</span>
         </p>
         <button
           type="button"
@@ -117,7 +122,10 @@ function PlainSource({ at, text, label, focus }: { at: LibraryLocation; text: st
             data-line={i + 1}
             className={`block pr-4 ${i + 1 === at.line ? 'bg-amber-100 dark:bg-amber-500/20' : ''}`}
           >
-            <span aria-hidden="true" className="inline-block w-12 pr-3 text-right text-slate-500 select-none dark:text-slate-400">
+            <span
+              aria-hidden="true"
+              className={`inline-block w-12 pr-3 text-right select-none ${i + 1 === at.line ? 'text-slate-800 dark:text-slate-100' : 'text-slate-500 dark:text-slate-400'}`}
+            >
               {i + 1}
             </span>
             {line}

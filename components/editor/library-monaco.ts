@@ -19,11 +19,16 @@ const openers = new Map<monaco.editor.ICodeEditor, OpenLibrary>();
 
 /** The read-only model of a library file (created on first use), or null for a file the library does not have. */
 export function libraryModel(file: string): monaco.editor.ITextModel | null {
-  const source = LIBRARY_SOURCES[file];
-  if (source === undefined) return null;
+  if (LIBRARY_SOURCES[file] === undefined) return null;
+  // All of them at once: Go to Definition inside the library (`opKey` in lib/consumer.ts) then finds the file it imports.
+  for (const other of Object.keys(LIBRARY_SOURCES)) createLibraryModel(other);
+  return monaco.editor.getModel(monaco.Uri.parse(libraryUri(file)));
+}
+
+function createLibraryModel(file: string): void {
+  const source = LIBRARY_SOURCES[file]!;
   const uri = monaco.Uri.parse(libraryUri(file));
-  const existing = monaco.editor.getModel(uri);
-  if (existing) return existing;
+  if (monaco.editor.getModel(uri)) return;
   const model = monaco.editor.createModel(source, 'typescript', uri);
   // The last line of defence: whatever edit reaches the model is reverted, so what it shows stays the run's code.
   model.onDidChangeContent(() => {
@@ -31,7 +36,6 @@ export function libraryModel(file: string): monaco.editor.ITextModel | null {
       if (!model.isDisposed() && model.getValue() !== source) model.setValue(source);
     });
   });
-  return model;
 }
 
 /** Every editor that shows a library model is read-only while it does (Peek's embedded editor too). */
@@ -106,6 +110,8 @@ export function installLibraryNavigation(): void {
   defaults.setModeConfiguration({ ...defaults.modeConfiguration, definitions: false });
   monaco.languages.registerDefinitionProvider('typescript', definitionProvider);
   monaco.editor.onDidCreateEditor(guardEditor);
+  // Peek Definition on Alt+F12 everywhere (Monaco binds it to Ctrl+Shift+F10 on Linux only).
+  monaco.editor.addKeybindingRule({ keybinding: monaco.KeyMod.Alt | monaco.KeyCode.F12, command: 'editor.action.peekDefinition', when: 'editorHasDefinitionProvider && editorTextFocus' });
   monaco.editor.registerEditorOpener({
     openCodeEditor(source, resource, selectionOrPosition) {
       const file = libraryFileOf(resource.toString());
