@@ -165,10 +165,12 @@ export default function CodeEditor({
     // Escape leaves the editor for the next control, as Tab would outside it — unless Escape has
     // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet,
     // a peek: its embedded editor sees this binding too).
+    // Monaco's commands are page-wide: a context key of this editor's own keeps this one to it.
+    editor.createContextKey('eoLearnerEditor', true);
     editor.addCommand(
       monaco.KeyCode.Escape,
       () => focusAfter(editor.getContainerDomNode()),
-      '!suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
+      'eoLearnerEditor && !suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
     );
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);

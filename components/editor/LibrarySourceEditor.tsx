@@ -52,7 +52,8 @@ export default function LibrarySourceEditor({ at, onClose, ariaLabel, onMounted 
       scrollbar: { alwaysConsumeMouseWheel: false },
     });
     editorRef.current = editor;
-    editor.addCommand(monaco.KeyCode.Escape, () => close.current(), '!findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !accessibilityHelpWidgetVisible');
+    editor.createContextKey('eoLibraryReader', true);
+    editor.addCommand(monaco.KeyCode.Escape, () => close.current(), 'eoLibraryReader && !findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !accessibilityHelpWidgetVisible');
     mounted.current?.();
     return () => {
       editorRef.current = null;

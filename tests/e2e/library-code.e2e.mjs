@@ -154,8 +154,9 @@ test('F12 on handleReceipt opens lib/consumer.ts read-only at handleMessage; typ
     assert.equal(await page.evaluate(() => window.__eoLab.getCode()), SOLUTION, "the learner's code is untouched by the peek");
 
     // The link opens the same reader; its Back button returns the focus to the link.
-    const link = page.getByTestId('library-links').getByRole('button', { name: /handleReceipt/ });
-    assert.match(await link.innerText(), /handleReceipt\s*→\s*lib\/consumer\.ts/);
+    // Read aloud as "handleReceipt in lib/consumer.ts"; shown as "handleReceipt → lib/consumer.ts".
+    const link = page.getByTestId('library-links').getByRole('button', { name: 'handleReceipt in lib/consumer.ts' });
+    assert.equal(await link.evaluate((el) => [...el.childNodes].filter((n) => !n.classList?.contains('sr-only')).map((n) => n.textContent).join('')), 'handleReceipt → lib/consumer.ts');
     await link.focus();
     await page.keyboard.press('Enter');
     await view.waitFor();
