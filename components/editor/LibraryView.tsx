@@ -64,8 +64,8 @@ export function LibraryView({ at, kind, backLabel, onClose }: LibraryViewProps) 
         }
       }}
     >
-      <div className="flex items-center justify-between gap-2 border-b border-amber-300 bg-amber-50 px-3 py-1 text-xs text-amber-950 dark:border-amber-400/40 dark:bg-amber-500/10 dark:text-amber-100">
-        <p className="min-w-0 truncate" title="The code the run executes, imported from 'effectively-once'">
+      <div className="flex flex-wrap items-center justify-between gap-x-2 gap-y-1 border-b border-amber-300 bg-amber-50 px-3 py-1 text-xs text-amber-950 dark:border-amber-400/40 dark:bg-amber-500/10 dark:text-amber-100">
+        <p className="min-w-0" title="The code the run executes, imported from 'effectively-once'">
           <span className="font-semibold">Library code</span> · <code className="font-mono font-semibold">{at.file}</code> · read-only
           <span className="sr-only">, at line {at.line}: the code the run executes, imported from &apos;effectively-once&apos;</span>
         </p>
@@ -75,7 +75,7 @@ export function LibraryView({ at, kind, backLabel, onClose }: LibraryViewProps) 
           onClick={onClose}
           className="shrink-0 rounded-md bg-slate-800 px-2 py-0.5 font-semibold text-white hover:bg-slate-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600 dark:bg-slate-200 dark:text-slate-900 dark:hover:bg-white"
         >
-          {backLabel} <kbd className="font-sans font-normal opacity-80">Esc</kbd>
+          {backLabel} <kbd className="hidden font-sans font-normal opacity-80 sm:inline">Esc</kbd>
         </button>
       </div>
       <div className="relative min-h-0 flex-1">
