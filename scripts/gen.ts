@@ -2,14 +2,14 @@
  * Writes what is derived from the lessons (simulations/lessons/): the text of every lesson's
  * starter.ts and solution.ts (code.generated.ts, which the engine loads into the learner's realm and
  * the editor shows), the light catalog the first pages read without loading the engine
- * (catalog.generated.ts), the lessons' hint ladders the lab loads with its page (hints.generated.ts), and the editor's typings of the learner API (learner/typings.generated.ts).
+ * (catalog.generated.ts), the lessons' hint ladders the lab loads with its page (hints.generated.ts), the editor's typings of the learner API (learner/typings.generated.ts), and the library's real source with where each of its declarations is, for Go to Definition (learner/library-*.generated.ts, from ./gen-library.ts).
  * `npm run gen` runs it; `npm run build` and `npm run dev` run it first; a test fails when a
  * committed file differs from what this writes.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
+import { emitLearnerDeclarations, libraryExportsFile, librarySourcesFile, TYPINGS_ROOT } from './gen-library';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LESSONS_DIR = path.join(ROOT, 'simulations/lessons');
@@ -67,37 +67,14 @@ export async function hintsFile(): Promise<string> {
   );
 }
 
-/** Where the editor's TypeScript service finds the module 'effectively-once'. */
-const TYPINGS_ROOT = 'file:///node_modules/@types/effectively-once/';
-
 /**
  * learner/typings.generated.ts: the declarations of the learner API, emitted by the TypeScript
  * compiler from simulations/learner/api.ts and the files it reaches (lib/, the engine's types, the
  * providers), keyed by the path the editor installs each at. One source of truth: the real types.
  */
 export function typingsFile(): string {
-  const entry = path.join(ROOT, 'simulations/learner/api.ts');
-  const options: ts.CompilerOptions = {
-    declaration: true,
-    emitDeclarationOnly: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    strict: true,
-    skipLibCheck: true,
-    rootDir: ROOT,
-    outDir: '/eo-typings',
-    removeComments: false,
-    types: [],
-  };
   const out: Record<string, string> = {};
-  const program = ts.createProgram([entry], options);
-  const result = program.emit(undefined, (file, text) => {
-    const rel = path.relative('/eo-typings', file).split(path.sep).join('/');
-    out[`${TYPINGS_ROOT}${rel}`] = text;
-  });
-  const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
-  if (errors.length) throw new Error(`typings: ${errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ')}`);
+  for (const [rel, text] of Object.entries(emitLearnerDeclarations().declarations)) out[`${TYPINGS_ROOT}${rel}`] = text;
   for (const [file, text] of Object.entries(out)) {
     const external = /from '(?![./])([^']+)'/.exec(text);
     if (external) throw new Error(`typings: ${file} imports ${external[1]}, which the editor does not have`);
@@ -121,6 +98,8 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     'simulations/lessons/catalog.generated.ts': await catalogFile(),
     'simulations/lessons/hints.generated.ts': await hintsFile(),
     'simulations/learner/typings.generated.ts': typingsFile(),
+    'simulations/learner/library-exports.generated.ts': libraryExportsFile(),
+    'simulations/learner/library-sources.generated.ts': librarySourcesFile(),
   };
 }
 

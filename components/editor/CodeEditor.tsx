@@ -8,6 +8,8 @@ import * as monaco from 'monaco-editor';
 import Editor, { loader, type BeforeMount, type OnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
 import { usePrefersDark } from '@/components/ui/usePrefersDark';
+import type { LibraryLocation } from './library';
+import { installLibraryNavigation, registerLibraryOpener } from './library-monaco';
 
 self.MonacoEnvironment = {
   getWorker(_workerId: string, label: string): Worker {
@@ -43,6 +45,9 @@ monaco.typescript.typescriptDefaults.setDiagnosticsOptions({
   noSuggestionDiagnostics: true,
 });
 
+// Before the first TypeScript model: the language service reads its mode configuration once.
+installLibraryNavigation();
+
 const installedLibs = new Map<string, monaco.IDisposable>();
 
 /** Register declarations once per file path; a new text for the same path replaces the old. */
@@ -53,7 +58,8 @@ function installExtraLibs(libs: Readonly<Record<string, string>>): void {
   }
 }
 
-const defineThemes: BeforeMount = (m) => {
+/** The lab's light and dark themes (Monaco's themes are global: every editor on the page shares them). */
+export const defineThemes: BeforeMount = (m) => {
   m.editor.defineTheme('eo-light', {
     base: 'vs',
     inherit: true,
@@ -109,6 +115,11 @@ export interface CodeEditorProps {
   readOnly?: boolean;
   /** Problems to mark on the learner's lines (owner `simulation`): runtime errors, syntax errors. */
   markers?: readonly EditorMarker[];
+  /**
+   * Open library code (Go to Definition on a name imported from 'effectively-once'): the real
+   * source's file and line. Without it, Go to Definition into the library does nothing.
+   */
+  onOpenLibrary?(at: LibraryLocation): void;
 }
 
 /** A problem shown on a line of the code. */
@@ -135,11 +146,14 @@ export default function CodeEditor({
   onReady,
   readOnly = false,
   markers,
+  onOpenLibrary,
 }: CodeEditorProps) {
   const dark = usePrefersDark();
   const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   const valueRef = useRef(value);
   valueRef.current = value;
+  const openLibrary = useRef(onOpenLibrary);
+  openLibrary.current = onOpenLibrary;
 
   const beforeMount: BeforeMount = (m) => {
     defineThemes(m);
@@ -149,19 +163,25 @@ export default function CodeEditor({
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
     // Escape leaves the editor for the next control, as Tab would outside it — unless Escape has
-    // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet).
+    // a job in the editor right then (closing suggestions, the find box, hints, a rename, a snippet,
+    // a peek: its embedded editor sees this binding too).
+    // Monaco's commands are page-wide: a context key of this editor's own keeps this one to it.
+    editor.createContextKey('eoLearnerEditor', true);
     editor.addCommand(
       monaco.KeyCode.Escape,
       () => focusAfter(editor.getContainerDomNode()),
-      '!suggestWidgetVisible && !findWidgetVisible && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
+      'eoLearnerEditor && !suggestWidgetVisible && !findWidgetVisible && !referenceSearchVisible && !inReferenceSearchEditor && !isInEmbeddedEditor && !parameterHintsVisible && !renameInputVisible && !inSnippetMode && !markersNavigationVisible && !editorHasMultipleSelections && !accessibilityHelpWidgetVisible',
     );
     // A model for this path may survive from an earlier visit in this tab: the page's state wins.
     if (editor.getValue() !== valueRef.current) editor.setValue(valueRef.current);
+    unregisterOpener.current = registerLibraryOpener(editor, (at) => openLibrary.current?.(at));
     setMounted(true);
     onReady?.();
   };
 
   const [mounted, setMounted] = useState(false);
+  const unregisterOpener = useRef<(() => void) | null>(null);
+  useEffect(() => () => unregisterOpener.current?.(), []);
   useEffect(() => {
     const model = editorRef.current?.getModel();
     if (!mounted || !model) return;
@@ -220,6 +240,8 @@ export default function CodeEditor({
         padding: { top: 12, bottom: 12 },
         renderLineHighlight: 'line',
         fixedOverflowWidgets: true,
+        // The context menu in the page's DOM, where the bundled stylesheets reach it (in a shadow root it shows unstyled).
+        useShadowDOM: false,
         overviewRulerLanes: 0,
         scrollbar: { alwaysConsumeMouseWheel: false },
       }}

@@ -7,6 +7,9 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import { setEditorKind, useEditorKind } from '@/components/editor/editor-kind';
 import { LazyCodeEditor } from '@/components/editor/LazyCodeEditor';
+import type { LibraryLocation } from '@/components/editor/library';
+import { LibraryLinks } from '@/components/editor/LibraryLinks';
+import { LibraryView } from '@/components/editor/LibraryView';
 import { codeDiff, diffSummary } from './code-diff';
 import { CodeDiff } from './CodeDiff';
 import type { LabScenario } from './lab-scenario';
@@ -84,6 +87,32 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
 
   const variant = mode === 'yours' ? null : scenario.variants[mode];
   const editorKind = useEditorKind();
+
+  // Library code opens over the editor, which stays mounted underneath: the learner's text, caret
+  // and undo history are as they were on the way back, and the focus returns where it was.
+  const [library, setLibrary] = useState<LibraryLocation | null>(null);
+  const returnFocus = useRef<HTMLElement | null>(null);
+  const focusBack = useRef(false);
+  function openLibrary(at: LibraryLocation) {
+    if (library === null) returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setLibrary(at);
+  }
+  function closeLibrary() {
+    focusBack.current = true;
+    setLibrary(null);
+  }
+  useEffect(() => {
+    if (library !== null || !focusBack.current) return;
+    focusBack.current = false;
+    returnFocus.current?.focus();
+  }, [library]);
+  // Another lesson or another of its codes closes the reader.
+  const codeKey = `${scenario.id}/${mode}`;
+  const [libraryFor, setLibraryFor] = useState(codeKey);
+  if (libraryFor !== codeKey) {
+    setLibraryFor(codeKey);
+    setLibrary(null);
+  }
 
   return (
     <section
@@ -175,21 +204,32 @@ export function CodePanel({ scenario, mode, onMode, text, revision, onEdit, edit
           </button>
         )}
       </div>
+      <LibraryLinks code={text} onOpen={openLibrary} f12={editorKind === 'full'} />
       {/* From 1280 px the editor fills the column (its own height is the code's, at least 14 lines). While
           it has the focus, the way out is spelled out over its corner. */}
-      <div className="group/editor relative min-h-0 xl:min-h-40 xl:flex-1 xl:shrink-0 xl:[&_[data-testid=code-editor]]:h-full! xl:[&_[data-testid=code-editor]]:min-h-40">
-        <LazyCodeEditor
-          label="Handler code editor"
-          ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
-          path={`file:///${scenario.id}/handler.ts`}
-          value={text}
-          revision={revision}
-          onChange={onEdit}
-          extraLibs={EXTRA_LIBS}
-          readOnly={mode !== 'yours'}
-          markers={markers}
-        />
-        {editorKind === 'full' && (
+      <div
+        className={`group/editor relative min-h-0 xl:min-h-40 xl:flex-1 xl:shrink-0 xl:[&_[data-testid=code-editor]]:h-full! xl:[&_[data-testid=code-editor]]:min-h-40 ${library ? 'min-h-[26rem]' : ''}`}
+      >
+        <div inert={library !== null} aria-hidden={library !== null || undefined} className={`xl:h-full ${library ? 'invisible' : ''}`}>
+          <LazyCodeEditor
+            label="Handler code editor"
+            ariaLabel={`${mode === 'yours' ? 'Your code' : variant?.label}, TypeScript`}
+            path={`file:///${scenario.id}/handler.ts`}
+            value={text}
+            revision={revision}
+            onChange={onEdit}
+            extraLibs={EXTRA_LIBS}
+            readOnly={mode !== 'yours'}
+            markers={markers}
+            onOpenLibrary={openLibrary}
+          />
+        </div>
+        {library && (
+          <div className="absolute inset-0 z-20">
+            <LibraryView at={library} kind={editorKind} backLabel={mode === 'yours' ? 'Back to your code' : 'Back to the code'} onClose={closeLibrary} />
+          </div>
+        )}
+        {editorKind === 'full' && !library && (
           <p
             data-testid="editor-focus-hint"
             aria-hidden="true"
