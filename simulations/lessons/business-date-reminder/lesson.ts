@@ -1,7 +1,8 @@
 /** The lesson "Once a day, not once per attempt": What identity means. Its code is ./starter.ts and ./solution.ts. */
 import { HOUR_MS, REMINDER_VISIBILITY_MS, oneReminderPerDay, remindCrash, reminderEachDueDate, schedulerProcess } from '../kit/key-worlds';
 import { receiptsFor } from '../kit/predictions';
-import { handlerOf, messagesSettled, ownRecordNotProviderKey, workerProcess, type CodeError } from '../kit/scenario';
+import { handlerOf, messagesSettled, workerProcess, type CodeError } from '../kit/scenario';
+import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({

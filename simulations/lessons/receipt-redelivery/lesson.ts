@@ -1,7 +1,8 @@
 /** The lesson "The redelivered receipt": At-least-once delivery. Its code is ./starter.ts and ./solution.ts. */
 import { ACTORS, TABLES, crashAfterDb, crashAfterSend, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
 import { receiptsFor } from '../kit/predictions';
-import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey } from '../kit/scenario';
+import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
+import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({

@@ -2,7 +2,8 @@
 import { receiptsFor } from '../kit/predictions';
 import { CUSTOMER_EMAIL, NEXT_ORDER, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
 import { placeOrder } from '../../../lib/outbox';
-import { handlerOf, messagesSettled, ownRecordNotProviderKey, type CodeError, workerProcess } from '../kit/scenario';
+import { handlerOf, messagesSettled, type CodeError, workerProcess } from '../kit/scenario';
+import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({

@@ -2,9 +2,10 @@
 import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { ownRecordNotProviderKey, type CodeError } from '../kit/scenario';
+import { type CodeError } from '../kit/scenario';
 import type { Env, Fault } from '../../engine/types';
 import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
+import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({

@@ -1,8 +1,9 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
 import { crash, everyPaymentConfirmed, onePaymentEmailPerPayment, webhooksFor } from '../kit/outbox-world';
-import { handlerOf, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey, type CodeError, workerProcess } from '../kit/scenario';
+import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
 import type { Delivery } from '../../engine/types';
+import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
