@@ -81,7 +81,7 @@ const OUTBOX_LABS = [
   ['dual-write', /order 1 committed, but no "order-placed" message was ever published.*order 2/s, /rolled back its open transaction, and order 1 with it.*checkout was retried and order 2 committed; relay-1 published it/s],
   ['relay-crash', /2 receipts/],
   ['relay-concurrency', /published 2×/],
-  ['webhook-dedupe', /order 1042 got 2 e-mails/],
+  ['webhook-dedupe', /order 1042 got 2 "payment received" e-mails for one payment/],
 ];
 for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
   test(`lab ${scenario}: the starter breaks its invariant, the solution holds on the same seed`, { timeout: 180_000 }, async () => {
