@@ -38,7 +38,8 @@ test('run --json: the starter violates, the solution holds, the same seed gives 
 });
 
 test('run --json: effects name e-mails by what they are, receipts apart from other templates', () => {
-  const webhook = JSON.parse(sim('run', 'webhook-dedupe', '--variant', 'starter', '--seed', '1', '--json').out);
+  // The demonstration's seed: one payment, delivered to both handlers at once.
+  const webhook = JSON.parse(sim('run', 'webhook-dedupe', '--variant', 'starter', '--seed', '2', '--json').out);
   expect(webhook.verdict).toBe('violated');
   expect(webhook.effects['payment-received-emails:order-1042']).toBe(2);
   expect(Object.keys(webhook.effects).filter((k) => k.startsWith('receipts:'))).toEqual([]);

@@ -68,7 +68,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     }
   }
   const key = 'receipt:' + msg.orderId;
-  if (!(await claim(env.db, key, 30))) return 'ack';
+  const c = await claim(env.db, key, 30);
+  if (!c.owned) return c.done ? 'ack' : 'retry-later';
   await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
   await complete(env.db, key, 'sent');
   return 'ack';
