@@ -4,14 +4,12 @@
  * connection per process. The same scripts run on both back-ends through the engine's database
  * port; each step's answer is compared with what PostgreSQL gives.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { inject } from 'vitest';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { isParked, type ParkedQuery, type SimDatabase } from '../simulations/db/port';
 import { AdvisoryLocks, callsAdvisory, rewriteAdvisory } from '../simulations/db/advisory-locks';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
-import { openSimDb } from './helpers/sim-db';
+import { openSimDb, throwawayDatabase } from './helpers/sim-db';
 
 type Answer = unknown;
 
@@ -163,28 +161,14 @@ describe('PGlite: advisory locks per process', () => {
 
 describe('PostgreSQL 15: the same scripts, one connection per process', () => {
   let server: PostgresSimDatabase;
-  let adminUrl: string;
-  const dbName = `eo_advisory_${process.pid}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
   beforeAll(async () => {
-    adminUrl = inject('pgUrl');
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin(`CREATE DATABASE ${dbName}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    server = await PostgresSimDatabase.open(url.toString());
+    database = await throwawayDatabase(`eo_advisory_${process.pid}`);
+    server = await PostgresSimDatabase.open(database.url);
   });
   afterAll(async () => {
     await server?.close();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await database?.drop();
   });
   scripts(() => server);
 });

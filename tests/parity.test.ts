@@ -3,41 +3,28 @@
  * one connection per process — and, where no transaction is opened, the same trace hash. Plus what only a real server has:
  * row locks that block, shown in the trace, and SKIP LOCKED that really skips.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Engine, type WorldSpec } from '../simulations/engine/scheduler';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { drawFaults, runScenario } from '../simulations/run/run';
 import { LESSONS } from '../simulations/lessons/index';
 import type { PgliteSimDatabase } from '../simulations/db/pglite';
-import { openSimDb, replayHint } from './helpers/sim-db';
+import { openSimDb, replayHint, throwawayDatabase } from './helpers/sim-db';
 
 let lite: Awaited<ReturnType<typeof openSimDb>>;
 let server: PostgresSimDatabase;
-let dbName: string;
-let adminUrl: string;
+let database: Awaited<ReturnType<typeof throwawayDatabase>>;
 
 beforeAll(async () => {
-  adminUrl = inject('pgUrl');
-  dbName = `eo_parity_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  server = await PostgresSimDatabase.open(url.toString());
+  database = await throwawayDatabase(`eo_parity_${process.pid}`);
+  server = await PostgresSimDatabase.open(database.url);
   lite = await openSimDb();
 });
 
 afterAll(async () => {
   await server?.close();
   await lite?.close();
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await database?.drop();
 });
 
 const SEEDS = [1, 2, 3, 4];

@@ -8,14 +8,14 @@
  */
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { PGLITE_SETTINGS, PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { explore, runScenario, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { SimDatabase } from '../simulations/db/port';
-import { replayHint } from './helpers/sim-db';
+import { replayHint, throwawayDatabase } from './helpers/sim-db';
 import { TABLES } from '../lib/schema';
 
 /** The lesson's declared tables (lib/schema.ts): what `public` holds after a reset. */
@@ -145,30 +145,16 @@ describe('PGlite: a run starts from the session settings at boot', () => {
 
 describe('PostgreSQL 15: a run starts from fresh sessions after a SET', () => {
   let server: PostgresSimDatabase;
-  let adminUrl: string;
+  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
   let dbUrl: string;
-  const dbName = `eo_session_${process.pid}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   beforeAll(async () => {
-    adminUrl = inject('pgUrl');
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin(`CREATE DATABASE ${dbName}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
+    database = await throwawayDatabase(`eo_session_${process.pid}`);
+    dbUrl = database.url;
     server = await PostgresSimDatabase.open(dbUrl);
   });
   afterAll(async () => {
     await server?.close();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await database?.drop();
   });
 
   sessionTests(() => server);
