@@ -6,9 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, urlOf, ARTIFACTS } from './helpers.mjs';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
+import { axeSerious, launchBrowser, openPage, urlOf, screenShot } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -28,11 +26,6 @@ async function waitStatus(page, pattern, timeout = 30_000) {
     { timeout },
   );
   return status(page);
-}
-
-async function shot(page, name) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 }
 
 /** Presenter mode for `scenario` in a page of `width`×`height`, once it is Ready (the database booted). */
@@ -60,7 +53,7 @@ for (const colorScheme of ['light', 'dark']) {
       assert.equal(await page.getByRole('button', { name: /Crash worker-1 now/ }).innerText(), '⚡ Crash worker-1 now');
       const story = await sentence(page);
       assert.match(story, /worker-1/);
-      if (colorScheme === 'light') await shot(page, 'demo-1920-start');
+      if (colorScheme === 'light') await screenShot(page, 'demo-1920-start');
 
       // The clicker's "next" starts the run and holds it at its first event.
       await page.keyboard.press('PageDown');
@@ -92,7 +85,7 @@ for (const colorScheme of ['light', 'dark']) {
       const outcome = Number((await waitStatus(page, new RegExp(`^Event \\d+ of ${total}$`))).match(/^Event (\d+)/)[1]);
       assert.ok(outcome > 3 && outcome <= total, `End stops at the outcome (event ${outcome} of ${total})`);
       assert.match(await page.getByTestId('presenter-verdict').innerText(), /Violated/);
-      if (colorScheme === 'light') await shot(page, 'demo-1920-verdict');
+      if (colorScheme === 'light') await screenShot(page, 'demo-1920-verdict');
       const problems = await axeSerious(page);
       assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
       await page.keyboard.press('Home');
@@ -128,8 +121,8 @@ for (const colorScheme of ['light', 'dark']) {
       assert.match(await page.getByTestId('presenter-plan').innerText(), /lose the response[^;]*\((event \d+|never happened in this run)\)/);
       await page.keyboard.press('PageDown');
       await waitStatus(page, /^Event 2 of/);
-      if (colorScheme === 'dark') await shot(page, 'demo-1920-dark');
-      else await shot(page, 'demo-1920-injected');
+      if (colorScheme === 'dark') await screenShot(page, 'demo-1920-dark');
+      else await screenShot(page, 'demo-1920-injected');
       // R goes back to the demonstration as written: the injected fault goes with the run.
       await page.keyboard.press('r');
       await waitStatus(page, /^Ready$/);
@@ -166,7 +159,7 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     const laneName = page.getByTestId('timeline-lanes').getByText('worker-1', { exact: true });
     const px = await laneName.evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     assert.ok(px >= 16, `lane names are at least 16 px (got ${px})`);
-    await shot(page, 'demo-1280x720');
+    await screenShot(page, 'demo-1280x720');
 
     // A speed chosen with the mouse leaves the clicker working: PageDown moves the slide, not the speed.
     const speed = page.getByLabel('Play speed');
@@ -193,7 +186,7 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     const endControls = await page.getByTestId('presenter-controls').boundingBox();
     const endTimeline = await page.locator('svg').first().boundingBox();
     assert.ok(endTimeline && endTimeline.y + 150 < endControls.y, `at the end at least 150 px of the timeline show (timeline from ${Math.round(endTimeline?.y)}, controls from ${Math.round(endControls.y)})`);
-    await shot(page, 'demo-1280x720-end');
+    await screenShot(page, 'demo-1280x720-end');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -210,7 +203,7 @@ test('presenter mode at 1280×800: with the verdict shown, the whole timeline an
     const controls = await page.getByTestId('presenter-controls').boundingBox();
     const legend = await page.getByTestId('timeline-legend').boundingBox();
     assert.ok(legend && legend.y + legend.height <= controls.y + 1, `the legend ends above the controls without scrolling (${Math.round(legend?.y + legend?.height)} vs ${Math.round(controls.y)})`);
-    await shot(page, 'demo-dual-write-1280x800-end');
+    await screenShot(page, 'demo-dual-write-1280x800-end');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -231,7 +224,7 @@ test('presenter mode at 200% zoom (640×400): the controls are not pinned over t
     const bar = await controls.boundingBox();
     assert.ok(sentence && sentence.y >= 0 && sentence.y < 400, `the narration is on screen (y ${Math.round(sentence?.y)})`);
     assert.ok(bar.y >= sentence.y + sentence.height, `nothing covers it (controls from y ${Math.round(bar.y)}, narration ends at ${Math.round(sentence.y + sentence.height)})`);
-    await shot(page, 'demo-640x400');
+    await screenShot(page, 'demo-640x400');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -278,7 +271,7 @@ test('presenter mode: End from Ready jumps to the outcome; several broken invari
     const controls = await page.getByTestId('presenter-controls').boundingBox();
     const ledger = await page.getByTestId('ledger').boundingBox();
     assert.ok(ledger && ledger.y + ledger.height <= controls.y + 1, `the ledger ends above the controls (${Math.round(ledger?.y + ledger?.height)} vs ${Math.round(controls.y)})`);
-    await shot(page, 'demo-replay-safety-1280x720-end');
+    await screenShot(page, 'demo-replay-safety-1280x720-end');
     // Home from Ready holds the run at its first event, as → does.
     await page.keyboard.press('r');
     await waitStatus(page, /^Ready$/);
@@ -341,7 +334,7 @@ for (const colorScheme of ['light', 'dark']) {
       await page.keyboard.press('ArrowRight');
       assert.equal(await status(page), held);
       assert.deepEqual(await axeSerious(page), []);
-      await shot(page, `demo-explore-both-${colorScheme}`);
+      await screenShot(page, `demo-explore-both-${colorScheme}`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       const at = Number(/^Event (\d+) of/.exec(held)[1]);
@@ -385,7 +378,7 @@ for (const colorScheme of ['light', 'dark']) {
       assert.equal(await status(page), held, 'presenter keys rest while the dialog is open');
       assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
       assert.deepEqual(await axeSerious(page), []);
-      await shot(page, `demo-the-fix-${colorScheme}`);
+      await screenShot(page, `demo-the-fix-${colorScheme}`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       await page.keyboard.press('ArrowRight');

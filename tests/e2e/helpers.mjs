@@ -83,11 +83,17 @@ export async function openPage(browser, { colorScheme = 'light', javaScriptEnabl
   return { context, page, requests, errors };
 }
 
-export async function screenshot(page, name) {
+/** `tests/artifacts/e2e/<name>.png`: the whole page, or with `fullPage: false` what the screen shows (where the point is what fits). */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
+}
+
+/** What the screen shows, as `screenshot` with `fullPage: false`. */
+export function screenShot(page, name) {
+  return screenshot(page, name, { fullPage: false });
 }
 
 /** Wait until the in-browser PostgreSQL reports ready (or fail with what it reported). */

@@ -8,11 +8,11 @@
  * Screenshots land in tests/artifacts/e2e/.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, ARTIFACTS, E2E_WAIT_MS, PHONE } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, E2E_WAIT_MS, PHONE, screenShot } from './helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LAB = '/lab/receipt-redelivery/';
@@ -29,11 +29,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function shot(page, name) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
-}
 
 /** The lab with the solution as "Your code" (saved as a paste would), Monaco or the plain editor ready. */
 async function openWithSolution({ device, plain = false, colorScheme = 'light' } = {}) {
@@ -114,7 +109,7 @@ test('F12 on handleReceipt opens lib/consumer.ts read-only at handleMessage; typ
     const shown = await renderedLines(reader);
     assert.ok(shown.includes(CONSUMER.split('\n')[HANDLE_LINE - 1]), 'the reader shows the real line of handleMessage');
     assertConsumerLines(shown, 'the reader');
-    await shot(page, 'library-code-1366x768');
+    await screenShot(page, 'library-code-1366x768');
     assert.deepEqual(await axeSerious(page), [], 'no serious axe violations with the reader open');
 
     // Typing into the library changes nothing.
@@ -191,7 +186,7 @@ for (const [name, device, colorScheme] of [
       assert.match(await marked.getAttribute('class'), /bg-amber/, 'the line of handleMessage is marked');
       assert.ok(await marked.isVisible(), 'and scrolled into view');
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'library-plain', 'the reader has the focus');
-      await shot(page, `library-code-plain-${device.isMobile ? 'phone' : '1366x768'}`);
+      await screenShot(page, `library-code-plain-${device.isMobile ? 'phone' : '1366x768'}`);
       assert.deepEqual(await axeSerious(page), [], 'no serious axe violations with the reader open');
       await page.keyboard.press('Escape');
       await view.waitFor({ state: 'detached' });

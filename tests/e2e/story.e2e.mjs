@@ -7,11 +7,9 @@
  * 1280×720, stepping with the clicker's key. Axe clean, light and dark; screenshots of each.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { LESSON_CODE } from '../../simulations/lessons/code.generated.ts';
-import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, waitVerdict, ARTIFACTS, E2E_WAIT_MS } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS, screenShot } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -20,11 +18,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function shot(page, name) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
-}
 
 const TIMELINE = '[role="group"][aria-label^="Timeline"]';
 const STRIP = '[data-testid="queue-and-leases"]';
@@ -97,7 +90,7 @@ test('lab at 1366×768: at a chosen event the queue’s message, its visibility 
     );
     await page.locator(`${TIMELINE} [data-testid="travelling-message"][data-animated]`).waitFor({ state: 'attached' });
     assert.equal(await token.getAttribute('data-animated'), 'true');
-    await shot(page, 'story-lab-1366x768-event-8');
+    await screenShot(page, 'story-lab-1366x768-event-8');
 
     // Event 13, 60 s in: the lease ends at this very instant and still holds; the message is with worker-1 again.
     await selectEvent(page, 13);
@@ -127,7 +120,7 @@ test('lab at 1366×768: at a chosen event the queue’s message, its visibility 
     assert.ok(end.toY < end.fromY, 'the queue’s lane is above worker-1’s');
     assert.ok(end.y < start.y && Math.abs(end.y - end.toY) < 30, `played, the token ends beside the queue’s lane (token ${end.y}, queue ${end.toY})`);
     assert.match(await text(page, `${STRIP} [data-message="m1"]`), /acked by worker-1/);
-    await shot(page, 'story-lab-1366x768-acked');
+    await screenShot(page, 'story-lab-1366x768-acked');
 
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
@@ -146,7 +139,7 @@ test('lab, dark and reduced motion: the token is drawn where it arrives, without
     assert.equal(still.animated, 'false');
     assert.equal(still.running, 0, 'no motion');
     assert.ok(still.y > still.fromY && Math.abs(still.y - still.toY) < 30, `drawn beside worker-2’s lane, where it arrives (token ${still.y}, worker-2 ${still.toY})`);
-    await shot(page, 'story-lab-1366x768-dark');
+    await screenShot(page, 'story-lab-1366x768-dark');
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
   } finally {
@@ -178,7 +171,7 @@ for (const [width, height] of [
         const strip = await page.locator(STRIP).boundingBox();
         const controls = await page.getByTestId('presenter-controls').boundingBox();
         assert.ok(strip && controls && strip.y + strip.height <= controls.y + 0.5, `the strip ends above the controls (strip ${Math.round(strip?.y)}–${Math.round((strip?.y ?? 0) + (strip?.height ?? 0))}, controls from ${Math.round(controls?.y)})`);
-        await shot(page, `story-presenter-${width}x${height}-${colorScheme}`);
+        await screenShot(page, `story-presenter-${width}x${height}-${colorScheme}`);
         assert.deepEqual(await axeSerious(page), [], colorScheme);
         assert.deepEqual(errors, []);
       } finally {

@@ -8,10 +8,8 @@
  * an embed's options take parts away. Screenshots of every size land in tests/artifacts/e2e/.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, waitVerdict, ARTIFACTS, E2E_WAIT_MS, PHONE } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS, PHONE, screenShot } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -20,12 +18,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** A screenshot of what the screen shows (not the whole page): the point is what fits. */
-async function shot(page, name) {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
-}
 
 /**
  * Whether `locator`'s box lies wholly inside the viewport and its centre is not covered by
@@ -69,7 +61,7 @@ test('lab at 1366×768: after a run the editor, Run, the timeline and the verdic
   const { context, page, errors } = await openLab('receipt-redelivery', { width: 1366, height: 768 });
   try {
     await page.waitForFunction(() => document.querySelector('[data-testid="code-editor"]')?.getAttribute('data-editor-ready') === 'true', undefined, { timeout: E2E_WAIT_MS });
-    await shot(page, 'workspace-1366x768-ready');
+    await screenShot(page, 'workspace-1366x768-ready');
     await runToVerdict(page);
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'the page is not scrolled');
     await onScreen(page, page.getByTestId('code-editor'), 'the editor');
@@ -79,7 +71,7 @@ test('lab at 1366×768: after a run the editor, Run, the timeline and the verdic
     const headline = verdict.locator('p').first();
     await onScreen(page, headline, 'the verdict’s headline');
     assert.match(await headline.innerText(), /Violated/);
-    await shot(page, 'workspace-1366x768-run');
+    await screenShot(page, 'workspace-1366x768-run');
 
     // "Show event N" (under the verdict, in the run column) selects the event and the timeline stays in sight.
     const show = verdict.getByRole('button', { name: /^Show event \d+$/ }).first();
@@ -106,7 +98,7 @@ for (const [width, height] of [
       const { context, page, errors } = await openLab('dual-write', { width, height, colorScheme });
       try {
         await runToVerdict(page);
-        await shot(page, `workspace-${width}x${height}-${colorScheme}`);
+        await screenShot(page, `workspace-${width}x${height}-${colorScheme}`);
         // After the run, before anything scrolls the run column (opening the log's SQL below does).
         if (width >= 1280) {
           await onScreen(page, page.locator('[data-action="run"]'), 'Run');
@@ -135,7 +127,7 @@ test('lab on a phone (390×844): one column, the situation above the code, Run b
     const brief = await page.getByTestId('scenario-brief').boundingBox();
     const code = await page.getByTestId('code-editor').boundingBox();
     assert.ok(brief && code && brief.y < code.y, 'the situation comes before the code');
-    await shot(page, 'workspace-phone-ready');
+    await screenShot(page, 'workspace-phone-ready');
     await page.getByLabel('Speed').selectOption('instant');
     await page.locator('[data-action="run"]').click();
     await waitVerdict(page, /Violated/);
@@ -145,7 +137,7 @@ test('lab on a phone (390×844): one column, the situation above the code, Run b
       return !!r && r.top >= 0 && r.top < window.innerHeight;
     });
     assert.ok(await timeline.isVisible());
-    await shot(page, 'workspace-phone-run');
+    await screenShot(page, 'workspace-phone-run');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -179,7 +171,7 @@ test('lab keyboard: the situation and Run come before the editor in Tab order; E
     await hint.waitFor({ state: 'visible' });
     assert.match(await hint.innerText(), /Esc leaves the editor/);
     assert.match(await page.getByTestId('editor-hint').innerText(), /Esc leaves the editor/);
-    await shot(page, 'workspace-editor-focused');
+    await screenShot(page, 'workspace-editor-focused');
     const before = await page.evaluate(() => window.__eoLab.getCode());
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => !document.activeElement?.closest('[data-testid="code-editor"]'));
@@ -241,17 +233,17 @@ for (const [width, height] of [
     test(`presenter at ${width}×${height} (${scenario}): the timeline is never under the controls, stepping or at the outcome`, { timeout: 180_000 }, async () => {
       const { context, page, errors } = await openPresenter(scenario, { width, height });
       try {
-        await shot(page, `presenter-${scenario}-${width}x${height}-ready`);
+        await screenShot(page, `presenter-${scenario}-${width}x${height}-ready`);
         for (let i = 1; i <= 4; i++) {
           await page.keyboard.press('PageDown');
           await waitPresenter(page, new RegExp(`^Event ${i} of`));
         }
         await timelineClear(page, `event 4`);
-        await shot(page, `presenter-${scenario}-${width}x${height}-step`);
+        await screenShot(page, `presenter-${scenario}-${width}x${height}-step`);
         await page.keyboard.press('End');
         await page.getByTestId('presenter-verdict').waitFor();
         await timelineClear(page, 'at the outcome, with the verdict');
-        await shot(page, `presenter-${scenario}-${width}x${height}-end`);
+        await screenShot(page, `presenter-${scenario}-${width}x${height}-end`);
         assert.deepEqual(errors, []);
       } finally {
         await context.close();
@@ -279,7 +271,7 @@ test('presenter at 1920×1080 (dual-write): the timeline spans the screen in 18 
     const tables = await page.getByTestId('presenter-tables').boundingBox();
     assert.ok(tables && tables.y < 1080 - 100, `the tables are on screen (from y ${Math.round(tables?.y)})`);
     assert.match(await page.getByTestId('presenter-tables').innerText(), /orders/);
-    await shot(page, 'presenter-dual-write-1920x1080-end');
+    await screenShot(page, 'presenter-dual-write-1920x1080-end');
     // → still walks on past the outcome.
     await page.keyboard.press('ArrowRight');
     await waitPresenter(page, new RegExp(`^Event ${at + 1} of ${total}$`));
@@ -301,7 +293,7 @@ test('presenter on a phone (390×844): the controls are a remote along the botto
     const tops = await page.getByRole('toolbar', { name: 'Presenter controls' }).getByRole('button').evaluateAll((bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)));
     assert.equal(new Set(tops).size, 1, `Back, Play, Next and Reset share one row (${tops.join(', ')})`);
     await onScreen(page, page.getByTestId('narration-sentence'), 'the narration');
-    await shot(page, 'presenter-phone-step');
+    await screenShot(page, 'presenter-phone-step');
     await page.getByRole('button', { name: 'Next →' }).click();
     await waitPresenter(page, /^Event 2 of/);
     assert.deepEqual(await axeSerious(page), []);
@@ -335,7 +327,7 @@ test('embed options: compact=1 leaves out the situation and the database card an
         await page.getByText('Event log', { exact: true }).click();
         await page.getByRole('list', { name: 'Event log' }).waitFor();
         await page.getByText('Event log', { exact: true }).click();
-        await shot(page, 'embed-compact-900');
+        await screenShot(page, 'embed-compact-900');
       }
       heights[query || 'default'] = await page.evaluate(() => document.documentElement.scrollHeight);
       assert.deepEqual(errors, []);
