@@ -5,7 +5,7 @@
  * operations table remembers for as long as we keep it, however long the provider remembers.
  */
 import type { ProcessSpec } from '../../engine/scheduler';
-import { type Invariant } from './scenario';
+import { nearBoundaryOn, type Invariant } from './scenario';
 import { SIM_EPOCH_MS } from '../../engine/sim-time';
 import { formatSimMoment } from '../../engine/sim-time';
 import type { CheckoutOrder, Fault } from '../../engine/types';
@@ -97,7 +97,7 @@ const EARLY_NEXT_DAY: { atMs: number; why: string } = { atMs: MIDNIGHT_MS + 4.5 
 
 /** The scheduler's runs for a run with `seed`: the same business dates either way. */
 function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
-  return seed !== undefined && seed % 4 === 3 ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
+  return nearBoundaryOn(seed) ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
 }
 
 const DUE_DATES = [...new Set(REMINDER_PLAN.map((p) => simDate(p.atMs)))];

@@ -3,7 +3,7 @@
  * workers, and four ways for the receipt to go out twice (or never).
  */
 import type { MessageSpec } from '../../engine/scheduler';
-import { handlerOf, startsLate, startsLateOn, workerProcess, type BuiltWorld, type CodeError } from './scenario';
+import { handlerOf, nearBoundaryOn, secondOrderOn, startsLate, workerProcess, type BuiltWorld, type CodeError } from './scenario';
 import type { Env, Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
@@ -29,7 +29,7 @@ const NEAR_MIDNIGHT_MS = (14 * 3600 + 59 * 60 + 30) * 1000;
 
 /** The messages of a run with `seed`: order 1042's, and on even seeds the customer's next order too. */
 export function receiptMessages(seed: number | undefined): MessageSpec[] {
-  return seed !== undefined && seed % 2 === 0 ? [...MESSAGES, NEXT_MESSAGE] : MESSAGES;
+  return secondOrderOn(seed) ? [...MESSAGES, NEXT_MESSAGE] : MESSAGES;
 }
 
 /**
@@ -53,8 +53,8 @@ export function receiptWorld(
 ): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
-  const late = options.nearMidnight === true && startsLateOn(options.seed) ? NEAR_MIDNIGHT_MS : 0;
-  const skew = options.skewedClock === true && startsLateOn(options.seed);
+  const late = options.nearMidnight === true && nearBoundaryOn(options.seed) ? NEAR_MIDNIGHT_MS : 0;
+  const skew = options.skewedClock === true && nearBoundaryOn(options.seed);
   const handlerOn = (id: string) => (skew && id === 'worker-2' ? withClockAhead(handler, CLOCK_AHEAD_MS) : handler);
   const worker = (id: string) =>
     late ? startsLate(workerProcess(id, handlerOn(id), codeErrors), late, `${id} comes up at 23:59:30`) : workerProcess(id, handlerOn(id), codeErrors);

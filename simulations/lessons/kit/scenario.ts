@@ -138,8 +138,16 @@ export function startsLate(spec: ProcessSpec, ms: number, why: string): ProcessS
   };
 }
 
-/** Whether a run with `seed` starts late: seeds 3, 7, 11, … (the lessons that start late demonstrate on seed 1). */
-export function startsLateOn(seed: number | undefined): boolean {
+/** Whether a run with `seed` holds the customer's second order: even seeds. */
+export function secondOrderOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 2 === 0;
+}
+
+/**
+ * Whether a run with `seed` puts work near a boundary (a minute, a midnight, a zone's date) or on a
+ * drifting clock: seeds 3, 7, 11, … (the lessons that vary so demonstrate on seed 1).
+ */
+export function nearBoundaryOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 4 === 3;
 }
 

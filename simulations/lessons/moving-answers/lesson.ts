@@ -1,7 +1,7 @@
 /** The lesson "The answer that moved": Answers that move. Its code is ./starter.ts and ./solution.ts. */
 import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswer, orderChecked } from '../kit/metered-worlds';
 import { held, plural } from '../kit/predictions';
-import { handlerOf, messagesSettled, startsLate, startsLateOn, type CodeError } from '../kit/scenario';
+import { handlerOf, messagesSettled, startsLate, nearBoundaryOn, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -24,7 +24,7 @@ export default defineLesson({
   build(mod, variation) {
     const handler = handlerOf(mod, 'checkCustomer');
     // Seeds 3, 7, 11, …: the workers come up at 09:00:45, so a redelivery 30 s later is in the next minute.
-    const late = startsLateOn(variation?.seed);
+    const late = nearBoundaryOn(variation?.seed);
     const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), 45_000, `${id} comes up at 09:00:45`) : checkWorker(id, handler, codeErrors));
     const codeErrors: CodeError[] = [];
     return {

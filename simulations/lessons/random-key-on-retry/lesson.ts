@@ -4,7 +4,7 @@ import { oneShot } from '../kit/one-shot';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import type { ProcessSpec } from '../../engine/scheduler';
-import { caughtThrow, codeErrorOf, startsLate, startsLateOn, WORKER_RESTART, type CodeError } from '../kit/scenario';
+import { caughtThrow, codeErrorOf, startsLate, nearBoundaryOn, WORKER_RESTART, type CodeError } from '../kit/scenario';
 import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
@@ -53,7 +53,7 @@ export default defineLesson({
     return {
       spec: {
         processes: [
-          startsLateOn(variation?.seed) ? startsLate(checkout, 55_000, 'the customer reaches checkout at 09:00:55, five seconds before the minute turns') : checkout,
+          nearBoundaryOn(variation?.seed) ? startsLate(checkout, 55_000, 'the customer reaches checkout at 09:00:55, five seconds before the minute turns') : checkout,
           oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
             startAfterMs: NEXT_ORDER_AFTER_MS,
             why: `half an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,

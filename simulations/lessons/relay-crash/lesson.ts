@@ -2,7 +2,7 @@
 import { receiptsFor } from '../kit/predictions';
 import { CUSTOMER_EMAIL, NEXT_ORDER, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
 import { placeOrder } from '../../../lib/outbox';
-import { handlerOf, messagesSettled, type CodeError, workerProcess } from '../kit/scenario';
+import { handlerOf, messagesSettled, secondOrderOn, type CodeError, workerProcess } from '../kit/scenario';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
@@ -26,7 +26,7 @@ export default defineLesson({
     const handler = handlerOf(mod, 'handleMessage');
     const codeErrors: CodeError[] = [];
     // On even seeds the customer orders again right after: a key must tell her two orders apart.
-    const secondOrder = (variation?.seed ?? 1) % 2 === 0;
+    const secondOrder = secondOrderOn(variation?.seed);
     const shop = shopProcess(
       async (order, env) => {
         const id = await placeOrder(env.db, order);

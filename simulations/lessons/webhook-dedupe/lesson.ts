@@ -1,6 +1,6 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
-import { crash, everyPaymentConfirmed, onePaymentEmailPerPayment, webhooksFor } from '../kit/outbox-world';
+import { crash, everyPaymentConfirmed, fullerProviderOn, onePaymentEmailPerPayment, webhooksFor } from '../kit/outbox-world';
 import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
 import type { Delivery } from '../../engine/types';
 import { ownRecordNotProviderKey } from '../kit/own-record';
@@ -28,7 +28,7 @@ export default defineLesson({
     const codeErrors: CodeError[] = [];
     // On odd seeds each delivery also says which attempt it is, as a real provider's redelivery
     // differs from the first (a new delivery id, a new signature time): the event id stays.
-    const varied = (variation?.seed ?? 0) % 2 === 1;
+    const varied = fullerProviderOn(variation?.seed);
     const toEvent = varied ? (body: unknown, delivery: Delivery) => ({ ...(body as object), deliveryAttempt: delivery.attempt }) : undefined;
     return {
       spec: {
