@@ -64,7 +64,7 @@ export class PgliteSimDatabase implements SimDatabase {
   private resetText: string | undefined;
   /** Advisory locks per process: PGlite's one session would grant every process the same lock. */
   private readonly advisory = new AdvisoryLocks();
-  /** Statements waiting for an advisory lock, oldest first. */
+  /** Statements still waiting for an advisory lock, oldest first (one leaves the set as it settles). */
   private readonly waits = new Set<AdvisoryWait>();
   private waking = false;
 
@@ -203,7 +203,7 @@ export class PgliteSimDatabase implements SimDatabase {
     while (at !== undefined && !seen.has(at)) {
       if (at === to) return true;
       seen.add(at);
-      at = [...this.waits].find((w) => w.pid === at && w.outcome === null)?.blockedBy;
+      at = [...this.waits].find((w) => w.pid === at)?.blockedBy;
     }
     return false;
   }
@@ -224,7 +224,6 @@ export class PgliteSimDatabase implements SimDatabase {
     this.waking = true;
     try {
       for (const wait of [...this.waits]) {
-        if (wait.outcome !== null) continue;
         if (this.advisory.conflicts(wait.pid, wait.key, wait.shared) || !this.canRun(wait.pid)) continue;
         let tried: Awaited<ReturnType<PgliteSimDatabase['tryAdvisory']>> | { error: unknown };
         try {
