@@ -4,7 +4,7 @@
  * verdict, event log) plus the explorer. The controller is `labMachine`; the worker calls it makes
  * are provided here from the tab's database handle; playback ticks come from a timer here.
  *
- * Why one file of ~450 lines: it wires the controller, the code panel and the views into the
+ * Why one file of ~470 lines: it wires the controller, the code panel and the views into the
  * workspace (view/Workspace.tsx places them); each of those is its own module.
  */
 import dynamic from 'next/dynamic';
