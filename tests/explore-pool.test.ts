@@ -20,6 +20,7 @@ class FakeWorker {
   warmed: { scenario: string; codes: string[]; runs: number }[] = [];
   explored = 0;
   cancels = 0;
+  warmStops = 0;
   listeners = new Set<() => void>();
   /** How a share is answered: the summaries, or a rejection. */
   answer: (share: { firstSeed: number; count: number }) => Promise<ScheduleSummary[]> = async ({ firstSeed, count }) =>
@@ -49,6 +50,9 @@ class FakeWorker {
   warm(scenario: string, codes: string[], runs: number) {
     this.warmed.push({ scenario, codes, runs });
     return Promise.resolve({ runs: 0, ms: 0 });
+  }
+  stopWarmUp() {
+    this.warmStops++;
   }
 }
 
@@ -105,8 +109,10 @@ describe('ExplorePool', () => {
   test('a helper still booting is not waited for', async () => {
     const booting = new FakeWorker();
     booting.state = { status: 'booting', restarts: 0 };
-    const { p, primary } = pool(2, [booting]);
-    p.prepare('receipt-redelivery', ['a', 'b']);
+    const { p, primary, made } = pool(2, [booting]);
+    void p.prepare('receipt-redelivery', ['a', 'b']);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(made, 'the helper was started once the tab’s worker had warmed up').toHaveLength(1);
     await p.explore(REQUEST).result;
     expect(primary.explored).toBe(1);
     expect(booting.shares).toEqual([]);
@@ -114,7 +120,7 @@ describe('ExplorePool', () => {
 
   test('two workers share every seed once, and the tab’s worker finishes with all of them in order', async () => {
     const { p, primary, made } = pool(2);
-    p.prepare('receipt-redelivery', ['a', 'b']);
+    await p.prepare('receipt-redelivery', ['a', 'b']);
     const progress: number[] = [];
     const result = await p.explore(REQUEST, (pr) => progress.push(pr.done)).result;
     expect(result.runs).toBe(200);
@@ -131,7 +137,7 @@ describe('ExplorePool', () => {
 
   test('code that cannot load stops the exploration at its first schedule', async () => {
     const { p, primary, made } = pool(2);
-    p.prepare('x', []);
+    await p.prepare('x', []);
     primary.answer = async ({ firstSeed }) => [{ seed: firstSeed, verdict: 'error', broken: [] }];
     made[0].answer = async ({ firstSeed }) => [{ seed: firstSeed, verdict: 'error', broken: [] }];
     await p.explore(REQUEST).result;
@@ -141,7 +147,7 @@ describe('ExplorePool', () => {
 
   test('cancel stops handing out shares and finishes with the schedules run so far, in order', async () => {
     const { p, primary, made } = pool(2);
-    p.prepare('x', []);
+    await p.prepare('x', []);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     // The helper's first share is cut short by the cancel; the primary's answers in full.
@@ -162,7 +168,7 @@ describe('ExplorePool', () => {
 
   test('a stuck helper fails the exploration with its StuckError and the other worker’s share is cancelled', async () => {
     const { p, primary, made } = pool(2);
-    p.prepare('x', []);
+    await p.prepare('x', []);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     primary.answer = async ({ firstSeed, count }) => {
@@ -184,19 +190,39 @@ describe('ExplorePool', () => {
     expect(primary.finished).toEqual([]);
   });
 
-  test('prepare starts the helpers once and warms each worker once per lesson, a booting one when it is ready', () => {
+  test('prepare warms the tab’s worker, then starts each helper and warms it once it is ready, once per lesson', async () => {
     const booting = new FakeWorker();
     booting.state = { status: 'booting', restarts: 0 };
     const { p, primary, made } = pool(2, [booting]);
-    p.prepare('receipt-redelivery', ['starter', 'solution']);
-    p.prepare('receipt-redelivery', ['starter', 'solution']);
+    const first = p.prepare('receipt-redelivery', ['starter', 'solution']);
+    expect(made, 'no helper boots while the tab’s worker warms up').toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 0));
     expect(made).toHaveLength(1);
     expect(primary.warmed).toEqual([{ scenario: 'receipt-redelivery', codes: ['starter', 'solution'], runs: WARM_RUNS }]);
     expect(booting.warmed).toEqual([]);
     booting.setStatus('ready');
+    await first;
     expect(booting.warmed).toHaveLength(1);
-    p.prepare('dual-write', ['s']);
+    await p.prepare('receipt-redelivery', ['starter', 'solution']);
+    expect(made).toHaveLength(1);
+    expect(primary.warmed).toHaveLength(1);
+    await p.prepare('dual-write', ['s']);
     expect(primary.warmed.map((w) => w.scenario)).toEqual(['receipt-redelivery', 'dual-write']);
     expect(booting.warmed.map((w) => w.scenario)).toEqual(['receipt-redelivery', 'dual-write']);
+  });
+
+  test('a helper that fails to boot is skipped, and quiet() stops the helpers’ warm-ups', async () => {
+    const broken = new FakeWorker();
+    broken.state = { status: 'booting', restarts: 0 };
+    const { p, made } = pool(3, [broken]);
+    const prepared = p.prepare('x', ['s']);
+    await new Promise((r) => setTimeout(r, 0));
+    broken.setStatus('error');
+    await prepared;
+    expect(broken.warmed).toEqual([]);
+    expect(made).toHaveLength(2);
+    expect(made[1].warmed).toHaveLength(1);
+    p.quiet();
+    expect(made.map((h) => h.warmStops)).toEqual([1, 1]);
   });
 });

@@ -150,6 +150,16 @@ describe('a warm-up', () => {
     await expect(run).rejects.toBeInstanceOf(StuckError);
     client.dispose();
   });
+
+  it('is stopped by stopWarmUp only while one is outstanding', () => {
+    const { client, worker } = ready();
+    client.stopWarmUp();
+    expect(worker.sent, 'no warm-up: nothing to stop').toEqual([]);
+    client.warm('receipt-redelivery', ['starter'], 100).catch(() => {});
+    client.stopWarmUp();
+    expect(worker.sent.at(-1)).toEqual({ type: 'cancel', id: 0 });
+    client.dispose();
+  });
 });
 
 describe('stopping a query', () => {

@@ -14,7 +14,8 @@
  *
  * `prepare` warms every worker for the lesson on screen (its starter and solution, results
  * discarded): a page's first exploration otherwise pays V8's and the WebAssembly tiers' first
- * passes, two to three times its second. Any request stops a warm-up at its next schedule.
+ * passes, two to three times its second. Any request stops a warm-up at its next schedule, and a
+ * request to the tab's worker stops the helpers' too (`quiet`).
  */
 import type { ExploreResult, ScheduleSummary } from '@/simulations/run/run';
 import type { ExploreRequest } from './protocol';
@@ -78,6 +79,8 @@ export class ExplorePool {
   /** Lessons each worker was warmed up for (a replaced worker is a new client's state, not tracked). */
   private readonly warmed = new WeakMap<WorkerClient, Set<string>>();
   private readonly now: () => number;
+  /** The warm-ups and helper boots asked for, one after another. */
+  private preparing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ExplorePoolOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -89,30 +92,35 @@ export class ExplorePool {
   }
 
   /**
-   * Start the helpers (once) and warm every worker for `scenario` with `codes` as soon as it is
-   * ready. Call it when the page is idle: a helper's boot takes a core for a second or two.
+   * Warm every worker up for `scenario` with `codes`, starting the helpers (once) on the way. One
+   * thing at a time, so that the page and the learner's own requests keep a core: the tab's worker
+   * warms up first, then each helper boots and warms up in turn. Call it when the page is idle.
    */
-  prepare(scenario: string, codes: string[]): void {
-    while (1 + this.helpers.length < this.options.workers) this.helpers.push(this.options.createHelper());
-    for (const worker of [this.options.primary, ...this.helpers]) this.warmWhenReady(worker, scenario, codes);
+  prepare(scenario: string, codes: string[]): Promise<void> {
+    this.preparing = this.preparing.then(async () => {
+      await this.warmOnce(this.options.primary, scenario, codes);
+      for (let i = 0; 1 + i < this.options.workers; i++) {
+        this.helpers[i] ??= this.options.createHelper();
+        await this.warmOnce(this.helpers[i], scenario, codes);
+      }
+    });
+    return this.preparing;
   }
 
-  private warmWhenReady(worker: WorkerClient, scenario: string, codes: string[]): void {
+  /** Stop the helpers' warm-ups (the learner asked the tab's worker for something: leave the cores to it). */
+  quiet(): void {
+    for (const helper of this.helpers) helper.stopWarmUp();
+  }
+
+  /** Warm `worker` up for `scenario` once it is ready, unless it was already; settles when done (never rejects). */
+  private async warmOnce(worker: WorkerClient, scenario: string, codes: string[]): Promise<void> {
     const lessons = this.warmed.get(worker) ?? new Set<string>();
     this.warmed.set(worker, lessons);
     if (lessons.has(scenario)) return;
     lessons.add(scenario);
-    const go = () => {
-      // A warm-up only saves time: a stopped or failed one changes nothing for the learner.
-      worker.warm(scenario, codes, WARM_RUNS).catch(() => {});
-    };
-    if (worker.getState().status === 'ready') return go();
-    const unsubscribe = worker.subscribe(() => {
-      const status = worker.getState().status;
-      if (status === 'booting') return;
-      unsubscribe();
-      if (status === 'ready') go();
-    });
+    if (!(await readyOrNot(worker))) return;
+    // A warm-up only saves time: a stopped or failed one changes nothing for the learner.
+    await worker.warm(scenario, codes, WARM_RUNS).catch(() => {});
   }
 
   /** Explore; `cancel()` stops after the current schedules (the result then has fewer runs). */
@@ -180,6 +188,20 @@ export class ExplorePool {
     const elapsedMs = this.now() - started;
     return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs });
   }
+}
+
+/** Whether `worker` is (or once booting, becomes) ready. */
+function readyOrNot(worker: WorkerClient): Promise<boolean> {
+  const status = worker.getState().status;
+  if (status !== 'booting') return Promise.resolve(status === 'ready');
+  return new Promise((resolve) => {
+    const unsubscribe = worker.subscribe(() => {
+      const now = worker.getState().status;
+      if (now === 'booting') return;
+      unsubscribe();
+      resolve(now === 'ready');
+    });
+  });
 }
 
 const TAB_POOL = Symbol.for('effectively-once.explore-pool');

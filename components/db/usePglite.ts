@@ -53,14 +53,15 @@ export function usePglite(enabled = true): PgliteHandle {
   );
 
   const notRunning = useCallback(() => Promise.reject(new SqlError({ message: 'The database worker is not running.' })), []);
-  const query = useCallback((sql: string) => (client ? client.query(sql) : notRunning()), [client, notRunning]);
-  const run = useCallback((request: Omit<RunRequest, 'type' | 'id'>) => (client ? client.run(request) : notRunning()), [client, notRunning]);
+  // The learner's own requests take the cores from the helpers' warm-ups.
+  const query = useCallback((sql: string) => (pool?.quiet(), client ? client.query(sql) : notRunning()), [client, pool, notRunning]);
+  const run = useCallback((request: Omit<RunRequest, 'type' | 'id'>) => (pool?.quiet(), client ? client.run(request) : notRunning()), [client, pool, notRunning]);
   const explore = useCallback(
     (request: Omit<ExploreRequest, 'type' | 'id'>, onProgress?: (p: ExploreProgress) => void) =>
       pool ? pool.explore(request, onProgress) : { result: notRunning(), cancel() {} },
     [pool, notRunning],
   );
-  const prepareExplore = useCallback((scenario: string, codes: string[]) => pool?.prepare(scenario, codes), [pool]);
+  const prepareExplore = useCallback((scenario: string, codes: string[]) => void pool?.prepare(scenario, codes), [pool]);
 
   const stopQuery = useCallback(() => client?.stopQuery() ?? false, [client]);
 

@@ -429,6 +429,11 @@ export class WorkerClient {
     return new Promise((resolve, reject) => this.send({ type: 'warm', id: this.nextId++, scenario, codes, runs }, { kind: 'warm', resolve, reject }));
   }
 
+  /** Stop a warm-up at its next schedule: any request does, and a cancel of no job is the lightest. */
+  stopWarmUp(): void {
+    if ([...this.jobs.values()].some((j) => j.kind === 'warm')) this.worker?.postMessage({ type: 'cancel', id: 0 } satisfies WorkerRequest);
+  }
+
   dispose(): void {
     this.disposed = true;
     this.worker?.terminate();
