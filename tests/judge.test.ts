@@ -73,11 +73,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
 
 /** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */
 const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // The locks-what-it-publishes rule stands in for overlapping transactions and reads the trace:
-  // an unlocked read of candidates comes before each row's try-lock, so it fires, though every
-  // published row was re-read under its lock. The judge's PostgreSQL 15 run raises the same
-  // alarm from the same rule, while each-row-once held there in all 200 schedules.
-  'relay-concurrency/right-try-lock-per-row-reread.ts': 'PGlite one session',
   // A transaction on its own client holds an advisory lock as a mutex while the claim and the
   // done row go through env.db.query, meant to commit on their own as on pg.Pool. The engine
   // refuses a pool query while the process's client holds a transaction (in the simulator it
