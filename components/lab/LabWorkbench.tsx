@@ -418,6 +418,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               running={loading || playing}
               onSelectStep={showEvent}
               injectedByHand={injectedCount(result, context.injected)}
+              explored={context.explorer.status === 'done' ? context.explorer.result : null}
             />
             {/* Hints read the run and the exploration, so they sit beside them, not above the code. */}
             <HintLadder
