@@ -144,10 +144,9 @@ function watchRunButton() {
   new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
 }
 
-/** Resident memory of the browser's renderer processes (the page and its workers), in MB. */
+/** Resident memory of the renderer processes this bench's Chromium runs (the page and its workers), in MB. */
 function rendererRssMb() {
-  const pid = browser.process()?.pid;
-  if (!pid) return NaN;
+  const pid = process.pid;
   const children = new Map();
   const info = new Map();
   for (const entry of readdirSync('/proc')) {

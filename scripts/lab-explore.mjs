@@ -105,7 +105,15 @@ export async function openLab(browser, baseUrl, lesson, workers) {
  */
 export async function waitForWarmUp(page) {
   try {
-    await page.waitForFunction(() => window.__eoWarm.workers > 0 && window.__eoWarm.answered >= window.__eoWarm.workers, undefined, { timeout: WARM_WAIT_MS, polling: 50 });
+    // Helpers boot one after another (components/db/explore-pool.ts): wait for as many as the page plans.
+    await page.waitForFunction(
+      () => {
+        const planned = Number(document.querySelector('[data-testid="db-status"]')?.getAttribute('data-explore-workers') ?? 1);
+        return window.__eoWarm.workers >= planned && window.__eoWarm.answered >= window.__eoWarm.workers;
+      },
+      undefined,
+      { timeout: WARM_WAIT_MS, polling: 50 },
+    );
   } catch {
     return null;
   }

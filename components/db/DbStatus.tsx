@@ -32,6 +32,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
       data-worker-created-ms={db.workerCreatedMs}
       data-worker-early={db.earlyWorker === undefined ? undefined : String(db.earlyWorker)}
       data-worker-start-ms={db.workerStartMs}
+      data-explore-workers={db.exploreWorkers}
       className={`min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >
       <h2 id="db-status-heading" className="sr-only">
@@ -59,6 +60,7 @@ export function DbStatus({ className = '' }: { className?: string }) {
               {db.bootMs !== undefined && (
                 <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
                   Booted in {seconds(db.bootMs)}, in a worker in this tab.
+                  {db.exploreWorkers > 1 && ` Explore spreads its schedules over ${db.exploreWorkers} such workers.`}
                 </p>
               )}
               <p

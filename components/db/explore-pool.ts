@@ -86,6 +86,11 @@ export class ExplorePool {
     this.now = options.now ?? (() => performance.now());
   }
 
+  /** How many workers explorations spread over once all are up. */
+  get workers(): number {
+    return this.options.workers;
+  }
+
   /** How many workers an exploration would use right now (those booted and ready). */
   readyWorkers(): WorkerClient[] {
     return [this.options.primary, ...this.helpers].filter((w) => w.getState().status === 'ready');

@@ -30,6 +30,8 @@ export interface PgliteHandle extends BootState {
    * worker up with `codes` (./explore-pool.ts). Call it once the page is idle.
    */
   prepareExplore(scenario: string, codes: string[]): void;
+  /** How many database workers an exploration spreads over once all are up (1: the tab's own alone). */
+  exploreWorkers: number;
 }
 
 const BOOTING: BootState = { status: 'booting', restarts: 0 };
@@ -65,5 +67,9 @@ export function usePglite(enabled = true): PgliteHandle {
 
   const stopQuery = useCallback(() => client?.stopQuery() ?? false, [client]);
 
-  return useMemo(() => ({ ...state, query, run, explore, stopQuery, prepareExplore }), [state, query, run, explore, stopQuery, prepareExplore]);
+  const exploreWorkers = pool?.workers ?? 1;
+  return useMemo(
+    () => ({ ...state, query, run, explore, stopQuery, prepareExplore, exploreWorkers }),
+    [state, query, run, explore, stopQuery, prepareExplore, exploreWorkers],
+  );
 }

@@ -106,6 +106,7 @@ test('an exploration spread over two workers gives the result one worker gives, 
   const two = await openLab('2');
   try {
     await warmedUp(two.page, 2);
+    assert.equal(await two.page.getByTestId('db-status').getAttribute('data-explore-workers'), '2', 'the page says how many workers it explores on');
     const spread = await exploreStarter(two.page);
     const pool = await two.page.evaluate(() => window.__eoPool);
     const workersWithShares = new Set(pool.answered.map((a) => a.worker));
