@@ -130,6 +130,8 @@ describe('ExplorePool', () => {
     const seeds = [...primary.shares, ...helper.shares].flatMap((s) => Array.from({ length: s.count }, (_, i) => s.firstSeed + i)).sort((a, b) => a - b);
     expect(seeds).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     expect(Math.max(...[...primary.shares, ...helper.shares].map((s) => s.count))).toBe(SHARE);
+    // Each worker has its next share queued while it runs one.
+    expect(primary.shares.length + helper.shares.length).toBe(200 / SHARE);
     expect(primary.finished).toHaveLength(1);
     expect(primary.finished[0].map((s) => s.seed)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     expect(progress.at(-1)).toBe(200);
@@ -142,7 +144,8 @@ describe('ExplorePool', () => {
     made[0].answer = async ({ firstSeed }) => [{ seed: firstSeed, verdict: 'error', broken: [] }];
     await p.explore(REQUEST).result;
     expect(primary.finished[0].map((s) => s.seed)).toEqual([1]);
-    expect(primary.shares.length + made[0].shares.length).toBeLessThanOrEqual(2);
+    // Two shares queued per worker at most, and none handed out after.
+    expect(primary.shares.length + made[0].shares.length).toBeLessThanOrEqual(4);
   });
 
   test('cancel stops handing out shares and finishes with the schedules run so far, in order', async () => {
@@ -160,7 +163,7 @@ describe('ExplorePool', () => {
     job.cancel();
     release();
     await job.result;
-    expect(made[0].cancels).toBe(1);
+    expect(made[0].cancels, 'each of the helper’s two queued shares is cancelled once').toBe(2);
     const seeds = primary.finished[0].map((s) => s.seed);
     expect(seeds).toEqual(Array.from({ length: seeds.length }, (_, i) => i + 1));
     expect(seeds.length).toBeLessThan(200);
@@ -184,7 +187,7 @@ describe('ExplorePool', () => {
       (e: unknown) => e,
     );
     await new Promise((r) => setTimeout(r, 0));
-    expect(primary.cancels).toBe(1);
+    expect(primary.cancels, 'both shares queued on the other worker are cancelled').toBe(2);
     release();
     expect(await outcome).toBeInstanceOf(StuckError);
     expect(primary.finished).toEqual([]);

@@ -136,6 +136,7 @@ export class ExplorePool {
     let stopped = false;
     const running = new Set<{ cancel(): void }>();
     const cancel = () => {
+      if (stopped) return;
       stopped = true;
       for (const job of running) job.cancel();
     };
@@ -188,7 +189,8 @@ export class ExplorePool {
         }
       }
     };
-    await Promise.all(workers.map(lane));
+    // Two lanes per worker: its next share is already queued when one ends, so it never waits for the page.
+    await Promise.all(workers.flatMap((worker) => [lane(worker), lane(worker)]));
     if (failure) throw failure;
     const elapsedMs = this.now() - started;
     return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs });
