@@ -28,10 +28,10 @@ export default defineLesson({
     faults: [crashAfterDb('worker-1', 1)],
     story: 'worker-1 crashes right after its claim, before it sends anything.',
   },
-  // Not caught here (a wrong-fix hunt found them passing): a lease far shorter than the work, and a
-  // takeover clause without state <> 'done'. Deliveries come only at 30 s steps, so no second worker
-  // ever claims while the first is still sending, or after a done row's 60 s lease has ended.
-  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate],
+  // A send that takes 20 s is still inside the 30 s a send may take (and the 60 s lease): a lease
+  // shorter than the work is overtaken while a duplicate placed a moment later arrives, and a
+  // duplicate placed after the lease (the systematic pass's moments) finds the row done.
+  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate, { kind: 'slow-response', call: 'email.send', ms: 20_000 }],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
