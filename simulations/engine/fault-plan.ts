@@ -142,6 +142,14 @@ export class FaultPlan {
     return (this.duplicates.get(id) ?? []).flatMap((f) => (f.afterMs === undefined ? [] : [f.afterMs]));
   }
 
+  /**
+   * Whether a copy of message `id`, acknowledged, is still to come at a moment: then consumers wait
+   * for it. One that also waits for a step not reached by `stepsRun` never comes (nothing else runs).
+   */
+  lateCopyPending(id: string, stepsRun: number): boolean {
+    return (this.duplicates.get(id) ?? []).some((f) => f.afterMs !== undefined && (f.atStep === undefined || stepsRun >= f.atStep));
+  }
+
   /** Take `fault` off the duplicates still to apply. */
   useDuplicate(id: string, fault: DuplicateDelivery): void {
     const left = this.duplicates.get(id)!;

@@ -56,7 +56,7 @@ export class Queue {
     for (const [id, a] of this.messages) {
       const v = a.getSnapshot().value;
       if (v === 'ready' || v === 'inFlight') return true;
-      if (v === 'acked' && this.firstDelivered.has(id) && this.plan.duplicateMoments(id).length > 0) return true;
+      if (v === 'acked' && this.firstDelivered.has(id) && this.plan.lateCopyPending(id, this.stepsRun())) return true;
     }
     return false;
   }
