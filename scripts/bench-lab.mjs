@@ -28,7 +28,7 @@
  * median cold load at load ≈ 2–4, measured by tracing).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +38,7 @@ import { chromium } from 'playwright-core';
 import { PGlite } from '@electric-sql/pglite';
 import { FACTS_SELECT1_US, select1Micros } from './machine-speed.mjs';
 import { startServer } from './serve.mjs';
-import { chooseVariant, EXPLORE_LESSONS, exploreOnce, openLab } from './lab-explore.mjs';
+import { chooseVariant, EXPLORE_LESSONS, exploreOnce, openLab, waitForWarmUp } from './lab-explore.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.resolve(process.env.BENCH_OUT ?? path.join(root, 'out'));
@@ -144,9 +144,42 @@ function watchRunButton() {
   new MutationObserver(mark).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
 }
 
+/** Resident memory of the browser's renderer processes (the page and its workers), in MB. */
+function rendererRssMb() {
+  const pid = browser.process()?.pid;
+  if (!pid) return NaN;
+  const children = new Map();
+  const info = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1] ?? 0);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+      info.set(Number(entry), { renderer: cmd.includes('--type=renderer'), rss });
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  let kb = 0;
+  const walk = (p) => {
+    for (const c of children.get(p) ?? []) {
+      if (info.get(c)?.renderer) kb += info.get(c).rss;
+      walk(c);
+    }
+  };
+  walk(pid);
+  return kb / 1024;
+}
+
 const cold = [];
 const warm = [];
 const EXPLORE = process.env.BENCH_EXPLORE !== '0';
+/** Workers to compare (components/db/explore-pool.ts): each count's first Explore and memory. */
+const POOL_SIZES = (process.env.BENCH_WORKERS ?? '1,2,3').split(',').map(Number).filter((n) => n >= 1 && n <= 3);
+const pool = [];
 /** `{ lesson, variant, first, second }` per lesson and variant (see exploreOnce). */
 const explored = [];
 try {
@@ -169,15 +202,32 @@ try {
     await context.close();
   }
   if (EXPLORE) {
+    // One lesson's starter on 1, 2, 3 workers: the first exploration after the warm-ups, and the
+    // renderer's memory then (the page and all its workers: each worker's PGlite is its own).
+    for (const workers of POOL_SIZES) {
+      const { context, page } = await openLab(browser, server.url, 'concurrent-redelivery', workers);
+      try {
+        await chooseVariant(page, 'solution');
+        const warmUp = await waitForWarmUp(page);
+        const first = await exploreOnce(page);
+        const rssMb = rendererRssMb();
+        pool.push({ workers, first, rssMb, warmUp });
+        console.log(`  ${workers} worker(s): concurrent-redelivery · solution, first explore ${first.ms.toFixed(0)} ms, renderers ${rssMb.toFixed(0)} MB resident`);
+      } finally {
+        await context.close();
+      }
+    }
     for (const lesson of EXPLORE_LESSONS) {
       for (const variant of ['starter', 'solution']) {
         const { context, page } = await openLab(browser, server.url, lesson);
         try {
           await chooseVariant(page, variant);
+          const warmUp = await waitForWarmUp(page);
           const first = await exploreOnce(page);
           const second = await exploreOnce(page);
-          explored.push({ lesson, variant, first, second });
-          console.log(`  explore ${lesson} · ${variant}: first ${first.ms.toFixed(0)} ms · second ${second.ms.toFixed(0)} ms (${first.runs} schedules, ${first.violations} violated)`);
+          explored.push({ lesson, variant, first, second, warmUp });
+          const warmText = warmUp ? `after ${warmUp.workers} worker(s) warmed up (${warmUp.runs} schedules, done ${(warmUp.doneMs / 1000).toFixed(1)} s after navigation)` : 'no warm-up seen';
+          console.log(`  explore ${lesson} · ${variant}: first ${first.ms.toFixed(0)} ms · second ${second.ms.toFixed(0)} ms (${first.runs} schedules, ${first.violations} violated; ${warmText})`);
         } finally {
           await context.close();
         }
@@ -237,6 +287,16 @@ if (cold.length) {
   }
   console.log(`scripts the page fetched after its first load and before Run was enabled: ${later.length}, ${kb(sum(later, 'gzip'))} gzip`);
   for (const f of later.sort((a, b) => b.gzip - a.gzip)) console.log(`    ${kb(f.gzip).padStart(9)} gzip  ${f.src}`);
+}
+
+// ---- The pool: workers against speed and memory.
+if (pool.length) {
+  const base = pool.find((p) => p.workers === 1);
+  console.log('Explore on 1–3 database workers (concurrent-redelivery · solution, a page\'s first exploration after the warm-ups), renderer memory resident:');
+  for (const p of pool) {
+    const vs = base && p !== base ? ` (${(base.first.ms / p.first.ms).toFixed(2)}× the speed, +${(p.rssMb - base.rssMb).toFixed(0)} MB against 1 worker)` : '';
+    console.log(`  ${p.workers} worker(s): ${p.first.ms.toFixed(0).padStart(6)} ms   ${p.rssMb.toFixed(0).padStart(5)} MB${vs}`);
+  }
 }
 
 // ---- Explore: the tab against Node, the same schedules.

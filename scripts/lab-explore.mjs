@@ -35,9 +35,16 @@ export function launchChromium() {
  */
 function watchExplorations() {
   const log = (window.__eoExplores = []);
+  // Warm-ups (components/db/explore-pool.ts): database workers started, warm-ups answered.
+  const warm = (window.__eoWarm = { workers: 0, answered: 0, runs: 0, lastAt: null });
   const onAnswer = (event) => {
     const data = event.data;
     if (data?.type === 'ready' && data.port) data.port.addEventListener('message', onAnswer);
+    if (data?.type === 'warm-result') {
+      warm.answered++;
+      warm.runs += data.runs;
+      warm.lastAt = performance.now();
+    }
     if (data?.type !== 'explore-result') return;
     const entry = log.find((e) => e.id === data.id && e.answeredAt === undefined);
     if (!entry) return;
@@ -46,13 +53,21 @@ function watchExplorations() {
     entry.violations = data.result.violations;
     entry.shrinkRuns = data.result.counterexample?.shrinkRuns ?? 0;
   };
+  // An exploration on one worker is one `explore` request; spread over several, it starts with the
+  // share of seed 1 and ends with the `explore-result` of the tab's own worker.
   const noteRequest = (message) => {
     if (message?.type === 'explore') log.push({ id: message.id, runs: message.runs, askedAt: performance.now() });
+    if (message?.type === 'explore-seeds' && message.firstSeed === 1) log.push({ id: null, runs: null, askedAt: performance.now() });
+    if (message?.type === 'explore-finish') {
+      const entry = log.findLast((e) => e.id === null);
+      if (entry) Object.assign(entry, { id: message.id, runs: message.summaries.length });
+    }
   };
   const Native = window.Worker;
   window.Worker = class extends Native {
     constructor(...args) {
       super(...args);
+      if (String(args[1]?.name ?? '').startsWith('pglite')) warm.workers++;
       this.addEventListener('message', onAnswer);
     }
     postMessage(message, ...rest) {
@@ -67,9 +82,14 @@ function watchExplorations() {
   };
 }
 
-/** A fresh browser context and page on `lesson`'s lab, ready to run (the database booted). */
-export async function openLab(browser, baseUrl, lesson) {
+/**
+ * A fresh browser context and page on `lesson`'s lab, ready to run (the database booted).
+ * `workers` (1 to 3) sets how many database workers the page explores on, as the setting in
+ * localStorage does (components/db/explore-pool.ts); left out, the page decides from the hardware.
+ */
+export async function openLab(browser, baseUrl, lesson, workers) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (workers) await context.addInitScript((n) => localStorage.setItem('effectively-once.explore-workers', String(n)), workers);
   await context.addInitScript(watchExplorations);
   const page = await context.newPage();
   await page.goto(new URL(`/lab/${lesson}/`, baseUrl).href);
@@ -77,6 +97,24 @@ export async function openLab(browser, baseUrl, lesson) {
   await page.waitForFunction(() => !!window.__eoLab, undefined, { timeout: WAIT_MS });
   return { context, page };
 }
+
+/**
+ * Wait, as a learner reading the brief would, until every database worker of the page has
+ * finished warming up (or WARM_WAIT_MS passed: a build without warm-ups). Returns the warm-ups'
+ * `{ workers, runs, doneMs }`, doneMs since navigation start, null when none finished.
+ */
+export async function waitForWarmUp(page) {
+  try {
+    await page.waitForFunction(() => window.__eoWarm.workers > 0 && window.__eoWarm.answered >= window.__eoWarm.workers, undefined, { timeout: WARM_WAIT_MS, polling: 50 });
+  } catch {
+    return null;
+  }
+  const warm = await page.evaluate(() => window.__eoWarm);
+  return { workers: warm.workers, runs: warm.runs, doneMs: warm.lastAt };
+}
+
+/** A warm-up runs a few hundred schedules per worker; a loaded machine three times slower is allowed for. */
+const WARM_WAIT_MS = 60_000;
 
 /** Show `variant` ('starter' or 'solution') in the editor. */
 export async function chooseVariant(page, variant) {

@@ -22,7 +22,11 @@ type Weakness =
   /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
   | 'pool is one connection'
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
-  | 'no clock skew';
+  | 'no clock skew'
+  /** The lesson's fault menu never draws the fault that shows it (a lost request where only lost answers or crashes are drawn). */
+  | 'fault not on the menu'
+  /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
+  | 'un-awaited statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -34,10 +38,42 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   'moving-answers/check-in-tx.ts': 'PGlite one session',
   // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
   'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
+  // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
+  // No e-mail request is lost in these lessons (crashes, duplicates and lost answers only), so a
+  // send that failed and was marked done anyway never costs a receipt.
+  'receipt-redelivery/complete-in-finally.ts': 'fault not on the menu',
+  'replay-safety/email-catch-swallow.ts': 'fault not on the menu',
+  // Redeliveries come every 30 s, inside the 60 s lease, so an expired claim is never left to
+  // take over; the stolen live claim sends under the same key, a replay the provider absorbs.
+  'receipt-redelivery/lease-check-inverted.ts': 'fixed fault moments',
+  'relay-crash/lease-check-inverted.ts': 'fixed fault moments',
+  // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
+  // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
+  'business-date-reminder/ack-when-claimed.ts': 'fixed fault moments',
+  // Two deliveries never reach an expired claim at the same moment (the duplicate comes at the
+  // start), so two unlocked read-then-update takeovers never race; the tab's one session could
+  // not overlap them anyway.
+  'concurrent-redelivery/takeover-read-then-update-in-tx.ts': 'fixed fault moments',
+  // Two clients from env.db.connect(), or a session lock and its unlock through env.db.query,
+  // are one connection in the simulator (on pg.Pool they are two).
+  'dual-write/two-clients.ts': 'pool is one connection',
+  'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
+  // Ada's two orders have different amounts: a key on customer and amount never collides here.
+  'random-key-on-retry/key-customer-amount.ts': 'world too small',
+  // PostgreSQL 15 catches this one at seed 3 (COMMIT ran before the un-awaited outbox INSERT,
+  // then the crash); the tab shows it only on a hand-picked schedule (seed 3, --choices 0,1,0).
+  'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
 };
 
 /** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */
-const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {};
+const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
+  // A transaction on its own client holds an advisory lock as a mutex while the claim and the
+  // done row go through env.db.query, meant to commit on their own as on pg.Pool. The engine
+  // refuses a pool query while the process's client holds a transaction (in the simulator it
+  // would run inside it), on both back-ends; on a real pool each commits at once and the claim
+  // stays atomic, so the design holds.
+  'concurrent-redelivery/right-xact-lock-claim-on-pool.ts': 'pool is one connection',
+};
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
 const RUNS = 200;

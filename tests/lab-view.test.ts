@@ -16,7 +16,7 @@ import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, le
 import type { TraceEvent } from '../simulations/engine/types';
 import { cutLabels, labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
 import fc from 'fast-check';
-import { faultsNote, VerdictPanel } from '../components/lab/view/VerdictPanel';
+import { faultsNote, pendingText, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/run/lab-run';
 import type { LabRun } from '../simulations/run/lab-run';
 import { explore, type ExploreResult, type RunResult } from '../simulations/run/run';
@@ -350,6 +350,17 @@ describe('VerdictPanel', () => {
     expect(html).toContain('Run the scenario to see the verdict');
     expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: true, onSelectStep: noop }))).toContain('Running…');
     expect(renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: false, running: false, onSelectStep: noop }))).not.toContain('Violated');
+  });
+
+  test('before any run, an exploration that finished is not contradicted: the panel says what it found and what Run adds', () => {
+    const broke = renderToStaticMarkup(h(VerdictPanel, { result: null, revealed: false, running: false, onSelectStep: noop, explored: { runs: 200, violations: 37 } }));
+    expect(broke).toContain('Explore tried 200 schedules: 37 of 200 broke an invariant');
+    expect(broke).not.toContain('Run the scenario to see the verdict');
+    expect(pendingText(false, { runs: 200, violations: 0 })).toMatch(/^Explore tried 200 schedules: none of 200 broke an invariant .*Run the scenario to watch one/);
+    // Once there is a run, its verdict is the panel's: the exploration is the Explorer's.
+    const ran = renderToStaticMarkup(h(VerdictPanel, { result: starter.result, revealed: true, running: false, onSelectStep: noop, explored: { runs: 200, violations: 37 } }));
+    expect(ran).toContain('Violated');
+    expect(ran).not.toContain('Explore tried');
   });
 
   test('an unfinished run says how it ended once, in one sentence', () => {

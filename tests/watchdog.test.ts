@@ -128,6 +128,40 @@ describe('the watchdog', () => {
   });
 });
 
+describe('a warm-up', () => {
+  it("is not watched, and its silence is not counted against the run queued behind it", async () => {
+    const { client, worker } = ready();
+    // The lesson's own code on a cold worker of a loaded machine: seconds without a heartbeat.
+    const warm = client.warm('receipt-redelivery', ['starter'], 100);
+    pageRuns(5_000);
+    expect(worker.terminated, 'a warm-up alone is never taken for a stuck loop').toBe(false);
+    const run = client.run({ scenario: 'receipt-redelivery', code: '', seed: 1 });
+    run.catch(() => {});
+    expect(client.getState().waitingForQuery ?? false, 'a warm-up is no query to wait for').toBe(false);
+    pageRuns(5_000);
+    expect(worker.terminated, 'the run has not started: the silence is the warm-up').toBe(false);
+    worker.say({ type: 'warm-result', id: 1, runs: 3, ms: 10_000 });
+    expect(await warm).toEqual({ runs: 3, ms: 10_000 });
+    // From here on the run is the worker's: silent for 2 s, it is stuck.
+    pageRuns(1_800);
+    expect(worker.terminated).toBe(false);
+    pageRuns(400);
+    expect(worker.terminated).toBe(true);
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    client.dispose();
+  });
+
+  it('is stopped by stopWarmUp only while one is outstanding', () => {
+    const { client, worker } = ready();
+    client.stopWarmUp();
+    expect(worker.sent, 'no warm-up: nothing to stop').toEqual([]);
+    client.warm('receipt-redelivery', ['starter'], 100).catch(() => {});
+    client.stopWarmUp();
+    expect(worker.sent.at(-1)).toEqual({ type: 'cancel', id: 0 });
+    client.dispose();
+  });
+});
+
 describe('stopping a query', () => {
   it('replaces the worker running it; the query and what waited behind it are told why', async () => {
     const { client, worker } = ready();

@@ -7,11 +7,11 @@
  */
 
 import type { LabRun } from '@/simulations/run/lab-run';
-import type { ExploreResult } from '@/simulations/run/run';
+import type { ExploreResult, ScheduleSummary } from '@/simulations/run/run';
 import type { Fault } from '@/simulations/engine/types';
 
 /** Page → worker. */
-export type WorkerRequest = QueryRequest | RunRequest | ExploreRequest | CancelRequest;
+export type WorkerRequest = QueryRequest | RunRequest | ExploreRequest | ExploreSeedsRequest | ExploreFinishRequest | WarmRequest | CancelRequest;
 
 /** Run the learner's code once in scenario `scenario` and answer with a LabRun (trace + table snapshots). */
 export interface RunRequest {
@@ -40,6 +40,50 @@ export interface ExploreRequest {
   variant?: string;
 }
 
+/**
+ * One worker's share of an exploration spread over several (./explore-pool.ts): run seeds
+ * `firstSeed` … `firstSeed + count - 1` for their verdicts and answer with their summaries. A
+ * cancel stops it after the current schedule (the answer then has fewer).
+ */
+export interface ExploreSeedsRequest {
+  type: 'explore-seeds';
+  id: number;
+  scenario: string;
+  code: string;
+  variant?: string;
+  firstSeed: number;
+  count: number;
+}
+
+/**
+ * Finish an exploration from the summaries of all its schedules, in seed order (their counts, and
+ * the first violation shrunk in this worker), answered with `explore-result`.
+ */
+export interface ExploreFinishRequest {
+  type: 'explore-finish';
+  id: number;
+  scenario: string;
+  code: string;
+  variant?: string;
+  summaries: ScheduleSummary[];
+  /** The page's time from the first schedule asked to the last summary, for the rate. */
+  elapsedMs: number;
+}
+
+/**
+ * Warm the worker up for a lesson while the learner reads its brief: explore each of `codes`
+ * (the lesson's own starter and solution) for `runs` schedules and discard the results, so that
+ * the learner's first exploration does not pay the JIT's first passes. Any later request stops it
+ * at the next schedule. Every run starts from a full reset, so it cannot change a later verdict.
+ */
+export interface WarmRequest {
+  type: 'warm';
+  id: number;
+  scenario: string;
+  codes: string[];
+  runs: number;
+}
+
 /** Stop exploration `id` after its current schedule. */
 export interface CancelRequest {
   type: 'cancel';
@@ -63,6 +107,8 @@ export type WorkerResponse =
   | RunResultMessage
   | ExploreProgressMessage
   | ExploreResultMessage
+  | ExploreSeedsResultMessage
+  | WarmResultMessage
   | HeartbeatMessage;
 
 /** A promise the learner's code rejected without anyone handling it, seen during a run. */
@@ -97,6 +143,21 @@ export interface ExploreResultMessage {
   type: 'explore-result';
   id: number;
   result: ExploreResult;
+}
+
+/** The answer to an `explore-seeds` request: one summary per schedule run, in seed order. */
+export interface ExploreSeedsResultMessage {
+  type: 'explore-seeds-result';
+  id: number;
+  summaries: ScheduleSummary[];
+}
+
+/** The answer to a `warm` request: how many schedules it ran before it finished or was stopped. */
+export interface WarmResultMessage {
+  type: 'warm-result';
+  id: number;
+  runs: number;
+  ms: number;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { ExploreRequest, QueryResult, RunRequest } from './protocol';
 import { SqlError } from './protocol';
+import { tabExplorePool, type ExplorePool } from './explore-pool';
 import { tabWorkerClient, type BootState, type ExploreProgress, type RunAnswer, type WorkerClient } from './worker-client';
 
 export type { DbStatus } from './worker-client';
@@ -24,6 +25,11 @@ export interface PgliteHandle extends BootState {
   ): { result: Promise<import('@/simulations/run/run').ExploreResult>; cancel(): void };
   /** Stop the query the worker is running by restarting the database (false: none was running). */
   stopQuery(): boolean;
+  /**
+   * Get ready to explore `scenario`: start the helper workers the hardware affords and warm every
+   * worker up with `codes` (./explore-pool.ts). Call it once the page is idle.
+   */
+  prepareExplore(scenario: string, codes: string[]): void;
 }
 
 const BOOTING: BootState = { status: 'booting', restarts: 0 };
@@ -32,9 +38,12 @@ const noClient = () => () => {};
 /** The tab's database once `enabled` (until then it reads as booting, and no worker is started). */
 export function usePglite(enabled = true): PgliteHandle {
   const [client, setClient] = useState<WorkerClient | null>(null);
+  const [pool, setPool] = useState<ExplorePool | null>(null);
 
   useEffect(() => {
-    if (enabled) setClient(tabWorkerClient());
+    if (!enabled) return;
+    setClient(tabWorkerClient());
+    setPool(tabExplorePool());
   }, [enabled]);
 
   const state = useSyncExternalStore(
@@ -44,15 +53,17 @@ export function usePglite(enabled = true): PgliteHandle {
   );
 
   const notRunning = useCallback(() => Promise.reject(new SqlError({ message: 'The database worker is not running.' })), []);
-  const query = useCallback((sql: string) => (client ? client.query(sql) : notRunning()), [client, notRunning]);
-  const run = useCallback((request: Omit<RunRequest, 'type' | 'id'>) => (client ? client.run(request) : notRunning()), [client, notRunning]);
+  // The learner's own requests take the cores from the helpers' warm-ups.
+  const query = useCallback((sql: string) => (pool?.quiet(), client ? client.query(sql) : notRunning()), [client, pool, notRunning]);
+  const run = useCallback((request: Omit<RunRequest, 'type' | 'id'>) => (pool?.quiet(), client ? client.run(request) : notRunning()), [client, pool, notRunning]);
   const explore = useCallback(
     (request: Omit<ExploreRequest, 'type' | 'id'>, onProgress?: (p: ExploreProgress) => void) =>
-      client ? client.explore(request, onProgress) : { result: notRunning(), cancel() {} },
-    [client, notRunning],
+      pool ? pool.explore(request, onProgress) : { result: notRunning(), cancel() {} },
+    [pool, notRunning],
   );
+  const prepareExplore = useCallback((scenario: string, codes: string[]) => void pool?.prepare(scenario, codes), [pool]);
 
   const stopQuery = useCallback(() => client?.stopQuery() ?? false, [client]);
 
-  return useMemo(() => ({ ...state, query, run, explore, stopQuery }), [state, query, run, explore, stopQuery]);
+  return useMemo(() => ({ ...state, query, run, explore, stopQuery, prepareExplore }), [state, query, run, explore, stopQuery, prepareExplore]);
 }

@@ -16,11 +16,13 @@
  */
 import type { LabRun } from '@/simulations/run/lab-run';
 import { takeEarlyWorker, type EarlyWorker } from './early-worker';
-import type { ExploreResult } from '@/simulations/run/run';
+import type { ExploreResult, ScheduleSummary } from '@/simulations/run/run';
 import {
   SqlError,
   type BootTimings,
+  type ExploreFinishRequest,
   type ExploreRequest,
+  type ExploreSeedsRequest,
   type QueryResult,
   type RunRequest,
   type UnhandledRejection,
@@ -91,7 +93,9 @@ export class QueryStoppedError extends SqlError {
 type Job =
   | { kind: 'query'; resolve(r: QueryResult): void; reject(e: Error): void }
   | { kind: 'run'; resolve(r: RunAnswer): void; reject(e: Error): void }
-  | { kind: 'explore'; resolve(r: ExploreResult): void; reject(e: Error): void; onProgress?(p: ExploreProgress): void };
+  | { kind: 'explore'; resolve(r: ExploreResult): void; reject(e: Error): void; onProgress?(p: ExploreProgress): void }
+  | { kind: 'seeds'; resolve(r: ScheduleSummary[]): void; reject(e: Error): void }
+  | { kind: 'warm'; resolve(r: { runs: number; ms: number }): void; reject(e: Error): void };
 
 export interface WorkerClientOptions {
   /** Silence, while a run or exploration is outstanding, that counts as stuck. */
@@ -238,6 +242,16 @@ export class WorkerClient {
         if (job?.kind === 'explore') job.resolve(message.result);
         return;
       }
+      case 'explore-seeds-result': {
+        const job = this.take(message.id);
+        if (job?.kind === 'seeds') job.resolve(message.summaries);
+        return;
+      }
+      case 'warm-result': {
+        const job = this.take(message.id);
+        if (job?.kind === 'warm') job.resolve({ runs: message.runs, ms: message.ms });
+        return;
+      }
       case 'error': {
         if (message.id === undefined) {
           this.setState({ status: 'error', error: message.message });
@@ -279,7 +293,7 @@ export class WorkerClient {
 
   /** Keep `waitingForQuery` true exactly while a run or exploration is queued behind a running query. */
   private noteQueue(): void {
-    const waiting = this.oldestJob()?.kind === 'query' && [...this.jobs.values()].some((j) => j.kind !== 'query');
+    const waiting = this.oldestJob()?.kind === 'query' && [...this.jobs.values()].some((j) => j.kind !== 'query' && j.kind !== 'warm');
     if (waiting === !!this.state.waitingForQuery) return;
     this.state = { ...this.state, waitingForQuery: waiting };
     for (const l of this.listeners) l();
@@ -303,7 +317,7 @@ export class WorkerClient {
     }
     this.jobs.set(request.id, job);
     this.requests.set(request.id, request);
-    if (job.kind !== 'query') this.lastHeard = this.now();
+    if (job.kind !== 'query' && job.kind !== 'warm') this.lastHeard = this.now();
     this.updateWatchdog();
     this.noteQueue();
     worker.postMessage(request);
@@ -311,7 +325,7 @@ export class WorkerClient {
 
   /** Watch while a run or exploration is outstanding and the database is up. */
   private updateWatchdog(): void {
-    const watching = [...this.jobs.values()].some((j) => j.kind !== 'query');
+    const watching = [...this.jobs.values()].some((j) => j.kind !== 'query' && j.kind !== 'warm');
     if (watching && this.watchdog === null) {
       this.lastCheck = this.now();
       this.watchdog = setInterval(() => this.check(), CHECK_EVERY_MS);
@@ -331,8 +345,11 @@ export class WorkerClient {
       return;
     }
     // Requests are answered in order: while a query sent earlier is still running (a slow one, like
-    // `pg_sleep(30)`), the run behind it has not started, and the silence is the query's.
-    if (this.oldestJob()?.kind === 'query') {
+    // `pg_sleep(30)`), the run behind it has not started, and the silence is the query's. A warm-up
+    // runs the lesson's own code, never stuck, and the first schedules of a cold worker on a loaded
+    // machine may hold it for seconds: its silence is not the learner's code either.
+    const oldest = this.oldestJob()?.kind;
+    if (oldest === 'query' || oldest === 'warm') {
       this.lastHeard = now;
       return;
     }
@@ -393,6 +410,28 @@ export class WorkerClient {
       this.send({ type: 'explore', id, ...request }, { kind: 'explore', resolve, reject, onProgress }),
     );
     return { result, cancel: () => this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest) };
+  }
+
+  /** Run one share of an exploration (./explore-pool.ts); `cancel()` stops it after the current schedule. */
+  exploreSeeds(request: Omit<ExploreSeedsRequest, 'type' | 'id'>): { result: Promise<ScheduleSummary[]>; cancel(): void } {
+    const id = this.nextId++;
+    const result = new Promise<ScheduleSummary[]>((resolve, reject) => this.send({ type: 'explore-seeds', id, ...request }, { kind: 'seeds', resolve, reject }));
+    return { result, cancel: () => this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest) };
+  }
+
+  /** Count an exploration's summaries and shrink its first violation here. */
+  finishExplore(request: Omit<ExploreFinishRequest, 'type' | 'id'>): Promise<ExploreResult> {
+    return new Promise((resolve, reject) => this.send({ type: 'explore-finish', id: this.nextId++, ...request }, { kind: 'explore', resolve, reject }));
+  }
+
+  /** Warm the worker up for a lesson (see WarmRequest); any later request stops it. */
+  warm(scenario: string, codes: string[], runs: number): Promise<{ runs: number; ms: number }> {
+    return new Promise((resolve, reject) => this.send({ type: 'warm', id: this.nextId++, scenario, codes, runs }, { kind: 'warm', resolve, reject }));
+  }
+
+  /** Stop a warm-up at its next schedule: any request does, and a cancel of no job is the lightest. */
+  stopWarmUp(): void {
+    if ([...this.jobs.values()].some((j) => j.kind === 'warm')) this.worker?.postMessage({ type: 'cancel', id: 0 } satisfies WorkerRequest);
   }
 
   dispose(): void {

@@ -1,9 +1,10 @@
 /// <reference lib="webworker" />
 /**
- * The tab's one PostgreSQL: PGlite (Postgres compiled to WebAssembly) in a worker, so its boot and
- * every query run off the main thread. The simulation engine runs here too, on the same PGlite (one
- * instance per tab: each costs ~500 MB), and so does the learner's code, inside the sandbox of
- * ./sandbox.ts. Protocol: ./protocol.ts. Loaded by ./pglite.worker.ts once that has started the
+ * The tab's PostgreSQL: PGlite (Postgres compiled to WebAssembly) in a worker, so its boot and
+ * every query run off the main thread. The simulation engine runs here too, on the same PGlite, and
+ * so does the learner's code, inside the sandbox of ./sandbox.ts. The tab's own worker serves
+ * queries, runs and explorations; where the hardware affords them, helper workers (the same
+ * script, each with its own PGlite) take shares of explorations (./explore-pool.ts). Protocol: ./protocol.ts. Loaded by ./pglite.worker.ts once that has started the
  * downloads the boot waits on (./boot-assets.ts). Learner code runs in its own realm
  * (simulations/learner/realm.ts), locked down once PGlite has booted.
  *
@@ -19,7 +20,6 @@ import { learnerLocation } from '@/simulations/learner/compile';
 import { hostTick } from '@/simulations/engine/host-tick';
 import { runForLab, type LabRun } from '@/simulations/run/lab-run';
 import { PGLITE_START_PARAMS } from '@/simulations/db/pglite-start';
-import { explore } from '@/simulations/run/run';
 import { lessonById } from '@/simulations/lessons';
 import type { PgliteConnection } from '@/simulations/db/pglite-statements';
 import { PgliteSimDatabase } from '@/simulations/db/pglite';
@@ -27,7 +27,6 @@ import type { BootAssets } from './boot-assets';
 import { bootPrebuilt } from './prebuilt-datadir';
 import type {
   BootTimings,
-  ExploreRequest,
   QueryErrorMessage,
   ReadyMessage,
   RunRequest,
@@ -36,6 +35,7 @@ import type {
   WorkerResponse,
 } from './protocol';
 import { hardenRealm, hostClock, lockDown } from './sandbox';
+import { exploreAll, exploreShare, finishSpread, warmUp, type ExploreHost } from './worker-explore';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
@@ -306,48 +306,25 @@ function engineConnection(pg: PGlite): PgliteConnection {
   };
 }
 
-const cancelled = new Set<number>();
+/** Explorations as ./worker-explore.ts serves them, on this worker's database and page. */
+const explorations: ExploreHost = {
+  database: booted,
+  post,
+  async busy(job) {
+    beginBusy();
+    unhandled = [];
+    try {
+      await job();
+    } finally {
+      unhandled = null;
+      endBusy();
+    }
+  },
+  cancelled: new Set<number>(),
+};
 
-async function exploreMany(request: ExploreRequest): Promise<void> {
-  const db = await booted(request.id);
-  if (!db) return;
-  beginBusy();
-  let lastProgress = -Infinity;
-  const started = hostClock.now();
-  unhandled = [];
-  try {
-    const scenario = lessonById(request.scenario);
-    const result = await explore(db.sim, {
-      scenario,
-      code: request.code,
-      variant: request.variant ?? 'your code',
-      runs: request.runs,
-      hostNow: hostClock.now,
-      shouldStop: () => cancelled.has(request.id),
-      onProgress(done, total) {
-        const now = hostClock.now();
-        if (now - lastProgress < 100 && done < total) return;
-        lastProgress = now;
-        const elapsed = now - started;
-        post({
-          type: 'explore-progress',
-          id: request.id,
-          done,
-          total,
-          // Over the first quarter second a rate is mostly noise ("1 of 200 · 7 schedules/s" says nothing).
-          schedulesPerSecond: elapsed >= RATE_AFTER_MS || (done === total && elapsed > 0) ? Math.round((done / elapsed) * 1000) : null,
-        });
-      },
-    });
-    post({ type: 'explore-result', id: request.id, result });
-  } catch (error) {
-    post({ type: 'error', id: request.id, message: `The exploration could not finish: ${errorText(error)}` });
-  } finally {
-    cancelled.delete(request.id);
-    unhandled = null;
-    endBusy();
-  }
-}
+/** Requests other than warm-ups received so far: a warm-up stops as soon as this moves. */
+let requestsSeen = 0;
 
 // One request at a time, in arrival order (a cancel jumps the queue: it only sets a flag).
 let queue: Promise<void> = Promise.resolve();
@@ -355,10 +332,8 @@ function enqueue(job: () => Promise<void>): void {
   queue = queue.then(job, job);
 }
 
-/** How long an exploration runs before its progress reports a rate. */
-const RATE_AFTER_MS = 250;
-
 function handle(request: WorkerRequest): void {
+  if (request?.type !== 'warm') requestsSeen++;
   switch (request?.type) {
     case 'query':
       enqueue(() => runQuery(request.id, request.sql));
@@ -367,10 +342,21 @@ function handle(request: WorkerRequest): void {
       enqueue(() => runOnce(request));
       break;
     case 'explore':
-      enqueue(() => exploreMany(request));
+      enqueue(() => exploreAll(explorations, request));
       break;
+    case 'explore-seeds':
+      enqueue(() => exploreShare(explorations, request));
+      break;
+    case 'explore-finish':
+      enqueue(() => finishSpread(explorations, request));
+      break;
+    case 'warm': {
+      const seen = requestsSeen;
+      enqueue(() => warmUp(explorations, request, () => requestsSeen !== seen));
+      break;
+    }
     case 'cancel':
-      cancelled.add(request.id);
+      explorations.cancelled.add(request.id);
       break;
   }
 }

@@ -12,6 +12,7 @@
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type MouseEvent } from 'react';
 import { useDatabase } from '@/components/db/PgliteProvider';
+import { useExplorePreparation } from '@/components/db/useExplorePreparation';
 import { backAction, EXPLORE_RUNS, faultActions, pauseAction, resetAction, runAction, skipAction, stepAction, type ActionContext, type LabAction } from '@/components/lab/actions/lab-actions';
 import { SPEED_DELAY_MS, type Speed } from '@/components/lab/controller/lab-machine';
 import { useLabController } from '@/components/lab/controller/use-lab-controller';
@@ -75,6 +76,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
   const db = useDatabase();
   const dbRef = useRef(db);
   dbRef.current = db;
+  useExplorePreparation(db, scenario.id, [scenario.variants.starter.code, scenario.variants.solution.code]);
   const [variant, setVariant] = useState<Variant>('starter');
   const variantRef = useRef(variant);
   variantRef.current = variant;

@@ -11,6 +11,7 @@ import dynamic from 'next/dynamic';
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { DbStatus } from '@/components/db/DbStatus';
 import { useDatabase } from '@/components/db/PgliteProvider';
+import { useExplorePreparation } from '@/components/db/useExplorePreparation';
 import type { EditorMarker } from '@/components/editor/CodeEditor';
 import { actionsFor, faultActions, PLAYBACK_ACTIONS, type ActionContext } from './actions/lab-actions';
 import { CodePanel, type CodeMode } from './CodePanel';
@@ -116,6 +117,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   }, [dbReady]);
 
   const starter = scenario.variants.starter.code;
+  useExplorePreparation(db, scenario.id, [starter, scenario.variants.solution.code]);
   const learner = useLearnerCode(scenario.id, starter);
   const onYourCodeRef = useRef(onYourCode);
   onYourCodeRef.current = onYourCode;
@@ -416,6 +418,7 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
               running={loading || playing}
               onSelectStep={showEvent}
               injectedByHand={injectedCount(result, context.injected)}
+              explored={context.explorer.status === 'done' ? context.explorer.result : null}
             />
             {/* Hints read the run and the exploration, so they sit beside them, not above the code. */}
             <HintLadder

@@ -367,6 +367,29 @@ export async function explore(db: SimDatabase, opts: ExploreOptions): Promise<Ex
   return tally.result(opts, elapsed, counterexample);
 }
 
+/**
+ * Finish an exploration whose schedules were run elsewhere (other workers, in chunks): count
+ * `summaries` in seed order as `explore` does (stopping at code that cannot load), and shrink the
+ * first violation, whose run is repeated here. Runs are pure functions of their inputs, so the
+ * result is the one `explore` on one database gives; only `schedulesPerSecond` is the caller's
+ * (`elapsedMs`).
+ */
+export async function finishExploration(db: SimDatabase, opts: ExploreOptions, summaries: readonly ScheduleSummary[], elapsedMs: number | null): Promise<ExploreResult> {
+  const tally = new ExploreTally(opts.scenario);
+  const firstSeed = opts.firstSeed ?? 1;
+  for (const [i, s] of summaries.entries()) {
+    if (s.seed !== firstSeed + i) throw new Error(`schedule ${i + 1} has seed ${s.seed}, not ${firstSeed + i}: summaries must come in seed order, none missing`);
+    if (!tally.add(s)) break;
+  }
+  let counterexample: Counterexample | null = null;
+  if (tally.firstViolation !== null) {
+    const failing = await exploreSeed(db, opts, tally.firstViolation);
+    if (failing.verdict !== 'violated') throw new Error(`seed ${tally.firstViolation} violated in one worker and not in another: a run is not deterministic`);
+    counterexample = await shrink(db, opts, failing);
+  }
+  return tally.result(opts, elapsedMs, counterexample);
+}
+
 /** A short name for what a run's side effects came to, for the outcome histogram. */
 export function outcomeKey(result: RunResult): string {
   return keyOf(summarize(result).broken);

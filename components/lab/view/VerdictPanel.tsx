@@ -18,6 +18,8 @@ export interface VerdictPanelProps {
   onSelectStep: (i: number) => void;
   /** How many of the run's faults were injected by hand (beyond the plan); 0 when none. */
   injectedByHand?: number;
+  /** The last exploration's counts, if one finished: said while there is no run to judge yet. */
+  explored?: { runs: number; violations: number } | null;
 }
 
 const ENDINGS: Record<RunResult['ending'], string> = {
@@ -27,7 +29,7 @@ const ENDINGS: Record<RunResult['ending'], string> = {
   'step-limit': 'Stopped at the step limit',
 };
 
-export function VerdictPanel({ result, revealed, running, onSelectStep, injectedByHand = 0 }: VerdictPanelProps) {
+export function VerdictPanel({ result, revealed, running, onSelectStep, injectedByHand = 0, explored = null }: VerdictPanelProps) {
   return (
     <section
       role="status"
@@ -35,12 +37,20 @@ export function VerdictPanel({ result, revealed, running, onSelectStep, injected
       aria-label="Verdict"
       className="rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900"
     >
-      {running || !result || !revealed ? <Pending running={running} /> : <Verdict result={result} onSelectStep={onSelectStep} injectedByHand={injectedByHand} />}
+      {running || !result || !revealed ? <Pending running={running} explored={result ? null : explored} /> : <Verdict result={result} onSelectStep={onSelectStep} injectedByHand={injectedByHand} />}
     </section>
   );
 }
 
-function Pending({ running }: { running: boolean }) {
+/** What the panel says before a verdict: running, or what to do (and what Explore already found). */
+export function pendingText(running: boolean, explored: VerdictPanelProps['explored']): string {
+  if (running) return 'Running…';
+  if (!explored) return 'Run the scenario to see the verdict';
+  const found = explored.violations ? `${explored.violations} of ${explored.runs} broke an invariant` : `none of ${explored.runs} broke an invariant`;
+  return `Explore tried ${explored.runs} schedules: ${found} (the Explorer says which). Run the scenario to watch one and see its verdict.`;
+}
+
+function Pending({ running, explored }: { running: boolean; explored: VerdictPanelProps['explored'] }) {
   return (
     <div className="flex items-center gap-3 px-4 py-4">
       {running ? (
@@ -48,7 +58,7 @@ function Pending({ running }: { running: boolean }) {
       ) : (
         <span aria-hidden="true" className="size-4 rounded-full border-2 border-dashed border-slate-300 dark:border-slate-600" />
       )}
-      <p className="text-sm text-slate-600 dark:text-slate-300">{running ? 'Running…' : 'Run the scenario to see the verdict'}</p>
+      <p className="text-sm text-slate-600 dark:text-slate-300">{pendingText(running, explored)}</p>
     </div>
   );
 }

@@ -255,26 +255,34 @@ export const eachRowOnce: Invariant = {
  * What keeps two relays' transactions apart on PostgreSQL: a row-locking read of the outbox
  * (SELECT … FROM outbox … FOR UPDATE or FOR NO KEY UPDATE, SKIP LOCKED or not); an UPDATE of the
  * outbox that re-checks published_at IS NULL (its row locks make a second relay re-check and skip
- * the rows); or an advisory lock taken in the transaction before it reads the outbox (the relays
- * take turns). A lock taken after the read comes too late: the second relay waits for it and then
- * publishes the rows it read before. A `pg_try_advisory…` lock counts when its answer decides
- * something: the code read it, or the call filters rows in the statement's WHERE.
+ * the rows); or an advisory lock taken in the transaction before the outbox read that the publish
+ * follows (the relays take turns). A lock taken after that read comes too late: the second relay
+ * waits for it and then publishes the rows it read before. Reading again under the lock is enough:
+ * PostgreSQL makes a transaction's commit visible before it releases its locks, so a relay that
+ * gets the lock next and reads then sees the first relay's marks (candidates read unlocked, then
+ * each one try-locked and re-read before it is published, is a sound relay). A `pg_try_advisory…`
+ * lock counts when its answer decides something: the code read it, or the call filters rows in the
+ * statement's WHERE.
  */
 const ROW_LOCKING = [/\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i, /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i];
 const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 const READS_OUTBOX = /\bfrom\s+outbox\b/i;
 
+/** Whether the transaction's statements so far (up to a publish) keep another relay off what it publishes. */
 function relayLocked(tx: { statements: readonly string[]; events: readonly TraceEvent[] }): boolean {
   if (tx.statements.some((sql) => ROW_LOCKING.some((re) => re.test(sql)))) return true;
+  let locked = false;
+  /** Whether the latest read of the outbox came after a lock that counts; null before any read. */
+  let lastReadLocked: boolean | null = null;
   for (const e of tx.events) {
     const data = e.data as { sql?: unknown; answerRead?: unknown } | undefined;
     const sql = String(data?.sql ?? '');
     const lock = ADVISORY_LOCK.exec(sql);
-    if (lock && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) return true;
-    if (READS_OUTBOX.test(sql)) return false;
+    if (lock && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) locked = true;
+    if (READS_OUTBOX.test(sql)) lastReadLocked = locked;
   }
-  return false;
+  return lastReadLocked ?? locked;
 }
 
 /**

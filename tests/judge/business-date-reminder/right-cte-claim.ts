@@ -1,0 +1,30 @@
+// expect: right
+// kind: cte
+// why: the key is the order and its business date, claimed by one data-modifying CTE that inserts it or takes over an expired unfinished claim, so each business date's reminder goes once.
+import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+type ReminderMessage = ReceiptMessage & { businessDate: string };
+
+export async function sendReminder(msg: ReminderMessage, env: Env) {
+  const key = opKey('reminder', { orderId: msg.orderId, businessDate: msg.businessDate });
+  const mine = await env.db.query(
+    `WITH fresh AS (
+       INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'running', now() + interval '60 seconds')
+       ON CONFLICT (op_key) DO NOTHING
+       RETURNING op_key
+     ), stale AS (
+       UPDATE operations SET lease_until = now() + interval '60 seconds'
+       WHERE op_key = $1 AND state = 'running' AND lease_until < now() AND NOT EXISTS (SELECT 1 FROM fresh)
+       RETURNING op_key
+     )
+     SELECT op_key FROM fresh UNION ALL SELECT op_key FROM stale`,
+    [key],
+  );
+  if (mine.rows.length === 0) {
+    const row = await env.db.query<{ state: string }>('SELECT state FROM operations WHERE op_key = $1', [key]);
+    return row.rows[0]?.state === 'done' ? 'ack' : 'retry-later';
+  }
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId, template: 'reminder' }, { idempotencyKey: key });
+  await complete(env.db, key, sent);
+  return 'ack';
+}
