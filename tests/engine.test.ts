@@ -189,6 +189,7 @@ describe('which faults took effect', () => {
     'lose-request': 'lose-request',
     'lose-response': 'lose-response',
     'slow-response': 'slow-response',
+    'refuse-item': 'refuse-item',
   };
 
   test('each fault names the event it took effect at, and every fault event is named (every scenario, drawn plans)', async () => {

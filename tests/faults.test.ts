@@ -108,3 +108,17 @@ test('a duplicate delivery may wait for a step ("redeliver now"), and says so; w
   expect(() => parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', atStep: -1 }])).toThrow(/fault 1: atStep must be a whole number/);
   expect(() => parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', atStep: '3' }])).toThrow(/fault 1: atStep must be a whole number/);
 });
+
+test('a duplicate delivery may be placed at a moment after the first delivery, and an item of a batch refused; both say so', () => {
+  const [d] = parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', afterMs: 65_000, extra: 1 }]);
+  expect(d).toEqual({ kind: 'duplicate-delivery', message: 'm1', afterMs: 65_000 });
+  expect(describeFault(d)).toBe('deliver m1 again 65 s after its first delivery, to a second consumer while the first holds it or as a copy after its ack');
+  expect(describeFaultAt(d, 8)).toBe(`${describeFault(d)} (event 8)`);
+  expect(() => parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', afterMs: -5 }])).toThrow(/fault 1: afterMs must be a whole number of milliseconds/);
+  expect(() => parseFaultPlan([{ kind: 'duplicate-delivery', message: 'm1', afterMs: 1.5 }])).toThrow(/afterMs/);
+  const [r] = parseFaultPlan([{ kind: 'refuse-item', call: 'transform.batch', nth: 2, item: 3 }]);
+  expect(r).toEqual({ kind: 'refuse-item', call: 'transform.batch', nth: 2, item: 3 });
+  expect(describeFault(r)).toBe('the second transform.batch refuses its item 3 with 429');
+  expect(() => parseFaultPlan([{ kind: 'refuse-item', call: 'transform.batch' }])).toThrow(/fault 1: item must be an index/);
+  expect(() => parseFaultPlan([{ kind: 'refuse-item', call: 'fax', item: 0 }])).toThrow(/fault 1: call must be one of/);
+});

@@ -47,3 +47,32 @@ test('a crash that lands one statement after the menu’s own moment is caught w
   expect(e.violations, `seeds 1–${runs}: replay with npm run sim -- explore lease-expiry --variant tests/judge/lease-expiry/done-before-send.ts --runs ${runs}`).toBeGreaterThan(0);
   expect(e.byInvariant['every-order-receipted']).toBeGreaterThan(0);
 }, 300_000);
+
+test('a duplicate is also placed at moments after its first delivery, and a refused item over the batch, the menu’s own moments ranked first', () => {
+  const lease = systematicPlans(lessonById('lease-expiry'));
+  for (const afterMs of [2_000, 15_000, 45_000, 65_000, 95_000]) expect(lease).toContainEqual([{ kind: 'duplicate-delivery', message: 'm1', afterMs }]);
+  const batch = systematicPlans(lessonById('batch-credits'));
+  for (const item of [0, 1, 3, 5, 7]) expect(batch).toContainEqual([{ kind: 'refuse-item', call: 'transform.batch', nth: 1, item }]);
+  // A placement that is also an entry of the menu is that entry (not a later placement of another),
+  // so its pairs are among the first: moving-answers's slow lookup with its duplicate 2 s in.
+  const moving = systematicPlans(lessonById('moving-answers'));
+  const pair = moving.findIndex((p) => p.length === 2 && p.some((f) => f.kind === 'slow-response') && p.some((f) => f.kind === 'duplicate-delivery' && f.afterMs === 2_000));
+  expect(pair).toBeGreaterThan(0);
+  expect(pair).toBeLessThan(moving.findIndex((p) => p.length === 2) + 30);
+  // A menu entry written with nth: undefined is the same fault as nth: 1, so never planned twice.
+  const keys = moving.map((p) => JSON.stringify(p.map((f) => ({ ...f, nth: f.kind === 'duplicate-delivery' ? undefined : ((f as { nth?: number }).nth ?? 1) }))));
+  expect(new Set(keys).size).toBe(keys.length);
+});
+
+test.each([
+  ['lease-expiry', 'lease-expiry/lease-one-second.ts', 'at-most-one-receipt'],
+  ['lease-expiry', 'lease-expiry/takeover-ignores-done.ts', 'at-most-one-receipt'],
+  ['batch-credits', 'batch-credits/append-in-arrival-order.ts', 'every-item-transformed'],
+  ['moving-answers', 'moving-answers/check-then-store.ts', 'one-consistent-answer'],
+])('a fault placed at a moment catches %s within the systematic seeds: %s', async (lesson, file, invariant) => {
+  const scenario = lessonById(lesson);
+  const code = readFileSync(new URL(`./judge/${file}`, import.meta.url), 'utf8');
+  const runs = systematicPlans(scenario).length;
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs, shrinkBudget: 0 });
+  expect(e.byInvariant[invariant] ?? 0, `seeds 1–${runs}: replay with npm run sim -- explore ${lesson} --variant tests/judge/${file} --runs ${runs}`).toBeGreaterThan(0);
+}, 300_000);

@@ -175,8 +175,18 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           faults.took('lose-request', e.i);
           return timeout(undefined, `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})`);
         }
-        const outcome = host.providers.apply(kind, request, opts, { nowMs: host.elapsed(), step: host.eventCount(), by: pid });
-        host.emit({ actor: pid, type: 'call', call: kind, target: provider, text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`, data: { request, options: opts ?? {}, response: outcome.response } });
+        const refuse = faults.refuseItems?.length ? { refuseItems: faults.refuseItems } : {};
+        const outcome = host.providers.apply(kind, request, opts, { nowMs: host.elapsed(), step: host.eventCount(), by: pid, ...refuse });
+        const called = host.emit({
+          actor: pid,
+          type: 'call',
+          call: kind,
+          target: provider,
+          ...(faults.refuseItems?.length ? { fault: 'refuse-item' as const } : {}),
+          text: `${pid} → ${provider}: ${label}${opts?.idempotencyKey ? ` [key ${opts.idempotencyKey.slice(0, 8)}…]` : ''} — ${outcome.summary}`,
+          data: { request, options: opts ?? {}, response: outcome.response },
+        });
+        if (faults.refuseItems?.length) faults.took('refuse-item', called.i);
         if (faults.lostResponse) return timeout('lose-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)`);
         const slow = faults.slow;
         if (slow && slow.ms >= timeoutMs) return timeout('slow-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer`);

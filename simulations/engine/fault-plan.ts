@@ -2,7 +2,8 @@
  * The fault plan of one run: the one place where faults are matched against what happens and
  * marked as fired. Crashes before or after the nth step of a kind (optionally narrowed to
  * statements that start with some SQL), crashes at a scheduler step, lost requests, lost and slow
- * responses of the nth call of a kind, and duplicate deliveries of a message. Each fault fires at
+ * responses of the nth call of a kind, items of a batch refused, and duplicate deliveries of a
+ * message (from a step, or at a moment after its first delivery). Each fault fires at
  * most once, whatever the incarnation; the plan records the trace event it took effect at.
  */
 import { sqlStartsWith } from './faults';
@@ -26,6 +27,8 @@ export interface CallFaults {
   lostRequest: boolean;
   lostResponse: boolean;
   slow?: { ms: number };
+  /** Indices of the batch's items the provider refuses with 429. */
+  refuseItems?: number[];
   /** Record `eventIndex` as where this call's faults of `kind` took effect. */
   took(kind: Fault['kind'], eventIndex: number): void;
 }
@@ -112,17 +115,39 @@ export class FaultPlan {
       lostRequest: faults.some((f) => f.kind === 'lose-request'),
       lostResponse: faults.some((f) => f.kind === 'lose-response'),
       slow: faults.find((f) => f.kind === 'slow-response') as { ms: number } | undefined,
+      refuseItems: faults.flatMap((f) => (f.kind === 'refuse-item' ? [f.item] : [])),
       took: (k, eventIndex) => {
         for (const f of faults) if (f.kind === k) this.tookEffect.set(f, eventIndex);
       },
     };
   }
 
-  /** The duplicate-delivery fault of message `id` due by step `stepsRun`, if any is left. */
-  duplicateDue(id: string, stepsRun: number): DuplicateDelivery | undefined {
+  /**
+   * The duplicate-delivery fault of message `id` due by step `stepsRun`, `sinceFirstMs` after the
+   * message's first delivery (null before it), if any is left. With `settled`, the message was
+   * acknowledged: only a fault placed at a moment (`afterMs`) brings it back.
+   */
+  duplicateDue(id: string, stepsRun: number, sinceFirstMs: number | null, settled = false): DuplicateDelivery | undefined {
     const left = this.duplicates.get(id);
     if (!left?.length) return undefined;
-    return left.find((f) => f.atStep === undefined || stepsRun >= f.atStep);
+    return left.find(
+      (f) =>
+        (f.atStep === undefined || stepsRun >= f.atStep) &&
+        (f.afterMs === undefined ? !settled : sinceFirstMs !== null && sinceFirstMs >= f.afterMs),
+    );
+  }
+
+  /** The moments (ms after its first delivery) at which duplicates of message `id` are still to come. */
+  duplicateMoments(id: string): number[] {
+    return (this.duplicates.get(id) ?? []).flatMap((f) => (f.afterMs === undefined ? [] : [f.afterMs]));
+  }
+
+  /**
+   * Whether a copy of message `id`, acknowledged, is still to come at a moment: then consumers wait
+   * for it. One that also waits for a step not reached by `stepsRun` never comes (nothing else runs).
+   */
+  lateCopyPending(id: string, stepsRun: number): boolean {
+    return (this.duplicates.get(id) ?? []).some((f) => f.afterMs !== undefined && (f.atStep === undefined || stepsRun >= f.atStep));
   }
 
   /** Take `fault` off the duplicates still to apply. */

@@ -66,6 +66,11 @@ function atStep(v: unknown, where: string): number {
   return v;
 }
 
+function afterMs(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 86_400_000) throw new FaultPlanError(`${where}: afterMs must be a whole number of milliseconds up to a day`);
+  return v;
+}
+
 /** Check that `value` is a fault plan; returns a clean copy with only known fields. */
 export function parseFaultPlan(value: unknown): Fault[] {
   if (!Array.isArray(value)) throw new FaultPlanError('a fault plan is a JSON array of faults');
@@ -97,12 +102,21 @@ export function parseFaultPlan(value: unknown): Fault[] {
         if (typeof f.ms !== 'number' || !Number.isInteger(f.ms) || f.ms < 0 || f.ms > 86_400_000) throw new FaultPlanError(`${where}: ms must be a whole number of milliseconds up to a day`);
         return { kind: 'slow-response', call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where), ms: f.ms };
       }
+      case 'refuse-item': {
+        if (typeof f.item !== 'number' || !Number.isInteger(f.item) || f.item < 0 || f.item > 10_000) throw new FaultPlanError(`${where}: item must be an index from 0 to 10000`);
+        return { kind: 'refuse-item', call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where), item: f.item };
+      }
       case 'duplicate-delivery': {
         const message = name(f.message, where, 'message');
-        return f.atStep === undefined ? { kind: 'duplicate-delivery', message } : { kind: 'duplicate-delivery', message, atStep: atStep(f.atStep, where) };
+        return {
+          kind: 'duplicate-delivery',
+          message,
+          ...(f.atStep === undefined ? {} : { atStep: atStep(f.atStep, where) }),
+          ...(f.afterMs === undefined ? {} : { afterMs: afterMs(f.afterMs, where) }),
+        };
       }
       default:
-        throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, duplicate-delivery`);
+        throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, refuse-item, duplicate-delivery`);
     }
   });
 }
@@ -123,6 +137,7 @@ function matching(sql: string | undefined): string {
 export function describeFaultAt(f: Fault, event: number | null): string {
   if (event === null) return describeFault(f);
   if (f.kind === 'crash' && 'atStep' in f) return `crash ${f.process} at event ${event}`;
+  if (f.kind === 'duplicate-delivery' && f.afterMs !== undefined) return `${describeFault(f)} (event ${event})`;
   if (f.kind === 'duplicate-delivery' && f.atStep !== undefined) return `deliver ${f.message} to a second consumer while the first holds it, from event ${event} on`;
   return `${describeFault(f)} (event ${event})`;
 }
@@ -140,7 +155,12 @@ export function describeFault(f: Fault): string {
       return `lose the request of the ${ordinalWord(f.nth)} ${f.call}`;
     case 'slow-response':
       return `the ${ordinalWord(f.nth)} ${f.call} answers after ${f.ms / 1000} s`;
+    case 'refuse-item':
+      return `the ${ordinalWord(f.nth)} ${f.call} refuses its item ${f.item} with 429`;
     case 'duplicate-delivery':
+      if (f.afterMs !== undefined) {
+        return `deliver ${f.message} again ${f.afterMs / 1000} s after its first delivery, to a second consumer while the first holds it or as a copy after its ack${f.atStep === undefined ? '' : `, not before scheduler step ${f.atStep}`}`;
+      }
       return `deliver ${f.message} to a second consumer while the first holds it${f.atStep === undefined ? '' : `, from scheduler step ${f.atStep} on`}`;
   }
 }

@@ -26,7 +26,8 @@ export const messageMachine = setup({
   types: {
     context: {} as MessageContext,
     events: {} as MessageEvent,
-    input: {} as { id: string; body: unknown; visibilityTimeoutMs: number; maxReceives: number },
+    /** `deliveries`: how many times it was handed over before (a copy that outlived its ack); 0 for a new message. */
+    input: {} as { id: string; body: unknown; visibilityTimeoutMs: number; maxReceives: number; deliveries?: number },
     emitted: {} as { type: 'redelivered'; deliveries: number } | { type: 'deadLettered'; deliveries: number },
   },
   delays: {
@@ -41,7 +42,7 @@ export const messageMachine = setup({
   },
 }).createMachine({
   id: 'message',
-  context: ({ input }) => ({ ...input, deliveries: 0 }),
+  context: ({ input }) => ({ ...input, deliveries: input.deliveries ?? 0 }),
   initial: 'ready',
   states: {
     ready: {

@@ -2,8 +2,10 @@
  * The queue: at-least-once delivery. Each message is an XState actor on the simulated clock
  * (`ready → inFlight → acked`, or back to `ready` when its visibility timeout passes, or
  * dead-lettered after too many deliveries). A duplicate-delivery fault hands a message that a
- * consumer still holds to a second consumer. Receive, ack and publish are steps of the process
- * that asks; this module does what each does when the scheduler executes it.
+ * consumer still holds to a second consumer; one placed at a moment after the message's first
+ * delivery (`afterMs`) also brings back a message already acknowledged, as a copy the queue failed
+ * to delete, in flight again until it is acknowledged. Receive, ack and publish are steps of the
+ * process that asks; this module does what each does when the scheduler executes it.
  */
 import { createActor, type ActorRefFrom } from 'xstate';
 import type { VirtualClock } from './clock';
@@ -21,6 +23,8 @@ export type WorkerSignal = 'IDLE' | 'HANDLE';
 
 export class Queue {
   private readonly messages = new Map<string, MessageActor>();
+  /** Simulated time of each message's first delivery: moments of duplicates count from it. */
+  private readonly firstDelivered = new Map<string, number>();
 
   constructor(
     private readonly clock: VirtualClock,
@@ -30,11 +34,11 @@ export class Queue {
     private readonly stepsRun: () => number,
   ) {}
 
-  /** Put message `id` in the queue, ready. */
-  add(id: string, body: unknown): void {
+  /** Put message `id` in the queue, ready (`deliveries`: handed over that often before, for a copy that outlived its ack). */
+  add(id: string, body: unknown, deliveries = 0): MessageActor {
     const actor = createActor(messageMachine, {
       clock: this.clock,
-      input: { id, body, visibilityTimeoutMs: this.settings.visibilityTimeoutMs, maxReceives: this.settings.maxReceives },
+      input: { id, body, visibilityTimeoutMs: this.settings.visibilityTimeoutMs, maxReceives: this.settings.maxReceives, deliveries },
     });
     actor.on('redelivered', ({ deliveries }) =>
       this.emit({ actor: 'queue', type: 'redeliver', text: `visibility timeout: message ${id} is visible again (delivered ${deliveries}× so far)`, data: { messageId: id } }),
@@ -44,13 +48,15 @@ export class Queue {
     );
     actor.start();
     this.messages.set(id, actor);
+    return actor;
   }
 
-  /** Whether a message is still ready or in flight. */
+  /** Whether a message is still ready or in flight, or acknowledged with a copy still to come back. */
   unsettled(): boolean {
-    for (const a of this.messages.values()) {
+    for (const [id, a] of this.messages) {
       const v = a.getSnapshot().value;
       if (v === 'ready' || v === 'inFlight') return true;
+      if (v === 'acked' && this.firstDelivered.has(id) && this.plan.lateCopyPending(id, this.stepsRun())) return true;
     }
     return false;
   }
@@ -60,12 +66,17 @@ export class Queue {
     return null;
   }
 
-  /** A message held by a consumer that a duplicate-delivery fault due by now hands to another, and that fault. */
+  /**
+   * A message that a duplicate-delivery fault due by now hands over again, and that fault: one a
+   * consumer holds, or one acknowledged when the fault is placed at a moment (a late copy).
+   */
   private duplicateCandidate() {
     for (const [id, actor] of this.messages) {
-      if (actor.getSnapshot().value !== 'inFlight') continue;
-      const due = this.plan.duplicateDue(id, this.stepsRun());
-      if (due) return { id, actor, fault: due };
+      const state = actor.getSnapshot().value;
+      if (state !== 'inFlight' && state !== 'acked') continue;
+      const first = this.firstDelivered.get(id);
+      const due = this.plan.duplicateDue(id, this.stepsRun(), first === undefined ? null : this.clock.now() - first, state === 'acked');
+      if (due) return { id, actor, fault: due, late: state === 'acked' };
     }
     return null;
   }
@@ -82,8 +93,10 @@ export class Queue {
     if (!entry) {
       duplicate = this.duplicateCandidate();
       if (duplicate) {
-        entry = [duplicate.id, duplicate.actor];
         this.plan.useDuplicate(duplicate.id, duplicate.fault);
+        // A late copy: the message is back in flight, with the deliveries it had.
+        const actor = duplicate.late ? this.revive(duplicate.id, duplicate.actor) : duplicate.actor;
+        entry = [duplicate.id, actor];
       }
     }
     if (!entry) {
@@ -94,20 +107,34 @@ export class Queue {
     const [id, actor] = entry;
     actor.send({ type: 'RECEIVE' });
     const ctx = actor.getSnapshot().context;
+    if (!this.firstDelivered.has(id)) this.firstDelivered.set(id, this.clock.now());
+    if (ctx.deliveries === 1) {
+      // Moments of duplicates count from here: the clock stops at each, so one is handed over then.
+      for (const ms of this.plan.duplicateMoments(id)) this.clock.setTimeout(() => {}, ms);
+    }
     const delivery: Delivery = { messageId: id, attempt: ctx.deliveries, body: ctx.body };
     const received = this.emit({
       actor: 'queue',
       type: 'receive',
       target: pid,
       fault: duplicate ? 'duplicate-delivery' : undefined,
-      text: duplicate
-        ? `queue → ${pid}: message ${id} again, while another consumer still holds it (delivery ${ctx.deliveries})`
-        : `queue → ${pid}: message ${id} (delivery ${ctx.deliveries})`,
+      text: duplicate?.late
+        ? `queue → ${pid}: message ${id} again, after it was acknowledged: a copy the queue failed to delete (delivery ${ctx.deliveries})`
+        : duplicate
+          ? `queue → ${pid}: message ${id} again, while another consumer still holds it (delivery ${ctx.deliveries})`
+          : `queue → ${pid}: message ${id} (delivery ${ctx.deliveries})`,
       data: delivery,
     });
     if (duplicate) this.plan.fired(duplicate.fault, received.i);
     signal('HANDLE');
     return structuredCloneSafe(delivery);
+  }
+
+  /** Message `id`, acknowledged, back in the queue as a ready copy with the deliveries it had. */
+  private revive(id: string, acked: MessageActor): MessageActor {
+    const { body, deliveries } = acked.getSnapshot().context;
+    acked.stop();
+    return this.add(id, body, deliveries);
   }
 
   /** Execute `pid`'s ack of `delivery`. A settled message's actor is final: the ack changes nothing, and says so. */

@@ -91,11 +91,20 @@ export type Fault =
   | { kind: 'lose-request'; call: CallKind; nth?: number }
   /**
    * The queue hands message `message` to a second consumer while the first still holds it. With
-   * `atStep`, not before that many steps have run (the lab's "redeliver now").
+   * `atStep`, not before that many steps have run (the lab's "redeliver now"). With `afterMs`, not
+   * before that many simulated ms have passed since the message's first delivery: then a message
+   * already acknowledged comes back too, as a copy the queue failed to delete does (SQS standard
+   * queues say so), and must be acknowledged again.
    */
-  | { kind: 'duplicate-delivery'; message: string; atStep?: number }
+  | { kind: 'duplicate-delivery'; message: string; atStep?: number; afterMs?: number }
   /** The `nth` call of `call` answers after `ms` instead of its usual latency. */
-  | { kind: 'slow-response'; call: CallKind; nth?: number; ms: number };
+  | { kind: 'slow-response'; call: CallKind; nth?: number; ms: number }
+  /**
+   * The `nth` call of `call`, a batch, has its item at index `item` (from 0) refused with 429 by the
+   * provider's rate limiter, unbilled, as a burst from elsewhere on the account would: a failure in
+   * the middle of a batch, where the provider's own limits fail only its last items.
+   */
+  | { kind: 'refuse-item'; call: CallKind; nth?: number; item: number };
 
 /** One entry of the trace: the single stream every view and checker reads. */
 export interface TraceEvent {

@@ -135,12 +135,12 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "TransformRequest": {
     "file": "simulations/providers/transform.ts",
-    "line": 18,
+    "line": 19,
     "kind": "type"
   },
   "TransformResult": {
     "file": "simulations/providers/transform.ts",
-    "line": 26,
+    "line": 27,
     "kind": "type"
   },
   "withTransaction": {

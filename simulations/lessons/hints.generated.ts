@@ -213,7 +213,7 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "fault": {
           "kind": "duplicate-delivery"
         },
-        "text": "Two workers sent: the second took over a claim whose lease was still running. Replay it and read lease_until at the takeover. The takeover must compare the lease with now() and check that its own statement won (its row count), or a live worker gets overtaken."
+        "text": "Two workers sent after a second delivery of the message. Replay it and read the row at the takeover: was its lease still running (the takeover must compare it with now() and check that its own statement won, its row count), had it run out while the first worker was still sending (a lease must outlast the work, and a send may take 30 s), or was the row already done (a takeover must never take a done row)?"
       },
       {
         "id": "at-most-one-receipt",

@@ -50,6 +50,8 @@ export interface RequestContext {
   step: number;
   /** The calling process. */
   by: string;
+  /** Items of a batch (indices from 0) the provider's rate limiter refuses, whatever its window: a fault's. */
+  refuseItems?: readonly number[];
 }
 
 /** A provider living through one run. */

@@ -2,7 +2,8 @@
  * The metered transformation API (like APIVerve's POST endpoints): HMAC-SHA256 of an input, or an
  * HTML page rendered to a PDF. No idempotency keys: every item that succeeds bills one credit;
  * items beyond the rate window get 429 and items with no credit left get 402 (neither is billed);
- * a batch stops answering after its per-request item limit.
+ * a batch stops answering after its per-request item limit. A fault may have the rate limiter
+ * refuse any item of a batch with 429 (`refuseItems`), as a burst from elsewhere on the account does.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -110,6 +111,13 @@ export const transform = defineProvider({
       return { ok: true, output, creditsLeft: creditsLeft(settings, ledger, nowMs) };
     };
 
+    /** An item the rate limiter refuses whatever its window (a fault): 429, unbilled, try again in the next window. */
+    const refused = (req: TransformRequest, { nowMs, step, by }: RequestContext): TransformResult => {
+      const { windowMs } = settings.rateLimit;
+      ledger.itemRefusals.push({ item: canonical(req), code: 429, by, atMs: nowMs, step });
+      return { ok: false, code: 429, error: 'rate limited', retryAfterMs: (Math.floor(nowMs / windowMs) + 1) * windowMs - nowMs };
+    };
+
     return {
       apply(kind, request, _options, at) {
         if (kind === 'transform.call') {
@@ -122,7 +130,7 @@ export const transform = defineProvider({
         const bad = items ? items.map(malformedTransform).find((e) => e) : new TypeError('transform.batch needs an array of { kind, input } items');
         if (!items || bad) return malformed(bad!);
         const reached = items.slice(0, settings.maxItemsPerRequest);
-        const results = reached.map((it) => item(it as TransformRequest, at));
+        const results = reached.map((it, i) => (at.refuseItems?.includes(i) ? refused(it as TransformRequest, at) : item(it as TransformRequest, at)));
         for (const it of items.slice(reached.length)) ledger.itemRefusals.push({ item: canonical(it), code: 'no-response', by: at.by, atMs: at.nowMs, step: at.step });
         const billed = results.filter((r) => r.ok).length;
         const tally = (code: number) => results.filter((r) => !r.ok && r.code === code).length;

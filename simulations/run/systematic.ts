@@ -6,7 +6,7 @@
  * after its first statement"). The same fault at another moment is the same kind of fault: a crash
  * after the claim's *second* statement, the *second* call's lost response, a duplicate delivery
  * handed over *later*. So each menu entry is varied over its position (the `nth` step or call of
- * its kind, or the step from which a duplicate is handed over), and the placements are tried alone
+ * its kind, or the step or the moment from which a duplicate is handed over), and the placements are tried alone
  * and then in pairs (DSLabs-style bounded search over a small fault space). The first
  * `systematicPlans(scenario).length` seeds of an exploration take these plans in order, and later
  * seeds draw theirs at random (`drawFaults`); every seed still chooses its own interleaving.
@@ -24,8 +24,32 @@ export const SYSTEMATIC_MAX = 100;
 
 /** Positions each positional fault is tried at: the 1st to 4th step or call of its kind. */
 const NTHS = [1, 2, 3, 4];
-/** Steps from which a duplicate delivery may be handed over (none: as soon as a consumer holds the message). */
-const DUPLICATE_FROM_STEPS = [undefined, 3, 6, 9, 12, 16, 20, 25];
+/**
+ * Where a duplicate delivery may be placed, alternating two axes: the scheduler step from which it
+ * is handed over (none: as soon as a consumer holds the message), and the moment after the
+ * message's first delivery, in simulated ms. Steps reach the interleavings of one handling; moments
+ * reach what a step count cannot: a repeat while a slow call is still out (15 s, 2 s), after a
+ * visibility timeout (45 s), after the 60 s leases the lessons advise (65 s, 95 s) — by then the
+ * message may be acknowledged, and comes back as a copy the queue failed to delete.
+ */
+const DUPLICATE_PLACEMENTS: readonly ({ atStep?: number; afterMs?: number })[] = [
+  {},
+  { afterMs: 15_000 },
+  { atStep: 3 },
+  { afterMs: 65_000 },
+  { atStep: 6 },
+  { afterMs: 2_000 },
+  { atStep: 9 },
+  { afterMs: 45_000 },
+  { atStep: 12 },
+  { afterMs: 95_000 },
+  { atStep: 16 },
+  { atStep: 20 },
+  { atStep: 25 },
+];
+
+/** Items of a batch a refusal is placed at: the first, the middle ones, the last the provider answers. */
+const REFUSED_ITEMS = [0, 1, 3, 5, 7];
 
 /** Step kinds that are provider calls (`email.send`, `payments.charge`), not the database's or the queue's. */
 const PROVIDER_CALL = /^(?!queue\.)[a-z]+\.[a-z]+$/i;
@@ -45,16 +69,19 @@ function placements(f: Fault): Fault[] {
     case 'lose-request':
     case 'slow-response':
       return [f, ...NTHS.slice(0, 3).map((nth) => ({ ...f, nth }))];
+    case 'refuse-item':
+      // Every item of the first calls' batches, the first items first.
+      return [f, ...NTHS.slice(0, 2).flatMap((nth) => REFUSED_ITEMS.map((item) => ({ ...f, nth, item })))];
     case 'duplicate-delivery':
-      return [f, ...DUPLICATE_FROM_STEPS.map((atStep) => (atStep === undefined ? { kind: f.kind, message: f.message } : { kind: f.kind, message: f.message, atStep }))];
+      return [f, ...DUPLICATE_PLACEMENTS.map((at) => ({ kind: f.kind, message: f.message, ...at }))];
   }
 }
 
-/** A fault's identity, with `nth: 1` and no `nth` the same. */
+/** A fault's identity, with `nth: 1`, `nth: undefined` and no `nth` the same. */
 function keyOf(f: Fault): string {
   const o = { ...f } as Record<string, unknown>;
   if (o.nth === 1) delete o.nth;
-  return JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return JSON.stringify(Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => [k, o[k]]));
 }
 
 const memo = new WeakMap<readonly Fault[], Fault[][]>();
@@ -69,14 +96,15 @@ export function systematicPlans(scenario: Menu): readonly Fault[][] {
   if (hit) return hit;
   const seen = new Set<string>();
   const singles: { fault: Fault; entry: number; rank: number }[] = [];
-  scenario.faultMenu.forEach((entry, e) => {
-    placements(entry).forEach((fault, rank) => {
-      const k = keyOf(fault);
-      if (seen.has(k)) return;
-      seen.add(k);
-      singles.push({ fault, entry: e, rank });
-    });
-  });
+  const all = scenario.faultMenu.flatMap((entry, e) => placements(entry).map((fault, rank) => ({ fault, entry: e, rank })));
+  // A placement that is also another entry of the menu (a duplicate the menu places at a moment
+  // itself) keeps that entry's rank: the menu's own moments are tried first, in pairs too.
+  for (const p of all.filter((x) => x.rank === 0).concat(all.filter((x) => x.rank > 0))) {
+    const k = keyOf(p.fault);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    singles.push(p);
+  }
   const plans: Fault[][] = singles.map((s) => [s.fault]);
   if (scenario.maxFaults >= 2) {
     const pairs: { plan: Fault[]; order: number }[] = [];

@@ -16,6 +16,7 @@ export default defineLesson({
   brief: [
     'A transformation API (HMAC, HTML to PDF) creates nothing, so a replay is safe — but every item that succeeds bills a credit, and a job that reruns from the start pays twice.',
     'Here a job signs ten payloads in one batch. The account has 5 credits until its allowance renews at 60 s, the rate window takes 6 items per 10 s, and a batch answers at most 8 items before its deadline. Results come back in the order sent: some items fail with 429 (rate window) or 402 (credits), the last ones get no answer at all. The starter resends the whole batch.',
+    'Explore also has the rate limiter refuse an item in the middle of a batch with 429, as a burst from elsewhere on the account would: a result belongs to its item\'s index, wherever the failures fall.',
     'Keep the results you got, and resend only the indices that failed with 429 or 402 or never got a response — after the wait the answer asks for. The whole batch call can time out too: catch that, wait, and send the items still pending again. That is free when the request was lost on the way; when the answer was lost, the provider already billed the batch, and resending bills it again. With no key to send, no design avoids that: it is the price of a metered API without idempotency keys, so the explorer loses only requests, and you can lose an answer by hand to see it.',
   ],
   explanations: {
@@ -49,8 +50,10 @@ export default defineLesson({
     story: 'No fault needed: the first batch gets 5 items through, one 402, two 429s, and no answer for the last two.',
   },
   // Only faults after which the job knows nothing was billed: a lost request, a slow answer that
-  // still arrives. A batch applied and then lost entirely would be re-billed by any design.
+  // still arrives, an item refused (the systematic pass moves it over the batch's items). A batch
+  // applied and then lost entirely would be re-billed by any design.
   faultMenu: [
+    { kind: 'refuse-item', call: 'transform.batch', nth: 1, item: 0 },
     { kind: 'lose-request', call: 'transform.batch', nth: 1 },
     { kind: 'lose-request', call: 'transform.batch', nth: 2 },
     { kind: 'lose-request', call: 'transform.batch', nth: 3 },

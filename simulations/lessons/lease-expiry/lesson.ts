@@ -28,10 +28,10 @@ export default defineLesson({
     faults: [crashAfterDb('worker-1', 1)],
     story: 'worker-1 crashes right after its claim, before it sends anything.',
   },
-  // Not caught here (a wrong-fix hunt found them passing): a lease far shorter than the work, and a
-  // takeover clause without state <> 'done'. Deliveries come only at 30 s steps, so no second worker
-  // ever claims while the first is still sending, or after a done row's 60 s lease has ended.
-  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate],
+  // A send that takes 20 s is still inside the 30 s a send may take (and the 60 s lease): a lease
+  // shorter than the work is overtaken while a duplicate placed a moment later arrives, and a
+  // duplicate placed after the lease (the systematic pass's moments) finds the row done.
+  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate, { kind: 'slow-response', call: 'email.send', ms: 20_000 }],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
   tables: TABLES,
@@ -68,7 +68,7 @@ export default defineLesson({
         id: 'at-most-one-receipt/duplicate-delivery',
         invariant: 'at-most-one-receipt',
         fault: { kind: 'duplicate-delivery' },
-        text: 'Two workers sent: the second took over a claim whose lease was still running. Replay it and read lease_until at the takeover. The takeover must compare the lease with now() and check that its own statement won (its row count), or a live worker gets overtaken.',
+        text: 'Two workers sent after a second delivery of the message. Replay it and read the row at the takeover: was its lease still running (the takeover must compare it with now() and check that its own statement won, its row count), had it run out while the first worker was still sending (a lease must outlast the work, and a send may take 30 s), or was the row already done (a takeover must never take a done row)?',
       },
       {
         id: 'at-most-one-receipt',

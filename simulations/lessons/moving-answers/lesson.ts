@@ -1,7 +1,7 @@
 /** The lesson "The answer that moved": Answers that move. Its code is ./starter.ts and ./solution.ts. */
 import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswer, orderChecked } from '../kit/metered-worlds';
 import { held, plural } from '../kit/predictions';
-import { handlerOf, messagesSettled, startsLate, nearBoundaryOn, type CodeError } from '../kit/scenario';
+import { handlerOf, messagesSettled, startsLate, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
 
 export default defineLesson({
@@ -15,7 +15,7 @@ export default defineLesson({
     'Here a worker checks whether the customer\'s address is deliverable and hands the answer on to the CRM, then crashes before acking. The redelivery comes 30 s later; the data has moved, and the starter\'s second lookup tells the CRM something else.',
     'If downstream must see one answer, store the first result under the operation\'s key (complete(db, key, answer)) and serve any replay from the store instead of asking again. Give the claim a lease shorter than the queue\'s patience — claim(env.db, key, 60): the message comes back every 30 s and at most 10 times, and while a crashed worker\'s lease runs, every redelivery can only be told to come back later.',
     'Why not a Map in the module? Each worker is its own process with its own memory, and a crash wipes it: a cache in a variable is gone after the restart and was never seen by the other worker. Only the database outlives both.',
-    'On seeds 3, 7, 11, … Explore brings the workers up at 09:00:45: a redelivery 30 s later falls in the next minute, and a key must not change when the clock does.',
+    'On every seed but 1, 5, 9, … (the demonstration\'s) Explore brings the workers up at 09:00:58, two seconds before the minute turns and the data moves: a redelivery 30 s later falls in the next minute, so a key must not change when the clock does, and two deliveries handled at once can hear two answers, so the second must not look up before the first has stored its answer.',
   ],
   explanations: {
     starter: 'Looks the address up on every delivery. Safe for the world, but the replay\'s answer is not the first one, and the CRM now holds both.',
@@ -23,9 +23,11 @@ export default defineLesson({
   },
   build(mod, variation) {
     const handler = handlerOf(mod, 'checkCustomer');
-    // Seeds 3, 7, 11, …: the workers come up at 09:00:45, so a redelivery 30 s later is in the next minute.
-    const late = nearBoundaryOn(variation?.seed);
-    const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), 45_000, `${id} comes up at 09:00:45`) : checkWorker(id, handler, codeErrors));
+    // Every seed but the demonstration's class: the workers come up at 09:00:58, so a redelivery
+    // 30 s later is in the next minute, and the lookup's data moves at 09:01:00, while a slow first
+    // lookup is still out.
+    const late = variation?.seed !== undefined && variation.seed % 4 !== 1;
+    const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), 58_000, `${id} comes up at 09:00:58`) : checkWorker(id, handler, codeErrors));
     const codeErrors: CodeError[] = [];
     return {
       spec: {
@@ -53,6 +55,10 @@ export default defineLesson({
     crashAt('worker-1', 'after', 'db', 2),
     { kind: 'duplicate-delivery', message: 'm1' },
     { kind: 'lose-response', call: 'lookup.check', nth: 1 },
+    // A lookup that takes 4 s (inside its 5 s timeout), and a second delivery 2 s into the first:
+    // two handlings at once, while the data behind the lookup may move.
+    { kind: 'slow-response', call: 'lookup.check', nth: 1, ms: 4_000 },
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 2_000 },
   ],
   maxFaults: 3,
   invariants: [oneConsistentAnswer, orderChecked, messagesSettled],
