@@ -23,8 +23,6 @@ type Weakness =
   | 'pool is one connection'
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
-  /** The lesson's fault menu never draws the fault that shows it (a lost request where only lost answers or crashes are drawn). */
-  | 'fault not on the menu'
   /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
   | 'un-awaited statement';
 
@@ -39,10 +37,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
   'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
   // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
-  // No e-mail request is lost in these lessons (crashes, duplicates and lost answers only), so a
-  // send that failed and was marked done anyway never costs a receipt.
-  'receipt-redelivery/complete-in-finally.ts': 'fault not on the menu',
-  'replay-safety/email-catch-swallow.ts': 'fault not on the menu',
   // Redeliveries come every 30 s, inside the 60 s lease, so an expired claim is never left to
   // take over; the stolen live claim sends under the same key, a replay the provider absorbs.
   'receipt-redelivery/lease-check-inverted.ts': 'fixed fault moments',

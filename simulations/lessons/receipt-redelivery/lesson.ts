@@ -17,6 +17,7 @@ export default defineLesson({
     'The starter sends on every delivery. Make the second delivery harmless: derive a key from the order, claim it atomically, mark it done, and give the e-mail provider the same key.',
     'The demonstration needs only the claim. Explore also crashes a worker after its send and before complete: the key is never marked done, so once its lease runs out another worker takes it over and sends again, and only a provider that honours the key turns that second send into a replay of the first. The lesson "Sent, but not marked done" looks at that gap on its own.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
+    'Explore also loses a send on its way to the provider: the call times out and nothing was sent. Only a key left unfinished lets a later delivery send the receipt after all.',
   ],
   explanations: {
     starter: 'Sends the receipt every time the message arrives. Correct only if every message arrives exactly once, which no queue promises.',
@@ -28,7 +29,7 @@ export default defineLesson({
     faults: [crashBeforeAck('worker-1')],
     story: 'worker-1 crashes after sending the receipt, before its ack; the queue redelivers after the 30 s visibility timeout.',
   },
-  faultMenu: [crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 2), crashAfterSend('worker-1'), duplicate],
+  faultMenu: [crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 2), crashAfterSend('worker-1'), duplicate, { kind: 'lose-request', call: 'email.send', nth: 1 }],
   maxFaults: 3,
   invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey],
   tables: TABLES,

@@ -18,6 +18,7 @@ export default defineLesson({
     'An operation is idempotent when doing it twice leaves the world as doing it once did. Some operations are so by nature; for others a replay costs money, a customer\'s patience, or a wrong number.',
     'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
     'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
+    'Explore also loses the e-mail on its way to the provider: the call times out and nothing was sent. An e-mail marked done after that is never sent at all.',
   ],
   explanations: {
     starter: 'Does all eight every time. The safe half survives the replay; the charge, the e-mail, the counter and the audit line happen twice.',
@@ -57,6 +58,7 @@ export default defineLesson({
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'email.send', nth: 1 },
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
     { kind: 'crash', process: 'first-run', after: 'email.send' },
     { kind: 'crash', process: 'first-run', before: 'payments.charge' },
     { kind: 'crash', process: 'first-run', after: 'db', nth: 3 },
