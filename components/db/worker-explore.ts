@@ -104,7 +104,8 @@ export async function finishSpread(host: ExploreHost, request: ExploreFinishRequ
 
 /**
  * Warm up for a lesson (see WarmRequest): its codes, seed by seed, results discarded, until
- * `request.runs` seeds are done or `stop()` says another request arrived. Always answered.
+ * `request.runs` seeds are done or `stop()` says another request arrived; then the tables are
+ * emptied again, as the page left them. Always answered.
  */
 export async function warmUp(host: ExploreHost, request: WarmRequest, stop: () => boolean): Promise<void> {
   const started = hostClock.now();
@@ -123,6 +124,9 @@ export async function warmUp(host: ExploreHost, request: WarmRequest, stop: () =
             runs++;
           }
         }
+        // The last warm-up run's rows stay in the tables until something resets them: the query
+        // panel would show them as if the learner's code had made them.
+        if (runs > 0) await db.sim.reset();
       } catch {
         // A warm-up only saves time later: whatever stopped it, requests are served as usual.
       }
