@@ -35,6 +35,11 @@ export class VirtualClock implements Clock {
     return id;
   }
 
+  /** Make time stop `inMs` from now, with nothing to run then: whoever waits for the next deadline is woken at that moment. */
+  stopIn(inMs: number): void {
+    this.setTimeout(() => {}, inMs);
+  }
+
   clearTimeout(id: unknown): void {
     this.timers = this.timers.filter((t) => t.id !== id);
   }

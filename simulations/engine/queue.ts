@@ -110,7 +110,7 @@ export class Queue {
     if (!this.firstDelivered.has(id)) this.firstDelivered.set(id, this.clock.now());
     if (ctx.deliveries === 1) {
       // Moments of duplicates count from here: the clock stops at each, so one is handed over then.
-      for (const ms of this.plan.duplicateMoments(id)) this.clock.setTimeout(() => {}, ms);
+      for (const ms of this.plan.duplicateMoments(id)) this.clock.stopIn(ms);
     }
     const delivery: Delivery = { messageId: id, attempt: ctx.deliveries, body: ctx.body };
     const received = this.emit({
