@@ -381,13 +381,18 @@ export async function finishExploration(db: SimDatabase, opts: ExploreOptions, s
     if (s.seed !== firstSeed + i) throw new Error(`schedule ${i + 1} has seed ${s.seed}, not ${firstSeed + i}: summaries must come in seed order, none missing`);
     if (!tally.add(s)) break;
   }
-  let counterexample: Counterexample | null = null;
-  if (tally.firstViolation !== null) {
-    const failing = await exploreSeed(db, opts, tally.firstViolation);
-    if (failing.verdict !== 'violated') throw new Error(`seed ${tally.firstViolation} violated in one worker and not in another: a run is not deterministic`);
-    counterexample = await shrink(db, opts, failing);
-  }
+  const counterexample = tally.firstViolation === null ? null : await shrinkSeed(db, opts, tally.firstViolation);
   return tally.result(opts, elapsedMs, counterexample);
+}
+
+/**
+ * Shrink the schedule of `seed`, which violated where another database ran it (another worker or
+ * thread): it is run again here first, and must violate here too.
+ */
+export async function shrinkSeed(db: SimDatabase, opts: ExploreOptions, seed: number): Promise<Counterexample> {
+  const failing = await exploreSeed(db, opts, seed);
+  if (failing.verdict !== 'violated') throw new Error(`seed ${seed} violated in one worker and not in another: a run is not deterministic`);
+  return shrink(db, opts, failing);
 }
 
 /** A short name for what a run's side effects came to, for the outcome histogram. */
