@@ -19,7 +19,8 @@
  */
 import type { ExploreResult, ScheduleSummary } from '@/simulations/run/run';
 import type { ExploreRequest } from './protocol';
-import { tabWorkerClient, WorkerClient, type ExploreProgress } from './worker-client';
+import { throttledProgress, type ExploreProgress } from './explore-progress';
+import { tabWorkerClient, WorkerClient } from './worker-client';
 
 /** Schedules per share: small enough to balance two workers, large enough that messages cost nothing. */
 export const SHARE = 10;
@@ -34,9 +35,6 @@ export const MAX_WORKERS = 3;
 export const WORKER_MEMORY_MB = 300;
 /** Where a learner (or a test) may set the number of workers, 1 to MAX_WORKERS. */
 export const WORKERS_SETTING = 'effectively-once.explore-workers';
-/** How long a rate is mostly noise: no rate before this. */
-const RATE_AFTER_MS = 250;
-const PROGRESS_EVERY_MS = 100;
 
 /**
  * How many workers to explore on: one per core, at most MAX_WORKERS, and no more than a quarter of
@@ -133,67 +131,57 @@ export class ExplorePool {
     const workers = this.readyWorkers();
     const primary = this.options.primary;
     if (workers.length < 2 || !workers.includes(primary)) return primary.explore(request, onProgress);
-    let stopped = false;
+    return this.spread(request, workers, onProgress);
+  }
+
+  /** Explore in shares over `workers` (the tab's own among them), and finish on the tab's own. */
+  private spread(request: Omit<ExploreRequest, 'type' | 'id'>, workers: WorkerClient[], onProgress?: (p: ExploreProgress) => void): Job {
+    const { scenario, code, variant, runs } = request;
+    const firstSeed = 1;
+    const end = firstSeed + runs;
+    const shares = new Map<number, { count: number; summaries: ScheduleSummary[] }>();
     const running = new Set<{ cancel(): void }>();
+    let stopped = false;
+    let next = firstSeed;
+    let done = 0;
+    let failure: unknown = null;
     const cancel = () => {
       if (stopped) return;
       stopped = true;
       for (const job of running) job.cancel();
     };
-    return { result: this.spread(request, workers, onProgress, () => stopped, running, cancel), cancel };
-  }
-
-  private async spread(
-    request: Omit<ExploreRequest, 'type' | 'id'>,
-    workers: WorkerClient[],
-    onProgress: ((p: ExploreProgress) => void) | undefined,
-    stopped: () => boolean,
-    running: Set<{ cancel(): void }>,
-    cancel: () => void,
-  ): Promise<ExploreResult> {
-    const { scenario, code, variant, runs } = request;
-    const firstSeed = 1;
-    const end = firstSeed + runs;
-    const shares = new Map<number, { count: number; summaries: ScheduleSummary[] }>();
     const started = this.now();
-    let next = firstSeed;
-    let done = 0;
-    let lastProgress = -Infinity;
-    let failure: unknown = null;
-    const progress = () => {
-      const now = this.now();
-      if (now - lastProgress < PROGRESS_EVERY_MS && done < runs) return;
-      lastProgress = now;
-      const elapsed = now - started;
-      onProgress?.({ done, total: runs, schedulesPerSecond: elapsed >= RATE_AFTER_MS || (done === runs && elapsed > 0) ? Math.round((done / elapsed) * 1000) : null });
-    };
+    const progress = throttledProgress(this.now, runs, (p) => onProgress?.(p));
     const lane = async (worker: WorkerClient) => {
-      while (!stopped() && next < end) {
+      while (!stopped && next < end) {
         const share = { firstSeed: next, count: Math.min(SHARE, end - next) };
         next += share.count;
         const job = worker.exploreSeeds({ scenario, code, variant, ...share });
         running.add(job);
+        let summaries: ScheduleSummary[] | null = null;
         try {
-          const summaries = await job.result;
-          running.delete(job);
-          shares.set(share.firstSeed, { count: share.count, summaries });
-          done += summaries.length;
-          progress();
-          // Cut short: code that cannot load (every schedule would say so), or a cancel.
-          if (summaries.length < share.count || summaries.at(-1)?.verdict === 'error') cancel();
+          summaries = await job.result;
         } catch (error) {
           failure ??= error;
-          cancel();
         } finally {
           running.delete(job);
         }
+        if (!summaries) return cancel();
+        shares.set(share.firstSeed, { count: share.count, summaries });
+        done += summaries.length;
+        progress(done);
+        // Cut short: code that cannot load (every schedule would say so), or a cancel.
+        if (summaries.length < share.count || summaries.at(-1)?.verdict === 'error') cancel();
       }
     };
-    // Two lanes per worker: its next share is already queued when one ends, so it never waits for the page.
-    await Promise.all(workers.flatMap((worker) => [lane(worker), lane(worker)]));
-    if (failure) throw failure;
-    const elapsedMs = this.now() - started;
-    return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs });
+    const result = (async () => {
+      // Two lanes per worker: its next share is already queued when one ends, so it never waits for the page.
+      await Promise.all(workers.flatMap((worker) => [lane(worker), lane(worker)]));
+      if (failure) throw failure;
+      const elapsedMs = this.now() - started;
+      return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs });
+    })();
+    return { result, cancel };
   }
 }
 

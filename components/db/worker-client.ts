@@ -9,13 +9,14 @@
  * A query from the query panel is not watched (a slow statement, `pg_sleep(30)`, is no bug), and
  * while one is running the run queued behind it has not started: its silence is not counted. The
  * panel can stop such a query (`stopQuery`); PGlite cannot interrupt a statement, so that too
- * replaces the worker.
+ * replaces the worker. A warm-up is not watched either: it runs the lesson's own code.
  *
- * Why one file of ~410 lines: the page's side of the worker protocol — boot, restarts, the
+ * Why one file of ~450 lines: the page's side of the worker protocol — boot, restarts, the
  * watchdog and the request queue share one connection's state.
  */
 import type { LabRun } from '@/simulations/run/lab-run';
 import { takeEarlyWorker, type EarlyWorker } from './early-worker';
+import type { ExploreProgress } from './explore-progress';
 import type { ExploreResult, ScheduleSummary } from '@/simulations/run/run';
 import {
   SqlError,
@@ -60,12 +61,7 @@ export interface RunAnswer {
   strippedData: boolean;
 }
 
-/** An exploration's progress. */
-export interface ExploreProgress {
-  done: number;
-  total: number;
-  schedulesPerSecond: number | null;
-}
+export type { ExploreProgress } from './explore-progress';
 
 /** The learner's code kept the worker busy without yielding; the worker was replaced. */
 export class StuckError extends Error {
@@ -96,6 +92,11 @@ type Job =
   | { kind: 'explore'; resolve(r: ExploreResult): void; reject(e: Error): void; onProgress?(p: ExploreProgress): void }
   | { kind: 'seeds'; resolve(r: ScheduleSummary[]): void; reject(e: Error): void }
   | { kind: 'warm'; resolve(r: { runs: number; ms: number }): void; reject(e: Error): void };
+
+/** Jobs whose silence is the learner's code: runs and explorations, not queries or warm-ups. */
+function watched(kind: Job['kind']): boolean {
+  return kind !== 'query' && kind !== 'warm';
+}
 
 export interface WorkerClientOptions {
   /** Silence, while a run or exploration is outstanding, that counts as stuck. */
@@ -293,7 +294,7 @@ export class WorkerClient {
 
   /** Keep `waitingForQuery` true exactly while a run or exploration is queued behind a running query. */
   private noteQueue(): void {
-    const waiting = this.oldestJob()?.kind === 'query' && [...this.jobs.values()].some((j) => j.kind !== 'query' && j.kind !== 'warm');
+    const waiting = this.oldestJob()?.kind === 'query' && [...this.jobs.values()].some((j) => watched(j.kind));
     if (waiting === !!this.state.waitingForQuery) return;
     this.state = { ...this.state, waitingForQuery: waiting };
     for (const l of this.listeners) l();
@@ -317,7 +318,7 @@ export class WorkerClient {
     }
     this.jobs.set(request.id, job);
     this.requests.set(request.id, request);
-    if (job.kind !== 'query' && job.kind !== 'warm') this.lastHeard = this.now();
+    if (watched(job.kind)) this.lastHeard = this.now();
     this.updateWatchdog();
     this.noteQueue();
     worker.postMessage(request);
@@ -325,7 +326,7 @@ export class WorkerClient {
 
   /** Watch while a run or exploration is outstanding and the database is up. */
   private updateWatchdog(): void {
-    const watching = [...this.jobs.values()].some((j) => j.kind !== 'query' && j.kind !== 'warm');
+    const watching = [...this.jobs.values()].some((j) => watched(j.kind));
     if (watching && this.watchdog === null) {
       this.lastCheck = this.now();
       this.watchdog = setInterval(() => this.check(), CHECK_EVERY_MS);
@@ -348,8 +349,8 @@ export class WorkerClient {
     // `pg_sleep(30)`), the run behind it has not started, and the silence is the query's. A warm-up
     // runs the lesson's own code, never stuck, and the first schedules of a cold worker on a loaded
     // machine may hold it for seconds: its silence is not the learner's code either.
-    const oldest = this.oldestJob()?.kind;
-    if (oldest === 'query' || oldest === 'warm') {
+    const oldest = this.oldestJob();
+    if (oldest && !watched(oldest.kind)) {
       this.lastHeard = now;
       return;
     }
@@ -409,14 +410,14 @@ export class WorkerClient {
     const result = new Promise<ExploreResult>((resolve, reject) =>
       this.send({ type: 'explore', id, ...request }, { kind: 'explore', resolve, reject, onProgress }),
     );
-    return { result, cancel: () => this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest) };
+    return { result, cancel: () => this.cancel(id) };
   }
 
   /** Run one share of an exploration (./explore-pool.ts); `cancel()` stops it after the current schedule. */
   exploreSeeds(request: Omit<ExploreSeedsRequest, 'type' | 'id'>): { result: Promise<ScheduleSummary[]>; cancel(): void } {
     const id = this.nextId++;
     const result = new Promise<ScheduleSummary[]>((resolve, reject) => this.send({ type: 'explore-seeds', id, ...request }, { kind: 'seeds', resolve, reject }));
-    return { result, cancel: () => this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest) };
+    return { result, cancel: () => this.cancel(id) };
   }
 
   /** Count an exploration's summaries and shrink its first violation here. */
@@ -431,7 +432,12 @@ export class WorkerClient {
 
   /** Stop a warm-up at its next schedule: any request does, and a cancel of no job is the lightest. */
   stopWarmUp(): void {
-    if ([...this.jobs.values()].some((j) => j.kind === 'warm')) this.worker?.postMessage({ type: 'cancel', id: 0 } satisfies WorkerRequest);
+    if ([...this.jobs.values()].some((j) => j.kind === 'warm')) this.cancel(0);
+  }
+
+  /** Ask the worker to stop job `id` after its current schedule (it jumps the worker's queue). */
+  private cancel(id: number): void {
+    this.worker?.postMessage({ type: 'cancel', id } satisfies WorkerRequest);
   }
 
   dispose(): void {

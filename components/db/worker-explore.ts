@@ -8,6 +8,7 @@ import { explore, exploreSeed, finishExploration, HOST_TURN_EVERY_RUNS, summariz
 import { lessonById } from '@/simulations/lessons';
 import type { PgliteSimDatabase } from '@/simulations/db/pglite';
 import type { ExploreFinishRequest, ExploreRequest, ExploreSeedsRequest, WarmRequest, WorkerResponse } from './protocol';
+import { throttledProgress } from './explore-progress';
 import { hostClock } from './sandbox';
 
 /** What an exploration needs from the worker that serves it. */
@@ -21,11 +22,6 @@ export interface ExploreHost {
   cancelled: Set<number>;
 }
 
-/** How long an exploration runs before its progress reports a rate. */
-const RATE_AFTER_MS = 250;
-/** Progress goes to the page at most this often. */
-const PROGRESS_EVERY_MS = 100;
-
 const failed = (error: unknown) => `The exploration could not finish: ${error instanceof Error ? error.message || error.name : String(error)}`;
 
 /** Explore `request.runs` schedules here, with progress, and answer with the result. */
@@ -33,8 +29,7 @@ export async function exploreAll(host: ExploreHost, request: ExploreRequest): Pr
   const db = await host.database(request.id);
   if (!db) return;
   await host.busy(async () => {
-    let lastProgress = -Infinity;
-    const started = hostClock.now();
+    const progress = throttledProgress(hostClock.now, request.runs, (p) => host.post({ type: 'explore-progress', id: request.id, ...p }));
     try {
       const result = await explore(db.sim, {
         scenario: lessonById(request.scenario),
@@ -43,15 +38,7 @@ export async function exploreAll(host: ExploreHost, request: ExploreRequest): Pr
         runs: request.runs,
         hostNow: hostClock.now,
         shouldStop: () => host.cancelled.has(request.id),
-        onProgress(done, total) {
-          const now = hostClock.now();
-          if (now - lastProgress < PROGRESS_EVERY_MS && done < total) return;
-          lastProgress = now;
-          const elapsed = now - started;
-          // Over the first quarter second a rate is mostly noise ("1 of 200 · 7 schedules/s" says nothing).
-          const rate = elapsed >= RATE_AFTER_MS || (done === total && elapsed > 0) ? Math.round((done / elapsed) * 1000) : null;
-          host.post({ type: 'explore-progress', id: request.id, done, total, schedulesPerSecond: rate });
-        },
+        onProgress: (done) => progress(done),
       });
       host.post({ type: 'explore-result', id: request.id, result });
     } catch (error) {
