@@ -11,7 +11,7 @@
  * panel can stop such a query (`stopQuery`); PGlite cannot interrupt a statement, so that too
  * replaces the worker. A warm-up is not watched either: it runs the lesson's own code.
  *
- * Why one file of ~450 lines: the page's side of the worker protocol — boot, restarts, the
+ * Why one file of ~460 lines: the page's side of the worker protocol — boot, restarts, the
  * watchdog and the request queue share one connection's state.
  */
 import type { LabRun } from '@/simulations/run/lab-run';
