@@ -11,8 +11,6 @@ import { judgeAll } from '../scripts/judge-pool';
 
 /** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
 type Weakness =
-  /** Too few orders, customers or events: a key on the wrong thing cannot be told from the right key. */
-  | 'world too small'
   /** Runs start at 09:00:00 and repeats come minutes later: no minute, day or zone boundary is crossed. */
   | 'time never crosses a boundary'
   /** Faults land at fixed steps: never right after COMMIT, never between a claim and a late send, duplicates only at one instant. */
@@ -37,10 +35,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
   'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
   // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
-  // Redeliveries come every 30 s, inside the 60 s lease, so an expired claim is never left to
-  // take over; the stolen live claim sends under the same key, a replay the provider absorbs.
-  'receipt-redelivery/lease-check-inverted.ts': 'fixed fault moments',
-  'relay-crash/lease-check-inverted.ts': 'fixed fault moments',
   // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
   // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
   'business-date-reminder/ack-when-claimed.ts': 'fixed fault moments',
@@ -52,8 +46,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // are one connection in the simulator (on pg.Pool they are two).
   'dual-write/two-clients.ts': 'pool is one connection',
   'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
-  // Ada's two orders have different amounts: a key on customer and amount never collides here.
-  'random-key-on-retry/key-customer-amount.ts': 'world too small',
   // PostgreSQL 15 catches this one at seed 3 (COMMIT ran before the un-awaited outbox INSERT,
   // then the crash); the tab shows it only on a hand-picked schedule (seed 3, --choices 0,1,0).
   'dual-write/outbox-not-awaited.ts': 'un-awaited statement',

@@ -78,7 +78,11 @@ export async function openPage(browser, { colorScheme = 'light', javaScriptEnabl
     if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
   });
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    // The resource's address is in the location, not the text ("Failed to load resource: …"):
+    // a failure names what failed.
+    if (message.type() !== 'error') return;
+    const where = message.location()?.url;
+    errors.push(`console: ${message.text()}${where ? ` (${where})` : ''}`);
   });
   return { context, page, requests, errors };
 }

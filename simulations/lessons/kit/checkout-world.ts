@@ -18,6 +18,15 @@ export const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCent
 export const NEXT_ORDER: CheckoutOrder = { id: 1043, customerId: 'cus_ada', totalCents: 1250 };
 export const NEXT_ORDER_AFTER_MS = 30 * 60_000;
 
+/**
+ * Ada's next order on seeds 2, 6, 10, …: the same amount as order 1042, as a customer who buys the
+ * same thing twice pays. A key naming the customer and the amount is then answered with the first
+ * charge, which different amounts would hide.
+ */
+export function nextOrderFor(seed: number | undefined): CheckoutOrder {
+  return seed !== undefined && seed % 4 === 2 ? { ...NEXT_ORDER, totalCents: ORDER.totalCents } : NEXT_ORDER;
+}
+
 /** Which run of checkout (1 for the first, 2 after its first restart, …) was running at trace event `at`. */
 function runAt(trace: readonly TraceEvent[], at: number): number {
   let run = 1;

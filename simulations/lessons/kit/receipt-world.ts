@@ -3,7 +3,7 @@
  * workers, and four ways for the receipt to go out twice (or never).
  */
 import type { MessageSpec } from '../../engine/scheduler';
-import { handlerOf, nearBoundaryOn, secondOrderOn, startsLate, workerProcess, type BuiltWorld, type CodeError } from './scenario';
+import { SLOW_VISIBILITY_TIMEOUT_MS, handlerOf, nearBoundaryOn, secondOrderOn, slowRedeliveryOn, startsLate, workerProcess, type BuiltWorld, type CodeError } from './scenario';
 import type { Env, Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
@@ -49,6 +49,8 @@ export function receiptWorld(
     nearMidnight?: boolean;
     /** On seeds 3, 7, 11, …, worker-2's host clock runs 90 s ahead of the database's (env.clock.now() reads it; now() in SQL does not). */
     skewedClock?: boolean;
+    /** On seeds 3, 6, 9, …, the queue hands an unacknowledged message out again after 90 s rather than 30 s: past a 60 s lease. */
+    slowRedelivery?: boolean;
   } = {},
 ): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
@@ -62,7 +64,7 @@ export function receiptWorld(
     spec: {
       processes: [worker('worker-1'), worker('worker-2')],
       messages: receiptMessages(options.seed),
-      visibilityTimeoutMs: 30_000,
+      visibilityTimeoutMs: options.slowRedelivery === true && slowRedeliveryOn(options.seed) ? SLOW_VISIBILITY_TIMEOUT_MS : 30_000,
       maxReceives: 10,
       providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },
       horizonMs: 3_600_000 + late,

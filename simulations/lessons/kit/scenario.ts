@@ -138,6 +138,18 @@ export function startsLate(spec: ProcessSpec, ms: number, why: string): ProcessS
   };
 }
 
+/**
+ * The visibility timeout of a queue configured for slow work, longer than the solutions' 60 s
+ * lease: a dead worker's claim has run out by the time its message comes back, so only a takeover
+ * of the expired claim gets the work done.
+ */
+export const SLOW_VISIBILITY_TIMEOUT_MS = 90_000;
+
+/** Whether a run with `seed` has a queue that waits 90 s before a redelivery: seeds 3, 6, 9, … (in the lessons that say so). */
+export function slowRedeliveryOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 3 === 0;
+}
+
 /** Whether a run with `seed` holds the customer's second order: even seeds. */
 export function secondOrderOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 2 === 0;

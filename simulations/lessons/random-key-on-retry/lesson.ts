@@ -1,5 +1,5 @@
 /** The lesson "A fresh key on every retry": Operation-derived keys. Its code is ./starter.ts and ./solution.ts. */
-import { NEXT_ORDER, NEXT_ORDER_AFTER_MS, ORDER, consistentAnswer, noDoubleCharge, orderCharged } from '../kit/checkout-world';
+import { NEXT_ORDER_AFTER_MS, ORDER, consistentAnswer, nextOrderFor, noDoubleCharge, orderCharged } from '../kit/checkout-world';
 import { oneShot } from '../kit/one-shot';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
@@ -20,6 +20,7 @@ export default defineLesson({
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
     'On seeds 3, 7, 11, … Explore has the customer reach checkout at 09:00:55: a retry then falls in the next minute, and a key must not change when the clock does.',
+    'On seeds 2, 6, 10, … Ada\'s second order costs the same as her first, $49.99: a key built from the customer and the amount names two purchases at once.',
   ],
   explanations: {
     starter: 'A new random key per attempt: the provider cannot tell the retry from a new purchase, and charges again.',
@@ -30,6 +31,7 @@ export default defineLesson({
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
     let runs = 0;
+    const nextOrder = nextOrderFor(variation?.seed);
     const checkout: ProcessSpec = {
       id: 'checkout',
       // Checkout is a job: when its process dies before the job finished, the job runner starts it
@@ -54,9 +56,9 @@ export default defineLesson({
       spec: {
         processes: [
           nearBoundaryOn(variation?.seed) ? startsLate(checkout, 55_000, 'the customer reaches checkout at 09:00:55, five seconds before the minute turns') : checkout,
-          oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
+          oneShot('next-order', (env) => chargeOrder({ ...nextOrder }, env), observed, codeErrors, {
             startAfterMs: NEXT_ORDER_AFTER_MS,
-            why: `half an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,
+            why: `half an hour later the same customer checks out again: order ${nextOrder.id}, $${(nextOrder.totalCents / 100).toFixed(2)}${nextOrder.totalCents === ORDER.totalCents ? ', the same amount as order ' + ORDER.id : ''}`,
           }),
         ],
         messages: [],

@@ -17,13 +17,14 @@ export default defineLesson({
     'The starter sends on every delivery. Make the second delivery harmless: derive a key from the order, claim it atomically, mark it done, and give the e-mail provider the same key.',
     'The demonstration needs only the claim. Explore also crashes a worker after its send and before complete: the key is never marked done, so once its lease runs out another worker takes it over and sends again, and only a provider that honours the key turns that second send into a replay of the first. The lesson "Sent, but not marked done" looks at that gap on its own.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
+    'On seeds 3, 6, 9, … the queue waits 90 s, not 30 s, before it hands an unacknowledged message out again. By then a dead worker\'s 60 s claim has run out, and only a takeover of the expired claim gets the receipt sent.',
     'Explore also loses a send on its way to the provider: the call times out and nothing was sent. Only a key left unfinished lets a later delivery send the receipt after all.',
   ],
   explanations: {
     starter: 'Sends the receipt every time the message arrives. Correct only if every message arrives exactly once, which no queue promises.',
     solution: 'The consumer from lib/: the key is derived from the order, claim is one atomic INSERT … ON CONFLICT with a lease, complete marks it done, and the same key goes to the e-mail provider. A redelivery finds the key done and only acknowledges.',
   },
-  build: (mod, v) => receiptWorld(mod, { seed: v?.seed }),
+  build: (mod, v) => receiptWorld(mod, { seed: v?.seed, slowRedelivery: true }),
   demo: {
     seed: 1,
     faults: [crashBeforeAck('worker-1')],

@@ -2,7 +2,7 @@
 import { receiptsFor } from '../kit/predictions';
 import { CUSTOMER_EMAIL, NEXT_ORDER, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
 import { placeOrder } from '../../../lib/outbox';
-import { handlerOf, messagesSettled, secondOrderOn, type CodeError, workerProcess } from '../kit/scenario';
+import { SLOW_VISIBILITY_TIMEOUT_MS, handlerOf, messagesSettled, secondOrderOn, slowRedeliveryOn, type CodeError, workerProcess } from '../kit/scenario';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
@@ -17,6 +17,7 @@ export default defineLesson({
     'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
     'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
     'On even-numbered seeds Explore has the same customer place a second order right after the first: a key must tell her two orders apart, or the second one never gets its receipt.',
+    'On seeds 3, 6, 9, … the queue waits 90 s, not 30 s, before it hands an unacknowledged message out again. If the worker died holding a 60 s claim, the claim has run out by then, and only a takeover of the expired claim gets the receipt sent.',
   ],
   explanations: {
     starter: 'Acts on every delivery: the relay\'s at-least-once republish becomes a second receipt.',
@@ -43,7 +44,7 @@ export default defineLesson({
       spec: {
         processes: [shop, relayProcess('relay-1', libRelayPass, codeErrors), workerProcess('worker-1', handler, codeErrors, toMessage)],
         messages: [],
-        visibilityTimeoutMs: 30_000,
+        visibilityTimeoutMs: slowRedeliveryOn(variation?.seed) ? SLOW_VISIBILITY_TIMEOUT_MS : 30_000,
         maxReceives: 10,
         // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
         providers: { timeoutMs: 30_000 },
