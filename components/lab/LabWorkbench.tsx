@@ -334,6 +334,11 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   useEffect(() => {
     if (exploring) bringIntoView(explorerBox.current);
   }, [exploring]);
+  // The result is taller than the progress it replaces: its verdict and replay come into view too.
+  const explored = explorer.status === 'done' || explorer.status === 'error';
+  useEffect(() => {
+    if (explored) bringIntoView(explorerBox.current);
+  }, [explored]);
   const showEvent = useCallback(
     (i: number) => {
       send({ type: 'SEEK', index: i });
