@@ -20,6 +20,9 @@ describe('onSimulatedClock', () => {
     ['WHERE due < CURRENT_DATE - 1', 'WHERE due < (now()::date) - 1'],
     ['SELECT CURRENT_TIME, LOCALTIME(2)', 'SELECT (now()::timetz), (now()::time(2))'],
     ["UPDATE t SET lease_until = CURRENT_TIMESTAMP + interval '60 seconds' WHERE lease_until < CURRENT_TIMESTAMP", "UPDATE t SET lease_until = (now()::timestamptz) + interval '60 seconds' WHERE lease_until < (now()::timestamptz)"],
+    ["UPDATE t SET lease_until = 'now'::timestamptz + interval '60 seconds' WHERE lease_until < 'NOW' :: timestamptz", "UPDATE t SET lease_until = (now()::text)::timestamptz + interval '60 seconds' WHERE lease_until < (now()::text) :: timestamptz"],
+    ["SELECT CAST('today' AS date), timestamptz 'now', date'tomorrow'", "SELECT CAST(((now()::date)::text) AS date), ((now()::text)::timestamptz), (((now()::date + 1)::text)::date)"],
+    ["SELECT timestamp(0) with time zone 'yesterday'", "SELECT (((now()::date - 1)::text)::timestamp(0) with time zone)"],
   ])('%s', (sql, expected) => {
     expect(onSimulatedClock(sql)).toBe(expected);
   });
@@ -35,6 +38,10 @@ describe('onSimulatedClock', () => {
     'SELECT $$CURRENT_DATE$$, $fn$ LOCALTIME $fn$',
     'SELECT now(), clock_timestamp(), current_timestamp_x, my_current_date',
     'SELECT $1::date',
+    // 'now' as data, not cast to a time.
+    "INSERT INTO notes (word) VALUES ('now'), ('today')",
+    "SELECT 'now' || 'x', E'now'::text",
+    "SELECT x AS date, 'now' FROM t",
   ])('leaves %s alone', (sql) => {
     expect(onSimulatedClock(sql)).toBe(sql);
   });
@@ -56,7 +63,9 @@ describe('onSimulatedClock', () => {
   test('the rewritten keywords mean what PostgreSQL means by them: the transaction start, as now() gives it', async () => {
     const pg = new PGlite();
     try {
-      const keywords = ['CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP(2)', 'LOCALTIMESTAMP', 'LOCALTIMESTAMP(0)', 'CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_TIME(1)', 'LOCALTIME', 'LOCALTIME(3)'];
+      const keywords = ['CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP(2)', 'LOCALTIMESTAMP', 'LOCALTIMESTAMP(0)', 'CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_TIME(1)', 'LOCALTIME', 'LOCALTIME(3)',
+        "'now'::timestamptz", "'now'::timestamp", "'now'::date", "'now'::time", "CAST('now' AS timestamptz)", "timestamptz 'now'", "'today'::timestamptz",
+        "'tomorrow'::date", "'yesterday'::timestamp", "date 'today'", "timestamp with time zone 'tomorrow'"];
       await pg.exec("SET TIME ZONE 'America/New_York'");
       await pg.exec('BEGIN');
       for (const k of keywords) {

@@ -3,7 +3,8 @@
  * where PostgreSQL's words are (not inside strings, quoted identifiers, comments or dollar quotes):
  *
  * - `onSimulatedClock`: CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIMESTAMP and
- *   LOCALTIME written as `now()` casts. They mean the transaction's start time, exactly as `now()`
+ *   LOCALTIME written as `now()` casts, and `'now'`, `'today'`, `'tomorrow'` and `'yesterday'`
+ *   cast to a date/time type written from `now()`. They mean the transaction's start time, exactly as `now()`
  *   does, but they are keywords, so the `sim.now()` that shadows `now()` through `search_path`
  *   (./sql-clock.ts) cannot shadow them: left alone they read the machine's real clock, and a
  *   lease written with them never expires in simulated time (nor runs the same twice).
@@ -22,9 +23,22 @@ interface Word {
 const WORD_START = /[A-Za-z_\u0080-\uffff]/;
 const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
 
+/** A plain string constant of `sql` ('…' or E'…'), with its value. */
+interface StringToken {
+  value: string;
+  start: number;
+  end: number;
+}
+
 /** The bare words of `sql`, in order. */
 export function sqlWords(sql: string): Word[] {
+  return sqlTokens(sql).words;
+}
+
+/** The bare words and the plain string constants of `sql`, each in order. */
+function sqlTokens(sql: string): { words: Word[]; strings: StringToken[] } {
   const words: Word[] = [];
+  const strings: StringToken[] = [];
   let i = 0;
   const n = sql.length;
   while (i < n) {
@@ -48,6 +62,7 @@ export function sqlWords(sql: string): Word[] {
     } else if (c === "'") {
       // E'…' strings take backslash escapes; every string takes '' for a quote.
       const escapes = i > 0 && /[eE]/.test(sql[i - 1]) && (i < 2 || !WORD_PART.test(sql[i - 2]));
+      const start = i;
       i++;
       while (i < n) {
         if (escapes && sql[i] === '\\') i += 2;
@@ -57,6 +72,8 @@ export function sqlWords(sql: string): Word[] {
         } else i++;
       }
       i++;
+      // The value only matters for the few clock words (see onSimulatedClock): no escapes read.
+      strings.push({ value: sql.slice(start + 1, Math.min(i, n) - 1).replace(/''/g, "'"), start, end: Math.min(i, n) });
     } else if (c === '"') {
       i++;
       while (i < n) {
@@ -80,7 +97,7 @@ export function sqlWords(sql: string): Word[] {
       if (!(i - start === 1 && /[eE]/.test(c) && sql[i] === "'")) words.push({ text: sql.slice(start, i), start, end: i });
     } else i++;
   }
-  return words;
+  return { words, strings };
 }
 
 /** What each time keyword means, as a cast of `now()`: the same instant, the transaction's start. */
@@ -92,11 +109,32 @@ const TIME_KEYWORDS: Record<string, string> = {
   localtime: 'time',
 };
 
-/** `sql` with its time keywords written as `now()` casts (see the module's comment); the same text when it has none. */
-export const onSimulatedClock = memoByText((sql: string): string => {
-  let out = '';
-  let from = 0;
-  for (const w of sqlWords(sql)) {
+/**
+ * The date/time input strings that read the clock, as text made from `now()`: `'now'::timestamptz`
+ * is the transaction's start time, as `now()` is, and 'today', 'tomorrow' and 'yesterday' are
+ * midnights of the session's date (PostgreSQL's "special date/time inputs").
+ */
+const CLOCK_INPUTS: Record<string, string> = {
+  now: '(now()::text)',
+  today: '((now()::date)::text)',
+  tomorrow: '((now()::date + 1)::text)',
+  yesterday: '((now()::date - 1)::text)',
+};
+
+/** A date/time type name just before a string constant (`timestamptz 'now'`), as a cast can name it. */
+const TYPED_LITERAL = /\b(timestamptz|timetz|date|(?:timestamp|time)(?:\s*\(\s*\d+\s*\))?(?:\s+with(?:out)?\s+time\s+zone)?)\s*$/i;
+
+/** One piece of `sql` to write differently. */
+interface Rewrite {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Where a time keyword stands (see the module's comment), and the `now()` cast it becomes. */
+function keywordRewrites(sql: string, words: Word[]): Rewrite[] {
+  const out: Rewrite[] = [];
+  for (const w of words) {
     const type = TIME_KEYWORDS[w.text.toLowerCase()];
     // A qualified name (t.localtime) is a column, not the keyword.
     if (!type || /\.\s*$/.test(sql.slice(Math.max(0, w.start - 8), w.start))) continue;
@@ -108,10 +146,51 @@ export const onSimulatedClock = memoByText((sql: string): string => {
       cast = `${type}(${precision[1]})`;
       end += precision[0].length;
     }
-    out += `${sql.slice(from, w.start)}(now()::${cast})`;
-    from = end;
+    out.push({ start: w.start, end, text: `(now()::${cast})` });
   }
-  return from === 0 ? sql : out + sql.slice(from);
+  return out;
+}
+
+/**
+ * Where a clock input string is cast to a date/time type — `'now'::timestamptz`,
+ * `CAST('today' AS date)`, `timestamptz 'now'` — and the text from `now()` it becomes. A string
+ * that is not cast ('now' stored in a text column) stays as it is.
+ */
+function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
+  const out: Rewrite[] = [];
+  for (const s of strings) {
+    const made = CLOCK_INPUTS[s.value.trim().toLowerCase()];
+    // An E'…' string is left alone (its escapes are not read here); `date'today'` is no E string.
+    const eString = s.start > 0 && /[eE]/.test(sql[s.start - 1]) && (s.start < 2 || !WORD_PART.test(sql[s.start - 2]));
+    if (!made || eString) continue;
+    const before = sql.slice(Math.max(0, s.start - 48), s.start);
+    if (/^\s*::/.test(sql.slice(s.end)) || (/\bcast\s*\(\s*$/i.test(before) && /^\s+as\b/i.test(sql.slice(s.end)))) {
+      out.push({ start: s.start, end: s.end, text: made });
+      continue;
+    }
+    const typed = TYPED_LITERAL.exec(before);
+    if (typed) out.push({ start: s.start - typed[0].length, end: s.end, text: `(${made}::${typed[1]})` });
+  }
+  return out;
+}
+
+/**
+ * `sql` with what reads the clock written from `now()` (see the module's comment): the time
+ * keywords, and the input strings 'now', 'today', 'tomorrow' and 'yesterday' cast to a date/time
+ * type, which PostgreSQL reads from the same real clock. The same text when it has none.
+ */
+export const onSimulatedClock = memoByText((sql: string): string => {
+  const { words, strings } = sqlTokens(sql);
+  const rewrites = [...keywordRewrites(sql, words), ...inputRewrites(sql, strings)].sort((a, b) => a.start - b.start);
+  if (rewrites.length === 0) return sql;
+  let out = '';
+  let from = 0;
+  for (const r of rewrites) {
+    if (r.start < from) continue;
+    out += sql.slice(from, r.start) + r.text;
+    from = r.end;
+  }
+  return out + sql.slice(from);
 });
 
 const TRANSACTION_WORDS = new Set(['begin', 'start', 'commit', 'end', 'rollback', 'abort', 'savepoint', 'release']);
