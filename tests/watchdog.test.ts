@@ -61,6 +61,19 @@ describe('the watchdog', () => {
     client.dispose();
   });
 
+  it("a run the worker's loop guard stopped rejects as stuck, and the worker and its database stay", async () => {
+    const { client, worker, run } = started();
+    pageRuns(1_000);
+    worker.say({ type: 'stuck', id: 1, heldMs: 1_200 });
+    await expect(run).rejects.toBeInstanceOf(StuckError);
+    await expect(run).rejects.toThrow(/ran for 1 s without yielding/);
+    pageRuns(4_000);
+    expect(worker.terminated).toBe(false);
+    expect(FakeWorker.made).toHaveLength(1);
+    expect(client.getState()).toMatchObject({ status: 'ready', restarts: 0 });
+    client.dispose();
+  });
+
   it('a heartbeat keeps a long run alive', () => {
     const { client, worker, run } = started();
     run.catch(() => {});

@@ -109,6 +109,7 @@ export type WorkerResponse =
   | ExploreResultMessage
   | ExploreSeedsResultMessage
   | WarmResultMessage
+  | StuckMessage
   | HeartbeatMessage;
 
 /** A promise the learner's code rejected without anyone handling it, seen during a run. */
@@ -163,12 +164,24 @@ export interface WarmResultMessage {
 /**
  * Sent every ~250 ms while the worker is busy with a run or an exploration, from a task of its own:
  * while it keeps coming, the worker's event loop is turning. Silence means learner code is stuck
- * in a synchronous loop (the page's watchdog ends the worker).
+ * in a synchronous loop the loop guard could not stop (the page's watchdog ends the worker).
  */
 export interface HeartbeatMessage {
   type: 'heartbeat';
 }
 
+
+/**
+ * The answer to a run, an exploration or a share of one whose learner code held the worker without
+ * yielding: the loop guard (simulations/learner/loop-guard.ts) stopped it, and the database is
+ * still up. Code stuck inside one native call never gets here: the page's watchdog ends the worker.
+ */
+export interface StuckMessage {
+  type: 'stuck';
+  id: number;
+  /** How long the code had held the worker when it was stopped. */
+  heldMs: number;
+}
 
 /** The database booted and answered its first query. */
 export interface ReadyMessage {

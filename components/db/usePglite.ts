@@ -16,7 +16,7 @@ export type { DbStatus } from './worker-client';
 export interface PgliteHandle extends BootState {
   /** Run a SQL script in the worker's database; rejects with an `SqlError`. */
   query(sql: string): Promise<QueryResult>;
-  /** Run the learner's code once; rejects with a `StuckError` when the watchdog had to stop it. */
+  /** Run the learner's code once; rejects with a `StuckError` when its loop guard or the watchdog had to stop it. */
   run(request: Omit<RunRequest, 'type' | 'id'>): Promise<RunAnswer>;
   /** Explore many schedules, with progress; rejects with a `StuckError` like `run`. */
   explore(

@@ -63,7 +63,7 @@ export interface RunAnswer {
 
 export type { ExploreProgress } from './explore-progress';
 
-/** The learner's code kept the worker busy without yielding; the worker was replaced. */
+/** The learner's code kept the worker busy without yielding, and was stopped (by the worker's loop guard, or by replacing the worker). */
 export class StuckError extends Error {
   constructor(readonly silentMs: number) {
     super(
@@ -251,6 +251,11 @@ export class WorkerClient {
       case 'warm-result': {
         const job = this.take(message.id);
         if (job?.kind === 'warm') job.resolve({ runs: message.runs, ms: message.ms });
+        return;
+      }
+      case 'stuck': {
+        // Stopped inside the worker: its database is still up, nothing to restart.
+        this.take(message.id)?.reject(new StuckError(message.heldMs));
         return;
       }
       case 'error': {

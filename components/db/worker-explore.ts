@@ -20,6 +20,8 @@ export interface ExploreHost {
   busy(job: () => Promise<void>): Promise<void>;
   /** Ids of explorations the page cancelled. */
   cancelled: Set<number>;
+  /** Whether the loop guard stopped the learner's code: the exploration ends there, answered 'stuck'. */
+  stuck(): boolean;
 }
 
 const failed = (error: unknown) => `The exploration could not finish: ${error instanceof Error ? error.message || error.name : String(error)}`;
@@ -37,7 +39,7 @@ export async function exploreAll(host: ExploreHost, request: ExploreRequest): Pr
         variant: request.variant ?? 'your code',
         runs: request.runs,
         hostNow: hostClock.now,
-        shouldStop: () => host.cancelled.has(request.id),
+        shouldStop: () => host.cancelled.has(request.id) || host.stuck(),
         onProgress: (done) => progress(done),
       });
       host.post({ type: 'explore-result', id: request.id, result });
@@ -59,7 +61,7 @@ export async function exploreShare(host: ExploreHost, request: ExploreSeedsReque
       const summaries: ScheduleSummary[] = [];
       for (let k = 0; k < request.count; k++) {
         if (k % HOST_TURN_EVERY_RUNS === 0) await hostTick();
-        if (host.cancelled.has(request.id)) break;
+        if (host.cancelled.has(request.id) || host.stuck()) break;
         const summary = summarize(await exploreSeed(db.sim, opts, request.firstSeed + k));
         summaries.push(summary);
         // Code that cannot load fails every schedule alike: the exploration stops there.

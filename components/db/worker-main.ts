@@ -17,6 +17,7 @@
  */
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { learnerLocation } from '@/simulations/learner/compile';
+import { hostTurn, setLoopBudget, stuckPending, takeStuck } from '@/simulations/learner/loop-guard';
 import { hostTick } from '@/simulations/engine/host-tick';
 import { runForLab, type LabRun } from '@/simulations/run/lab-run';
 import { PGLITE_START_PARAMS } from '@/simulations/db/pglite-start';
@@ -202,8 +203,45 @@ async function runQuery(id: number, sql: string): Promise<void> {
 // Heartbeat while busy: a timer task that only runs when the event loop turns.
 let busy = 0;
 let heartbeat: ReturnType<typeof hostClock.setInterval> | null = null;
+/** When this worker's event loop last turned while busy: learner code has held it since. */
+let lastTurn = 0;
+function turned(): void {
+  lastTurn = hostClock.now();
+  hostTurn();
+}
 function beginBusy(): void {
-  if (busy++ === 0) heartbeat = hostClock.setInterval(() => post({ type: 'heartbeat' }), 250);
+  if (busy++ === 0) {
+    turned();
+    takeStuck();
+    heartbeat = hostClock.setInterval(() => {
+      turned();
+      post({ type: 'heartbeat' });
+    }, 250);
+  }
+}
+
+/**
+ * Learner code that holds this worker for a second without yielding is stopped by the loop guard,
+ * well before the page's watchdog (2 s of silence) would end the worker and its database; a
+ * heartbeat as it trips keeps that watchdog from ending it while the run winds down. Code stuck
+ * in one native call never reaches the guard: the watchdog still ends it.
+ */
+setLoopBudget({
+  heldMs: () => hostClock.now() - lastTurn,
+  limitMs: 1_000,
+  minCalls: 100_000,
+  onTrip: () => post({ type: 'heartbeat' }),
+});
+
+/** The answers that end a request; one given while the loop guard had stopped the learner's code becomes 'stuck'. */
+const ANSWERS = new Set<WorkerResponse['type']>(['run-result', 'explore-result', 'explore-seeds-result', 'error']);
+
+/** `message`, or when it answers a request whose learner code the loop guard stopped, the 'stuck' answer instead. */
+function answer(message: WorkerResponse): WorkerResponse {
+  const id = 'id' in message ? message.id : undefined;
+  if (id === undefined || !ANSWERS.has(message.type)) return message;
+  const heldMs = takeStuck();
+  return heldMs === null ? message : { type: 'stuck', id, heldMs: Math.round(heldMs) };
 }
 function endBusy(): void {
   if (--busy === 0 && heartbeat !== null) {
@@ -256,6 +294,8 @@ scope.addEventListener('error', (event: ErrorEvent) => {
 });
 
 function postRun(id: number, run: LabRun, seen: UnhandledRejection[]): void {
+  const stuck = answer({ type: 'run-result', id, run, unhandled: seen });
+  if (stuck.type === 'stuck') return post(stuck);
   try {
     post({ type: 'run-result', id, run, unhandled: seen });
   } catch {
@@ -286,7 +326,7 @@ async function runOnce(request: RunRequest): Promise<void> {
     await hostTick();
     postRun(request.id, run, seen);
   } catch (error) {
-    post({ type: 'error', id: request.id, message: `The run could not finish: ${errorText(error)}` });
+    post(answer({ type: 'error', id: request.id, message: `The run could not finish: ${errorText(error)}` }));
   } finally {
     unhandled = null;
     endBusy();
@@ -309,7 +349,8 @@ function engineConnection(pg: PGlite): PgliteConnection {
 /** Explorations as ./worker-explore.ts serves them, on this worker's database and page. */
 const explorations: ExploreHost = {
   database: booted,
-  post,
+  post: (message) => post(answer(message)),
+  stuck: stuckPending,
   async busy(job) {
     beginBusy();
     unhandled = [];

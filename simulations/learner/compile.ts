@@ -9,6 +9,7 @@
 import { transform } from 'sucrase';
 import * as learnerApi from './api';
 import { learnerCompartment } from './realm';
+import { StuckCodeError } from './loop-guard';
 
 /** A compile or load failure, with the learner's line when known. */
 export class LearnerCodeError extends Error {
@@ -124,7 +125,8 @@ export function loadLearnerModule(source: string): Record<string, unknown> {
   try {
     first = evaluate();
   } catch (err) {
-    if (err instanceof LearnerCodeError) throw err;
+    // A module stuck while it loads is stuck, not broken: the host answers as for a stuck run.
+    if (err instanceof LearnerCodeError || err instanceof StuckCodeError) throw err;
     const loc = learnerLocation(err);
     const said = err instanceof Error ? `${err.name}: ${err.message}` : `Your module threw ${typeof err === 'string' ? JSON.stringify(err) : String(err)} while loading`;
     throw new LearnerCodeError(said, loc?.line, loc?.column, 'load');

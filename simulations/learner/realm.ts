@@ -17,6 +17,7 @@
  * and cannot be undone.
  */
 import 'ses';
+import { GUARD_NAME, guardLoops, loopGuard } from './loop-guard';
 
 /**
  * How the host is locked down. Each option keeps something the engine and the learner need:
@@ -71,6 +72,11 @@ export class SandboxError extends Error {
 const refuse = (what: string, instead: string) => () => {
   throw new SandboxError(what, instead);
 };
+
+/** The compartment's `Compartment`: `new Compartment()` throws with a hint, as a call does. */
+function noCompartment(): never {
+  throw new SandboxError('Compartment', 'plain functions: your code already runs in a compartment of its own');
+}
 
 /**
  * The compartment's `Date`: dates from numbers and strings as usual (`new Date(0)`, `Date.UTC`,
@@ -167,9 +173,13 @@ function textConsole(host: Console): Pick<Console, 'log' | 'info' | 'warn' | 'er
  */
 export function learnerCompartment(): Compartment {
   hardenRealm();
-  const compartment = new Compartment({ __options__: true });
+  // Every text this compartment evaluates — the module, eval, Function — gets its loops guarded
+  // (./loop-guard.ts). A nested Compartment would evaluate without that, so there is none.
+  const compartment = new Compartment({ __options__: true, transforms: [guardLoops] });
   const global = compartment.globalThis;
   Object.defineProperties(global, {
+    [GUARD_NAME]: { value: harden(loopGuard), writable: false, enumerable: false, configurable: false },
+    Compartment: { value: noCompartment, writable: false, enumerable: false, configurable: false },
     Date: { value: simulatedDate(global.Date as DateConstructor), writable: false, enumerable: false, configurable: false },
     Math: { value: simulatedMath(global.Math as Math), writable: false, enumerable: false, configurable: false },
     console: { value: textConsole(console), writable: false, enumerable: false, configurable: false },
