@@ -196,7 +196,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await setCode(page, loop);
     const started = Date.now();
     await button(page, 'Run').click();
-    await page.getByText(/ran for \d+ s without yielding: a loop that never ends, or synchronous work too long between two awaits\. The run was stopped\. Your code is kept\./).waitFor({ timeout: E2E_WAIT_MS });
+    await page.getByTestId('notice-text').filter({ hasText: /ran for \d+ s without yielding: a loop that never ends, or synchronous work too long between two awaits\. The run was stopped\. Your code is kept\./ }).waitFor({ timeout: E2E_WAIT_MS });
     t.diagnostic(`stuck message after ${Date.now() - started} ms`);
     await button(page, 'Solution').click();
     assert.equal(await button(page, 'Solution').getAttribute('aria-pressed'), 'true');
@@ -225,8 +225,9 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     const spoofed = Date.now();
     await button(page, 'Run').click();
     // The first loop's message goes with the new run, so the one awaited next is this loop's.
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ timeout: E2E_WAIT_MS });
+    const stuckNotice = page.getByTestId('notice-text').filter({ hasText: /without yielding: a loop that never ends/ });
+    await stuckNotice.waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
+    await stuckNotice.waitFor({ timeout: E2E_WAIT_MS });
     t.diagnostic(`a loop posting heartbeats stopped after ${Date.now() - spoofed} ms`);
     await waitRunnable(page);
     assert.equal(await restarts(), 0, 'stopped inside the worker too');
@@ -241,8 +242,8 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 }
 `);
     await button(page, 'Run').click();
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
-    await page.getByText(/without yielding: a loop that never ends/).waitFor({ timeout: E2E_WAIT_MS });
+    await stuckNotice.waitFor({ state: 'detached', timeout: E2E_WAIT_MS });
+    await stuckNotice.waitFor({ timeout: E2E_WAIT_MS });
     // (Waiting for the "Restarting…" text raced a quick restart: the counter is what stays.)
     await page.waitForFunction(() => Number(document.querySelector('[data-db-restarts]')?.getAttribute('data-db-restarts')) >= 1, null, { timeout: E2E_WAIT_MS });
     await waitRunnable(page);
