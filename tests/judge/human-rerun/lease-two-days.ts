@@ -1,6 +1,6 @@
 // expect: wrong
 // kind: lease
-// why: each claim holds a two-day lease "so nobody double-charges", so when a lost answer outlasts the retries and leaves a charge claimed, the operator's rerun 26 hours later finds the claim still live, skips the order and it is never charged or receipted.
+// why: each claim holds a two-day lease "so nobody double-charges", so when the job dies holding a claim (a crash before a receipt is sent), the operator's rerun 26 hours later finds that claim still live and skips it: the order never gets its receipt.
 import { opKey, claim, complete, type CheckoutOrder, type Env } from 'effectively-once';
 
 type BillingOrder = CheckoutOrder & { email: string };
