@@ -23,8 +23,6 @@ type Weakness =
   | 'no clock skew'
   /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
   | 'un-awaited statement'
-  /** The input string 'now' ('now'::timestamptz) is not written onto the simulated clock as now() and CURRENT_TIMESTAMP are: it reads the machine's real clock, so a lease set and compared with it never runs out in simulated time. */
-  | "'now' literal on the real clock"
   /** A client left checked out with its transaction open fails a run only when a later step waits on that connection; on pg.Pool the connection is lost for good (and the pool runs dry). */
   | 'leaked client unnoticed';
 
@@ -83,10 +81,6 @@ const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
   // would run inside it), on both back-ends; on a real pool each commits at once and the claim
   // stays atomic, so the design holds.
   'concurrent-redelivery/right-xact-lock-claim-on-pool.ts': 'pool is one connection',
-  // The solution's claim with 'now'::timestamptz for now(): the same instant on a real server, but
-  // on the simulated clock (PGlite and the judge's PostgreSQL 15 alike) the lease never runs out,
-  // so a worker that died holding it blocks the receipt (every-order-receipted, seed 1).
-  'lease-expiry/right-now-literal.ts': "'now' literal on the real clock",
 };
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
