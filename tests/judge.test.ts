@@ -51,18 +51,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // PostgreSQL 15 catches this one at seed 3 (COMMIT ran before the un-awaited outbox INSERT,
   // then the crash); the tab shows it only on a hand-picked schedule (seed 3, --choices 0,1,0).
   'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
-  // A relay's transaction counts as locked when any of its statements matches FOR UPDATE on the
-  // outbox or an UPDATE of the outbox naming published_at IS NULL. PostgreSQL 15 catches these at
-  // seed 6 (each-row-once): the rows published were read by a sub-select that locks nothing (the
-  // UPDATE re-checks only id IN (…) after waiting for the other relay), or by a second, unlocked
-  // SELECT after a FOR UPDATE SKIP LOCKED of the first row alone.
-  'relay-concurrency/update-subquery-without-lock.ts': 'PGlite one session',
-  'relay-concurrency/lock-first-row-read-batch.ts': 'PGlite one session',
-  // The same rule, and PostgreSQL 15 again at seed 6: an advisory lock before the read counts
-  // whatever its key, and here each relay locks its own name; an UPDATE guarded by
-  // published_at IS NULL counts though the relay publishes the rows it read, not those it marked.
-  'relay-concurrency/advisory-lock-per-relay.ts': 'PGlite one session',
-  'relay-concurrency/mark-guarded-publish-what-was-read.ts': 'PGlite one session',
   // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
   // which only a second delivery during the taker's send shows. Two faults show it in the tab
   // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),

@@ -252,37 +252,74 @@ export const eachRowOnce: Invariant = {
 };
 
 /**
- * What keeps two relays' transactions apart on PostgreSQL: a row-locking read of the outbox
- * (SELECT … FROM outbox … FOR UPDATE or FOR NO KEY UPDATE, SKIP LOCKED or not); an UPDATE of the
- * outbox that re-checks published_at IS NULL (its row locks make a second relay re-check and skip
- * the rows); or an advisory lock taken in the transaction before the outbox read that the publish
- * follows (the relays take turns). A lock taken after that read comes too late: the second relay
- * waits for it and then publishes the rows it read before. Reading again under the lock is enough:
- * PostgreSQL makes a transaction's commit visible before it releases its locks, so a relay that
- * gets the lock next and reads then sees the first relay's marks (candidates read unlocked, then
- * each one try-locked and re-read before it is published, is a sound relay). A `pg_try_advisory…`
- * lock counts when its answer decides something: the code read it, or the call filters rows in the
- * statement's WHERE.
+ * What keeps two relays' transactions apart on PostgreSQL, judged on the read the publish follows
+ * (the transaction's last statement before it that returned outbox rows: a SELECT from the outbox,
+ * or an UPDATE or DELETE of it with RETURNING):
+ * - that read locks the rows it returns: FOR UPDATE or FOR NO KEY UPDATE (SKIP LOCKED or not, in a
+ *   sub-select too); a DELETE … RETURNING (a row another relay deleted meanwhile is gone when this
+ *   one gets it); an UPDATE … RETURNING whose own WHERE re-checks `published_at IS NULL`
+ *   (PostgreSQL re-checks that WHERE on the row once the other relay commits, and skips it; a
+ *   re-check inside a sub-select is not re-run); or
+ * - an advisory lock was taken in the transaction before that read (the relays take turns). A lock
+ *   taken after the read comes too late: the second relay waits for it and then publishes the rows
+ *   it read before. Reading again under the lock is enough: PostgreSQL makes a transaction's commit
+ *   visible before it releases its locks, so a relay that gets the lock next and reads then sees the
+ *   first relay's marks (candidates read unlocked, then each one try-locked and re-read before it is
+ *   published, is a sound relay). A `pg_try_advisory…` lock counts when its answer decides
+ *   something: the code read it, or the call filters rows in the statement's WHERE. A lock keyed on
+ *   the relay's own name (its process id in the key) excludes nobody, and does not count.
+ * A row-locking statement other than that read (a FOR UPDATE of one row as a gate, then the batch
+ * read unlocked; an UPDATE … WHERE published_at IS NULL whose answer is not what is published)
+ * leaves the other relay free to read and publish the same rows.
  */
-const ROW_LOCKING = [/\bfrom\s+outbox\b[\s\S]*\bfor\s+(no\s+key\s+)?update\b/i, /\bupdate\s+outbox\b[\s\S]*\bpublished_at\s+is\s+null\b/i];
+const FOR_UPDATE = /\bfor\s+(no\s+key\s+)?update\b/i;
 const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 const READS_OUTBOX = /\bfrom\s+outbox\b/i;
+const WRITES_OUTBOX = /^\s*(update\s+outbox|delete\s+from\s+outbox)\b/i;
+const RETURNING = /\breturning\b/i;
 
-/** Whether the transaction's statements so far (up to a publish) keep another relay off what it publishes. */
-function relayLocked(tx: { statements: readonly string[]; events: readonly TraceEvent[] }): boolean {
-  if (tx.statements.some((sql) => ROW_LOCKING.some((re) => re.test(sql)))) return true;
+/** `sql` with every parenthesised group that holds a SELECT emptied: what is left is the statement's own clauses. */
+function withoutSubqueries(sql: string): string {
+  let out = sql;
+  for (;;) {
+    // Innermost groups first; one without a SELECT is kept, its brackets set aside for the next round.
+    const next = out.replace(/\(([^()]*)\)/g, (group, inner: string) => (/\bselect\b/i.test(inner) ? '\u0001\u0002' : `\u0001${inner}\u0002`));
+    if (next === out) break;
+    out = next;
+  }
+  return out.replace(/\u0001/g, '(').replace(/\u0002/g, ')');
+}
+
+/** Whether `sql` returns outbox rows that a publish may follow. */
+function readsOutbox(sql: string): boolean {
+  const write = WRITES_OUTBOX.exec(sql);
+  return write ? RETURNING.test(sql) : READS_OUTBOX.test(sql);
+}
+
+/** Whether the outbox read `sql` locks the rows it returns (see above). */
+function locksWhatItReads(sql: string): boolean {
+  if (FOR_UPDATE.test(sql)) return true;
+  const write = WRITES_OUTBOX.exec(sql);
+  if (!write) return false;
+  if (/^delete/i.test(write[1]!)) return true;
+  return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(sql));
+}
+
+/** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
+function relayLocked(tx: { statements: readonly string[]; events: readonly TraceEvent[] }, actor: string): boolean {
   let locked = false;
-  /** Whether the latest read of the outbox came after a lock that counts; null before any read. */
-  let lastReadLocked: boolean | null = null;
+  /** Whether the latest read of the outbox was covered; null before any read. */
+  let lastReadCovered: boolean | null = null;
   for (const e of tx.events) {
-    const data = e.data as { sql?: unknown; answerRead?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
     const sql = String(data?.sql ?? '');
     const lock = ADVISORY_LOCK.exec(sql);
-    if (lock && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) locked = true;
-    if (READS_OUTBOX.test(sql)) lastReadLocked = locked;
+    const ownKey = lock !== null && `${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor);
+    if (lock && !ownKey && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) locked = true;
+    if (readsOutbox(sql)) lastReadCovered = locked || locksWhatItReads(sql);
   }
-  return lastReadLocked ?? locked;
+  return lastReadCovered ?? locked;
 }
 
 /**
@@ -296,7 +333,7 @@ export const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   check({ outcome, db }) {
-    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx));
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const why =
@@ -305,7 +342,7 @@ export const locksWhatItPublishes: Invariant = {
         : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
     return {
       held: false,
-      detail: `${e.actor} published from inside its transaction, but nothing locked the rows before or as it read them (no FOR UPDATE; an advisory lock taken after the read, or a try-lock whose answer was never looked at, does not keep the other relay out). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock taken before the read and obeyed, or an UPDATE … WHERE published_at IS NULL before publishing, would do too).`,
+      detail: `${e.actor} published from inside its transaction, but nothing locked the rows it published before or as it read them (no FOR UPDATE on the read it published from; a lock on another statement, an advisory lock taken after the read or keyed on the relay's own name, or a try-lock whose answer was never looked at, does not keep the other relay out). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock every relay takes before the read, or an UPDATE … WHERE published_at IS NULL … RETURNING whose rows are the ones you publish, would do too).`,
       step: e.i,
     };
   },
