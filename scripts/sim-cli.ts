@@ -10,6 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { describeFault, parseFaultPlan } from '../simulations/engine/faults';
 import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run/run';
+import { failureText } from '../simulations/run/failure';
 import type { Scenario } from '../simulations/lessons/kit/scenario';
 import { LESSONS, lessonById } from '../simulations/lessons/index';
 import { PgliteSimDatabase } from '../simulations/db/pglite';
@@ -460,7 +461,7 @@ async function main(argv: string[]): Promise<number> {
   const failed = result.firstFailure;
   if (failed) {
     out(`\nyour code failed in ${result.failures} of ${result.runs} schedules, so this exploration is not clean whatever the invariants say`);
-    out(`  first in seed ${failed.seed}: ${failed.process}${failed.line ? ` (line ${failed.line})` : ''} threw ${failed.message}`);
+    out(`  first in seed ${failed.seed}: ${failed.process}${failed.line ? ` (line ${failed.line})` : ''} ${failureText(failed)}`);
     out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: failed.seed, faults: failed.faults, choices: [] }, dbFlag(args))}`);
   }
   const cx = result.counterexample;

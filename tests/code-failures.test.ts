@@ -6,6 +6,7 @@
  */
 import { expect, test } from 'vitest';
 import { explore, exploreSeed, runScenario, drawFaults } from '../simulations/run/run';
+import { failureText } from '../simulations/run/failure';
 import { lessonById } from '../simulations/lessons/index';
 import { exploredClean } from '../components/course/demo-run';
 import { simDbPerFile } from './helpers/sim-db';
@@ -97,4 +98,25 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   const held = await explore(sim.db, { scenario, code: onClient, variant: 'yours', runs: 8, shrinkBudget: 0 });
   expect(held.failures).toBe(0);
   expect(held.violations).toBe(0);
+});
+
+test('an answer the caller cannot use is a failure that says it was returned, not thrown', async () => {
+  const scenario = lessonById('moving-answers');
+  // A replay reads back the JSON string the first handling stored, and returns it as the answer.
+  const code = `import { opKey, claim, complete, type Env, type LookupResult, type ReceiptMessage } from 'effectively-once';
+export async function checkCustomer(msg: ReceiptMessage, env: Env) {
+  const key = opKey('deliverability-check', { orderId: msg.orderId, email: msg.customer });
+  const c = await claim(env.db, key, 60);
+  if (!c.owned) return c.done ? (c.result as LookupResult) : 'retry-later';
+  const answer = await env.lookup.check({ kind: 'email-deliverability', value: msg.customer });
+  await complete(env.db, key, JSON.stringify(answer));
+  return answer;
+}
+`;
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 40, shrinkBudget: 0 });
+  expect(e.failures).toBeGreaterThan(0);
+  expect(e.firstFailure?.returned).toBe(true);
+  expect(failureText(e.firstFailure!)).toMatch(/^gave an answer its caller cannot use: checkCustomer must return/);
+  expect(failureText({ message: 'TypeError: x is undefined' })).toBe('threw TypeError: x is undefined');
+  expect(failureText({ message: 'hangs for good: a lock never released' })).toBe('hangs for good: a lock never released');
 });

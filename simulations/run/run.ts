@@ -7,6 +7,7 @@
  * invariant, and shrinks the first counterexample: fewer faults first, then a shorter and smaller
  * choice list, keeping only changes that still break the same invariant.
  */
+import type { Failure } from './failure';
 import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
 import { LearnerCodeError, loadLearnerModule } from '../learner/compile';
@@ -251,7 +252,7 @@ export interface ExploreResult {
   /** Schedules in which the code failed (CodeError.failure: a TypeError, a rejected statement, …), invariants broken or not. */
   failures: number;
   /** The first schedule in which the code failed, how, and its fault plan (to replay it: no choices). */
-  firstFailure: { seed: number; faults: Fault[]; process: string; message: string; line?: number } | null;
+  firstFailure: (Failure & { seed: number; faults: Fault[] }) | null;
   /** Violations by invariant id. */
   byInvariant: Record<string, number>;
   /** Runs by outcome: "held", or "violated: " and the ids of the invariants broken. */
@@ -268,8 +269,9 @@ export interface ScheduleSummary {
   /** Ids of the invariants it broke, in the scenario's order. */
   broken: string[];
   /** The code's first failure in this schedule (CodeError.failure), if it failed. */
-  failure?: { process: string; message: string; line?: number };
+  failure?: Failure;
 }
+
 
 /** The summary of one run. */
 export function summarize(result: RunResult): ScheduleSummary {
@@ -278,7 +280,9 @@ export function summarize(result: RunResult): ScheduleSummary {
     seed: result.seed,
     verdict: result.verdict,
     broken: result.invariants.filter((i) => !i.held).map((i) => i.id),
-    ...(failed ? { failure: { process: failed.process, message: failed.message, ...(failed.line ? { line: failed.line } : {}) } } : {}),
+    ...(failed
+      ? { failure: { process: failed.process, message: failed.message, ...(failed.line ? { line: failed.line } : {}), ...(failed.returned ? { returned: true as const } : {}) } }
+      : {}),
   };
 }
 

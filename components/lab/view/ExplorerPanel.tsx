@@ -4,6 +4,7 @@
  * smallest counterexample the shrinker found, ready to replay step by step.
  */
 import type { ExploreResult } from '@/simulations/run/run';
+import { failureText } from '@/simulations/run/failure';
 import type { ExplorerState } from '../controller/explorer-state';
 import type { Replayable } from '../controller/lab-machine';
 import { describeFault } from '@/simulations/engine/faults';
@@ -177,7 +178,8 @@ function Done({
             Your code failed in {result.failures} of {plural(result.runs, 'schedule')}
           </h3>
           <p className="mt-1 text-sm break-words text-red-900/90 dark:text-red-100/90">
-            First in seed {failed.seed}: {failed.process} {failed.line ? `(line ${failed.line}) ` : ''}threw {failed.message}
+            First in seed {failed.seed}: {failed.process} {failed.line ? `(line ${failed.line}) ` : ''}
+            {failureText(failed)}
           </p>
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             An exploration with errors like this is not clean, even where no invariant broke: code that fails may simply never reach the

@@ -1,0 +1,20 @@
+/** How an exploration names the code's failures: shared by the runs, the lab's Explorer and the CLI (and light enough for the page). */
+
+/** How code failed: a process, what went wrong, the learner's line; `returned` when it was an answer, not a throw. */
+export interface Failure {
+  process: string;
+  message: string;
+  line?: number;
+  returned?: true;
+}
+
+/**
+ * What a failure says after its process's name: "threw TypeError: …" for a throw, "gave an
+ * answer its caller cannot use: …" for a returned value (nothing was thrown), and a hang as it
+ * says itself ("hangs for good: …").
+ */
+export function failureText(f: Pick<Failure, 'message' | 'returned'>): string {
+  if (f.returned) return `gave an answer its caller cannot use: ${f.message}`;
+  if (/^hangs\b/.test(f.message)) return f.message;
+  return `threw ${f.message}`;
+}
