@@ -24,7 +24,7 @@ const CASES = [
   // Two reviews found these passing. PGlite runs one transaction at a time, so a transaction "made"
   // the check atomic and kept two relays apart; the checks of what PGlite cannot show name them.
   { file: 'concurrent-redelivery-select-in-tx.ts', scenario: 'concurrent-redelivery', invariant: 'no-email-inside-transaction', says: /inside the transaction it began at .*PGlite runs one transaction at a time/ },
-  { file: 'relay-concurrency-tx-without-lock.ts', scenario: 'relay-concurrency', invariant: 'locks-what-it-publishes', says: /nothing locked the rows before or as it read them \(no FOR UPDATE/ },
+  { file: 'relay-concurrency-tx-without-lock.ts', scenario: 'relay-concurrency', invariant: 'locks-what-it-publishes', says: /nothing locked the rows it published before or as it read them \(no FOR UPDATE on the read it published from/ },
   // A provider key instead of the claim: these two lessons' provider keeps no keys.
   { file: 'receipts-key-only.ts', scenario: 'concurrent-redelivery', invariant: 'at-most-one-receipt', says: /order 1042 got 2 receipts/ },
   { file: 'receipts-key-only.ts', scenario: 'lease-expiry', invariant: 'at-most-one-receipt', says: /order 1042 got 2 receipts/ },

@@ -398,7 +398,7 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
     expect(r.invariants.find((i) => i.id === 'each-row-once')?.held, replayHint(r)).toBe(true);
     const lock = r.invariants.find((i) => i.id === 'locks-what-it-publishes');
     expect(lock?.held, replayHint(r)).toBe(false);
-    expect(lock?.detail).toMatch(/nothing locked the rows before or as it read them \(no FOR UPDATE;[^)]*\)\. Each row went out once in this run only because PGlite runs one transaction at a time/);
+    expect(lock?.detail).toMatch(/nothing locked the rows it published before or as it read them \(no FOR UPDATE on the read it published from;[^)]*\)\. Each row went out once in this run only because PGlite runs one transaction at a time/);
     // With the lock, and with FOR NO KEY UPDATE or without SKIP LOCKED, it holds.
     for (const lockClause of ['FOR UPDATE SKIP LOCKED', 'FOR NO KEY UPDATE SKIP LOCKED', 'FOR UPDATE']) {
       const code = relayTxWithoutLock.replace('ORDER BY id LIMIT 2', `ORDER BY id LIMIT 2 ${lockClause}`);
