@@ -355,7 +355,7 @@ describe('what PGlite hides, and look-alikes that skip the lesson (a review foun
     const found = firstInTransaction(trace, (e) => e.type === 'call' && e.i > 1);
     expect(found?.e.i).toBe(6);
     expect(found?.tx.begin.i).toBe(0);
-    expect(found?.tx.statements).toEqual(['SAVEPOINT a', 'ROLLBACK TO SAVEPOINT a']);
+    expect(found?.tx.events.map((e) => (e.data as { sql: string }).sql)).toEqual(['SAVEPOINT a', 'ROLLBACK TO SAVEPOINT a']);
   });
 
   test('concurrent-redelivery: SELECT and INSERT in one transaction sends once here (PGlite serializes), and the e-mail inside the transaction is named', async () => {

@@ -330,15 +330,13 @@ export function LabWorkbench({ scenario, onRunFinished, onExploreFinished, onYou
   useEffect(() => {
     if (run) bringIntoView(timelineBox.current);
   }, [run]);
-  const exploring = explorer.status === 'running';
+  // On its start, and again on its end: the result is taller than the progress it replaces, and
+  // its verdict and replay come into view too.
+  const exploreStatus = explorer.status;
+  const exploring = exploreStatus === 'running';
   useEffect(() => {
-    if (exploring) bringIntoView(explorerBox.current);
-  }, [exploring]);
-  // The result is taller than the progress it replaces: its verdict and replay come into view too.
-  const explored = explorer.status === 'done' || explorer.status === 'error';
-  useEffect(() => {
-    if (explored) bringIntoView(explorerBox.current);
-  }, [explored]);
+    if (exploreStatus !== 'idle') bringIntoView(explorerBox.current);
+  }, [exploreStatus]);
   const showEvent = useCallback(
     (i: number) => {
       send({ type: 'SEEK', index: i });

@@ -142,7 +142,7 @@ export function guardLoops(source: string): string {
       const value = node[key];
       if (Array.isArray(value)) {
         for (const child of value) if (child && typeof (child as AnyNode).type === 'string') visit(child as AnyNode);
-      } else if (value && typeof (value as AnyNode).type === 'string' && key !== 'loc') visit(value as AnyNode);
+      } else if (value && typeof (value as AnyNode).type === 'string') visit(value as AnyNode);
     }
     depth--;
   };

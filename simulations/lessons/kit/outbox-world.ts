@@ -284,7 +284,7 @@ function withoutSubqueries(sql: string): string {
   let out = sql;
   for (;;) {
     // Innermost groups first; one without a SELECT is kept, its brackets set aside for the next round.
-    const next = out.replace(/\(([^()]*)\)/g, (group, inner: string) => (/\bselect\b/i.test(inner) ? '\u0001\u0002' : `\u0001${inner}\u0002`));
+    const next = out.replace(/\(([^()]*)\)/g, (_group, inner: string) => (/\bselect\b/i.test(inner) ? '\u0001\u0002' : `\u0001${inner}\u0002`));
     if (next === out) break;
     out = next;
   }
@@ -307,7 +307,7 @@ function locksWhatItReads(sql: string): boolean {
 }
 
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
-function relayLocked(tx: { statements: readonly string[]; events: readonly TraceEvent[] }, actor: string): boolean {
+function relayLocked(tx: { events: readonly TraceEvent[] }, actor: string): boolean {
   let locked = false;
   /** Whether the latest read of the outbox was covered; null before any read. */
   let lastReadCovered: boolean | null = null;

@@ -342,8 +342,7 @@ export const messagesSettled: Invariant = {
 /** A transaction a process holds open at some point of a trace: its BEGIN and the SQL it ran since. */
 interface OpenTransaction {
   begin: TraceEvent;
-  statements: string[];
-  /** The statements' events, in the same order. */
+  /** The statements' events so far, in order. */
   events: TraceEvent[];
 }
 
@@ -369,7 +368,7 @@ export function firstInTransaction(
       const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
       const word = transactionControl(sql)?.toLowerCase();
       if (word === 'begin' || word === 'start') {
-        if (!tx) open.set(e.actor, { begin: e, statements: [], events: [] });
+        if (!tx) open.set(e.actor, { begin: e, events: [] });
         continue;
       }
       // ROLLBACK TO SAVEPOINT stays inside the transaction.
@@ -377,10 +376,7 @@ export function firstInTransaction(
         open.delete(e.actor);
         continue;
       }
-      if (tx) {
-        tx.statements.push(sql);
-        tx.events.push(e);
-      }
+      if (tx) tx.events.push(e);
     }
     if (tx && test(e, tx)) return { e, tx };
   }
