@@ -12,12 +12,11 @@
  * directory is missing, unreadable or built from another schema, it warns and runs initdb instead.
  *
  * Requests are served one at a time, in order: a run resets the scenario's tables, so a query or
- * another run must not interleave with it. While a run or an exploration is going on the worker
- * sends a heartbeat from a task of its own; the page's watchdog reads silence as a stuck loop.
+ * another run must not interleave with it. A run or an exploration is a busy spell (./worker-busy.ts):
+ * heartbeats for the page's watchdog, and the loop guard's budget for learner code that never yields.
  */
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { learnerLocation } from '@/simulations/learner/compile';
-import { hostTurn, setLoopBudget, stuckPending, takeStuck } from '@/simulations/learner/loop-guard';
 import { hostTick } from '@/simulations/engine/host-tick';
 import { runForLab, type LabRun } from '@/simulations/run/lab-run';
 import { PGLITE_START_PARAMS } from '@/simulations/db/pglite-start';
@@ -36,6 +35,7 @@ import type {
   WorkerResponse,
 } from './protocol';
 import { hardenRealm, hostClock, lockDown } from './sandbox';
+import { busySpells } from './worker-busy';
 import { exploreAll, exploreShare, finishSpread, warmUp, type ExploreHost } from './worker-explore';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -200,55 +200,7 @@ async function runQuery(id: number, sql: string): Promise<void> {
   }
 }
 
-// Heartbeat while busy: a timer task that only runs when the event loop turns.
-let busy = 0;
-let heartbeat: ReturnType<typeof hostClock.setInterval> | null = null;
-/** When this worker's event loop last turned while busy: learner code has held it since. */
-let lastTurn = 0;
-function turned(): void {
-  lastTurn = hostClock.now();
-  hostTurn();
-}
-function beginBusy(): void {
-  if (busy++ === 0) {
-    turned();
-    takeStuck();
-    heartbeat = hostClock.setInterval(() => {
-      turned();
-      post({ type: 'heartbeat' });
-    }, 250);
-  }
-}
-
-/**
- * Learner code that holds this worker for a second without yielding is stopped by the loop guard,
- * well before the page's watchdog (2 s of silence) would end the worker and its database; a
- * heartbeat as it trips keeps that watchdog from ending it while the run winds down. Code stuck
- * in one native call never reaches the guard: the watchdog still ends it.
- */
-setLoopBudget({
-  heldMs: () => hostClock.now() - lastTurn,
-  limitMs: 1_000,
-  minCalls: 100_000,
-  onTrip: () => post({ type: 'heartbeat' }),
-});
-
-/** The answers that end a request; one given while the loop guard had stopped the learner's code becomes 'stuck'. */
-const ANSWERS = new Set<WorkerResponse['type']>(['run-result', 'explore-result', 'explore-seeds-result', 'error']);
-
-/** `message`, or when it answers a request whose learner code the loop guard stopped, the 'stuck' answer instead. */
-function answer(message: WorkerResponse): WorkerResponse {
-  const id = 'id' in message ? message.id : undefined;
-  if (id === undefined || !ANSWERS.has(message.type)) return message;
-  const heldMs = takeStuck();
-  return heldMs === null ? message : { type: 'stuck', id, heldMs: Math.round(heldMs) };
-}
-function endBusy(): void {
-  if (--busy === 0 && heartbeat !== null) {
-    hostClock.clearInterval(heartbeat);
-    heartbeat = null;
-  }
-}
+const spells = busySpells(post);
 
 // Rejections the learner's code left unhandled during the current run.
 let unhandled: UnhandledRejection[] | null = null;
@@ -294,8 +246,8 @@ scope.addEventListener('error', (event: ErrorEvent) => {
 });
 
 function postRun(id: number, run: LabRun, seen: UnhandledRejection[]): void {
-  const stuck = answer({ type: 'run-result', id, run, unhandled: seen });
-  if (stuck.type === 'stuck') return post(stuck);
+  const stuck = spells.stuckInstead(id);
+  if (stuck) return post(stuck);
   try {
     post({ type: 'run-result', id, run, unhandled: seen });
   } catch {
@@ -308,7 +260,7 @@ function postRun(id: number, run: LabRun, seen: UnhandledRejection[]): void {
 async function runOnce(request: RunRequest): Promise<void> {
   const db = await booted(request.id);
   if (!db) return;
-  beginBusy();
+  spells.begin();
   const seen: UnhandledRejection[] = [];
   unhandled = seen;
   try {
@@ -326,10 +278,10 @@ async function runOnce(request: RunRequest): Promise<void> {
     await hostTick();
     postRun(request.id, run, seen);
   } catch (error) {
-    post(answer({ type: 'error', id: request.id, message: `The run could not finish: ${errorText(error)}` }));
+    post(spells.answer({ type: 'error', id: request.id, message: `The run could not finish: ${errorText(error)}` }));
   } finally {
     unhandled = null;
-    endBusy();
+    spells.end();
   }
 }
 
@@ -349,16 +301,16 @@ function engineConnection(pg: PGlite): PgliteConnection {
 /** Explorations as ./worker-explore.ts serves them, on this worker's database and page. */
 const explorations: ExploreHost = {
   database: booted,
-  post: (message) => post(answer(message)),
-  stuck: stuckPending,
+  post: (message) => post(spells.answer(message)),
+  stuck: spells.stuck,
   async busy(job) {
-    beginBusy();
+    spells.begin();
     unhandled = [];
     try {
       await job();
     } finally {
       unhandled = null;
-      endBusy();
+      spells.end();
     }
   },
   cancelled: new Set<number>(),
