@@ -2,7 +2,7 @@
  * The command line: `npm run -s sim -- <list | run | explore | replay> …`. Node-only entry point.
  * Every run prints its seed first and, on a violation, the exact command that replays it.
  *
- * Why one file of ~470 lines: the command line's four commands share one argument parser and
+ * Why one file of ~500 lines: the command line's four commands share one argument parser and
  * one way of printing results; the work itself is simulations/'s.
  */
 import { readFileSync } from 'node:fs';
