@@ -120,3 +120,41 @@ export async function checkCustomer(msg: ReceiptMessage, env: Env) {
   expect(failureText({ message: 'TypeError: x is undefined' })).toBe('threw TypeError: x is undefined');
   expect(failureText({ message: 'hangs for good: a lock never released' })).toBe('hangs for good: a lock never released');
 });
+
+/** A handler that keeps a transaction of its own: `early` returns before COMMIT when the receipt was sent already. */
+const receiptInTx = (early: 'leaves it open' | 'rolls back') => `import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt', { orderId: msg.orderId });
+  const client = await env.db.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query("INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now()) ON CONFLICT (op_key) DO NOTHING RETURNING op_key", [key]);
+    if (rows.length === 0) {
+      ${early === 'rolls back' ? "await client.query('ROLLBACK');" : ''}
+      return 'ack';
+    }
+    await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+    await client.query('COMMIT');
+    return 'ack';
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+`;
+
+test('code that returns inside its transaction (BEGIN, then no COMMIT or ROLLBACK on that path) fails: on pg.Pool the connection is lost, idle in transaction', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const leaks = await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(leaks.failures, 'the schedules with a redelivery reach the early return').toBeGreaterThan(0);
+  expect(failureText(leaks.firstFailure!)).toMatch(/^returned with its transaction still open .*release\(\) in a finally$/);
+  const seed = leaks.firstFailure!.seed;
+  const traced = await runScenario(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+  expect(traced.codeErrors.filter((c) => c.failure).map((c) => c.process)).toEqual([leaks.firstFailure!.process]);
+  expect(traced.trace.some((e) => e.type === 'rollback' && /left a transaction open/.test(e.text))).toBe(true);
+  // The same early return after a ROLLBACK is clean.
+  const closes = await explore(sim.db, { scenario, code: receiptInTx('rolls back'), variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(closes.failures).toBe(0);
+});

@@ -22,9 +22,7 @@ type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
-  | 'un-awaited statement'
-  /** A client left checked out with its transaction open fails a run only when a later step waits on that connection; on pg.Pool the connection is lost for good (and the pool runs dry). */
-  | 'leaked client unnoticed';
+  | 'un-awaited statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -56,9 +54,6 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
   // a pair the explorer's 200 schedules never draw.
   'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
-  // PostgreSQL 15 misses it too: the early return for a counted event leaves its client checked
-  // out inside BEGIN, and no later step of that worker needs the connection.
-  'replay-safety/early-return-leaves-tx-open.ts': 'leaked client unnoticed',
 };
 
 /** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */

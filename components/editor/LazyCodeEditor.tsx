@@ -77,7 +77,8 @@ export function LazyCodeEditor({ label, minLines = 14, ...editor }: LazyCodeEdit
       onPointerDown={loadNow}
       onFocusCapture={loadNow}
     >
-      <div className={ready ? 'h-full' : 'h-full opacity-0'} aria-hidden={!ready}>
+      {/* Inert until ready: Monaco's own textarea must not take focus, or be read, behind the fallback. */}
+      <div className={ready ? 'h-full' : 'h-full opacity-0'} inert={!ready}>
         {load && kind === 'full' && <CodeEditor {...editor} onReady={() => setReady(true)} />}
       </div>
       {!ready && (

@@ -74,6 +74,7 @@ export class Engine {
   private readonly queue: Queue;
   private readonly host: EnvHost;
   private readonly processErrors: RunOutcome['processErrors'] = [];
+  private readonly leftOpen: string[] = [];
   private pendingStarts: Promise<void>[] = [];
 
   /** How many trace events there are so far: the index the next one will get. */
@@ -195,6 +196,7 @@ export class Engine {
       ending,
       endingDetail,
       processErrors: this.processErrors,
+      leftOpen: this.leftOpen,
       queue,
       faultEvents: this.plan.events(),
     };
@@ -259,6 +261,7 @@ export class Engine {
       () => {
         if (proc.alive && proc.incarnation === incarnation) {
           proc.alive = false;
+          if (this.db.inTransaction(proc.spec.id)) this.leftOpen.push(proc.spec.id);
           this.emit({ actor: proc.spec.id, type: 'finish', text: `${proc.spec.id} finished` });
           proc.machine?.send({ type: 'STOP' });
         }

@@ -84,6 +84,11 @@ export interface RunOutcome {
   endingDetail?: string;
   /** Errors thrown by process code that nothing caught, and processes that waited outside env. */
   processErrors: { process: string; message: string; stack?: string }[];
+  /**
+   * Processes whose code returned while their session was still inside a transaction (a BEGIN never
+   * met by COMMIT or ROLLBACK): on pg.Pool that client stays checked out, idle in transaction, for good.
+   */
+  leftOpen: string[];
   /** Messages that never settled or were dead-lettered. */
   queue: { id: string; state: string; deliveries: number }[];
   /**

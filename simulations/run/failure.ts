@@ -10,11 +10,11 @@ export interface Failure {
 
 /**
  * What a failure says after its process's name: "threw TypeError: …" for a throw, "gave an
- * answer its caller cannot use: …" for a returned value (nothing was thrown), and a hang as it
- * says itself ("hangs for good: …").
+ * answer its caller cannot use: …" for a returned value (nothing was thrown), and a hang or a
+ * transaction left open as they say themselves ("hangs for good: …", "returned with its transaction …").
  */
 export function failureText(f: Pick<Failure, 'message' | 'returned'>): string {
   if (f.returned) return `gave an answer its caller cannot use: ${f.message}`;
-  if (/^hangs\b/.test(f.message)) return f.message;
+  if (/^(hangs|returned with)\b/.test(f.message)) return f.message;
   return `threw ${f.message}`;
 }

@@ -139,6 +139,11 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     const stuckPid = world.spec.processes.find((p) => outcome.endingDetail?.startsWith(`${p.id} `))?.id ?? 'engine';
     world.codeErrors.push({ process: stuckPid, message: `hangs for good: ${outcome.endingDetail ?? 'nothing can move'}`, failure: true });
   }
+  // Its code returned inside a transaction: on pg.Pool the client stays checked out, idle in
+  // transaction, holding its locks, and what it wrote never commits. A leak on any server.
+  for (const pid of outcome.leftOpen) {
+    world.codeErrors.push({ process: pid, message: LEFT_OPEN, failure: true });
+  }
   const invariants: InvariantResult[] = [];
   for (const inv of req.scenario.invariants) {
     const r = await inv.check({ outcome, db, messages: world.spec.messages, observed: world.observed });
@@ -168,6 +173,10 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     ...(prediction ? { prediction } : {}),
   };
 }
+
+/** The failure of a process whose code returned with its transaction open. */
+export const LEFT_OPEN =
+  'returned with its transaction still open (a BEGIN with no COMMIT or ROLLBACK on that path): on pg.Pool the client stays checked out, idle in transaction, holding its locks, and its writes never commit; end every path with COMMIT or ROLLBACK, and release() in a finally';
 
 /** Stamp each error recorded into `errors` from now on with the trace position it happened at. */
 function stampEvents(errors: CodeError[], position: () => number): void {

@@ -22,6 +22,10 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: E2
   // (where Tab indents, and changed the code of a QA tester tabbing through the page).
   const hint = html.indexOf('Inside the editor, Tab indents');
   assert.ok(hint > 0 && hint < html.indexOf('data-testid="code-fallback"'), 'the Tab hint precedes the editor');
+  // Monaco's slot is inert until the editor is ready: its textarea, present a moment before, takes no
+  // focus behind the fallback (aria-hidden alone left it focusable: axe's aria-hidden-focus).
+  assert.match(html, /<div class="h-full opacity-0" inert="">/, 'the editor’s slot is inert while it loads');
+  assert.doesNotMatch(html, /class="h-full opacity-0" aria-hidden/, 'not hidden with aria-hidden over focusable content');
 
   // Without any script the code is visible: nothing waits for Monaco to be readable.
   const { context, page } = await openPage(browser, { javaScriptEnabled: false });
