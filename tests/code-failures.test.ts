@@ -121,40 +121,71 @@ export async function checkCustomer(msg: ReceiptMessage, env: Env) {
   expect(failureText({ message: 'hangs for good: a lock never released' })).toBe('hangs for good: a lock never released');
 });
 
-/** A handler that keeps a transaction of its own: `early` returns before COMMIT when the receipt was sent already. */
-const receiptInTx = (early: 'leaves it open' | 'rolls back') => `import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
+/**
+ * The solution's handler behind a transaction of its own that looks for the receipt's done row
+ * first: `early` returns before COMMIT when it is there (a redelivery after the receipt went).
+ */
+const receiptInTx = (early: 'leaves it open' | 'rolls back') => `import { handleMessage as handleReceipt, opKey, type Env, type ReceiptMessage } from 'effectively-once';
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
-  const key = opKey('receipt', { orderId: msg.orderId });
+  const key = opKey('receipt-email', { orderId: msg.orderId });
   const client = await env.db.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query("INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now()) ON CONFLICT (op_key) DO NOTHING RETURNING op_key", [key]);
-    if (rows.length === 0) {
+    const { rows } = await client.query("SELECT 1 FROM operations WHERE op_key = $1 AND state = 'done'", [key]);
+    if (rows.length > 0) {
       ${early === 'rolls back' ? "await client.query('ROLLBACK');" : ''}
       return 'ack';
     }
-    await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
     await client.query('COMMIT');
-    return 'ack';
   } catch (err) {
     await client.query('ROLLBACK');
     throw err;
   } finally {
     client.release();
   }
+  return handleReceipt(env.db, msg, { leaseSeconds: 60, sendReceipt: (orderId, { idempotencyKey }) => env.email.send({ to: msg.customer, orderId }, { idempotencyKey }) });
 }
 `;
 
-test('code that returns inside its transaction (BEGIN, then no COMMIT or ROLLBACK on that path) fails: on pg.Pool the connection is lost, idle in transaction', async () => {
+test('code that returns inside its transaction (BEGIN, then no COMMIT or ROLLBACK on that path) fails at its BEGIN line: on pg.Pool the connection is lost, idle in transaction', async () => {
   const scenario = lessonById('receipt-redelivery');
   const leaks = await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 });
   expect(leaks.failures, 'the schedules with a redelivery reach the early return').toBeGreaterThan(0);
   expect(failureText(leaks.firstFailure!)).toMatch(/^returned with its transaction still open .*release\(\) in a finally$/);
   const seed = leaks.firstFailure!.seed;
   const traced = await runScenario(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', seed, faults: drawFaults(scenario, seed) });
-  expect(traced.codeErrors.filter((c) => c.failure).map((c) => c.process)).toEqual([leaks.firstFailure!.process]);
+  expect(traced.codeErrors.filter((c) => c.failure).map((c) => [c.process, c.line])).toEqual([[leaks.firstFailure!.process, 6]]);
   expect(traced.trace.some((e) => e.type === 'rollback' && /left a transaction open/.test(e.text))).toBe(true);
   // The same early return after a ROLLBACK is clean.
   const closes = await explore(sim.db, { scenario, code: receiptInTx('rolls back'), variant: 'yours', runs: 12, shrinkBudget: 0 });
   expect(closes.failures).toBe(0);
+});
+
+test('releasing the client with an error closes its connection, as pg.Pool does: the transaction it left open rolls back, and nothing fails', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const code = receiptInTx('leaves it open')
+    .replace('const client = await env.db.connect();', 'const client = await env.db.connect();\n  let discarded = false;')
+    .replace("      return 'ack';\n    }\n    await client.query('COMMIT');", "      client.release(true);\n      discarded = true;\n      return 'ack';\n    }\n    await client.query('COMMIT');")
+    .replace('client.release();\n  }', 'if (!discarded) client.release();\n  }');
+  expect(code).toMatch(/client\.release\(true\);\n      discarded = true;/);
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(e.failures).toBe(0);
+  expect(e.violations).toBe(0);
+  // A schedule that reaches the early return shows the pool closing that connection.
+  const leaks = await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 });
+  const seed = leaks.firstFailure!.seed;
+  const traced = await runScenario(sim.db, { scenario, code, variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+  expect(traced.trace.some((ev) => ev.type === 'rollback' && /released its client with an error/.test(ev.text))).toBe(true);
+  expect(traced.codeErrors).toEqual([]);
+});
+
+test('a client released twice throws, as pg-pool does', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const code = receiptInTx('rolls back').replace("await client.query('ROLLBACK');\n      return 'ack';", "await client.query('ROLLBACK');\n      client.release();\n      return 'ack';");
+  expect(code).not.toBe(receiptInTx('rolls back'));
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 12, shrinkBudget: 0 });
+  const seed = (await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 })).firstFailure!.seed;
+  const traced = await runScenario(sim.db, { scenario, code, variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+  expect(traced.codeErrors.map((c) => c.message)).toContain('Error: Release called on client which has already been released to the pool.');
+  expect(e.runs).toBe(12);
 });

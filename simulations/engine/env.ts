@@ -35,6 +35,14 @@ export interface EnvHost {
   eventCount(): number;
   /** Whether a producer may still publish. */
   producing(): boolean;
+  /** Where process `pid`'s code began its latest transaction (traced runs only): a transaction left open is reported at that line. */
+  began(pid: string, callSite: Error): void;
+  /**
+   * Process `pid` released its client with an error (`release(err)`): as pg.Pool does, the
+   * connection is closed rather than reused, so its open transaction rolls back and its session
+   * locks go.
+   */
+  discard(pid: string): void;
 }
 
 /** A statement that asks for an advisory lock and answers whether it got it. */
@@ -128,9 +136,16 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
     connect: async (): Promise<DbClient> => {
       let released = false;
       return {
-        query: <R>(text: string, params?: unknown[]) => (released ? Promise.reject(markFailedStatement(new Error('query on a released client'))) : dbQuery<R>(text, params)),
-        release: () => {
+        query: <R>(text: string, params?: unknown[]) => {
+          if (released) return Promise.reject(markFailedStatement(new Error('query on a released client')));
+          if (!host.verdictOnly && /^(begin|start)$/i.test(transactionControl(text) ?? '')) host.began(pid, new Error('BEGIN'));
+          return dbQuery<R>(text, params);
+        },
+        release: (err?: Error | boolean) => {
+          // pg-pool's words: a second release is the code's mistake, thrown where it is made.
+          if (released) throw new Error('Release called on client which has already been released to the pool.');
           released = true;
+          if (err) host.discard(pid);
         },
       };
     },

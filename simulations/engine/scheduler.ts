@@ -74,7 +74,12 @@ export class Engine {
   private readonly queue: Queue;
   private readonly host: EnvHost;
   private readonly processErrors: RunOutcome['processErrors'] = [];
-  private readonly leftOpen: string[] = [];
+  private readonly leftOpen: RunOutcome['leftOpen'] = [];
+  /** Where each process's code began its latest transaction (traced runs). */
+  private readonly beganAt = new Map<string, Error>();
+  /** Connections being closed after `release(err)`, awaited before the next step; and whose. */
+  private discards: Promise<void>[] = [];
+  private readonly discarding = new Set<string>();
   private pendingStarts: Promise<void>[] = [];
 
   /** How many trace events there are so far: the index the next one will get. */
@@ -105,6 +110,8 @@ export class Engine {
       elapsed: () => this.elapsed(),
       eventCount: () => this.trace.length,
       producing: () => this.producing(),
+      began: (pid, callSite) => void this.beganAt.set(pid, callSite),
+      discard: (pid) => this.discard(pid),
     };
   }
 
@@ -179,6 +186,7 @@ export class Engine {
     // No process runs any more: a late call into the learner's module (a stray promise of a
     // crashed incarnation) is no process's, and gets the load's own evaluation.
     enterProcess(null);
+    await this.drainDiscards();
     for (const p of this.procs.values()) {
       if (this.db.inTransaction(p.spec.id) && (await this.db.drop(p.spec.id))) {
         this.emit({ actor: p.spec.id, type: 'rollback', target: 'postgres', text: `${p.spec.id} left a transaction open; it was rolled back` });
@@ -261,7 +269,10 @@ export class Engine {
       () => {
         if (proc.alive && proc.incarnation === incarnation) {
           proc.alive = false;
-          if (this.db.inTransaction(proc.spec.id)) this.leftOpen.push(proc.spec.id);
+          if (this.db.inTransaction(proc.spec.id) && !this.discarding.has(proc.spec.id)) {
+            const began = this.beganAt.get(proc.spec.id);
+            this.leftOpen.push(began ? { process: proc.spec.id, began } : { process: proc.spec.id });
+          }
           this.emit({ actor: proc.spec.id, type: 'finish', text: `${proc.spec.id} finished` });
           proc.machine?.send({ type: 'STOP' });
         }
@@ -287,6 +298,21 @@ export class Engine {
 
   private async drainStarts() {
     while (this.pendingStarts.length) await this.pendingStarts.shift();
+  }
+
+  /** `release(err)`: the pool closes that connection, which rolls back what it left open. */
+  private discard(pid: string) {
+    this.discarding.add(pid);
+    this.discards.push(
+      this.db.drop(pid).then((rolledBack) => {
+        this.discarding.delete(pid);
+        if (rolledBack) this.emit({ actor: pid, type: 'rollback', target: 'postgres', text: `${pid} released its client with an error: the pool closed that connection, and its open transaction rolled back` });
+      }),
+    );
+  }
+
+  private async drainDiscards() {
+    while (this.discards.length) await this.discards.shift();
   }
 
   private recordError(pid: string, err: unknown) {
@@ -418,6 +444,7 @@ export class Engine {
   private async applyStepFaults() {
     // Timers fired by advanceTo may have restarted a worker: let it reach its first step before a
     // crash can land on it (a crash in the middle of its start would leave the start waiting).
+    await this.drainDiscards();
     await this.drainStarts();
     for (const f of this.plan.dueAtStep(this.stepsRun)) {
       const proc = this.procs.get(f.process);

@@ -88,7 +88,7 @@ export interface RunOutcome {
    * Processes whose code returned while their session was still inside a transaction (a BEGIN never
    * met by COMMIT or ROLLBACK): on pg.Pool that client stays checked out, idle in transaction, for good.
    */
-  leftOpen: string[];
+  leftOpen: { process: string; began?: Error }[];
   /** Messages that never settled or were dead-lettered. */
   queue: { id: string; state: string; deliveries: number }[];
   /**

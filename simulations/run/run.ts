@@ -10,7 +10,7 @@
 import type { Failure } from './failure';
 import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
-import { LearnerCodeError, loadLearnerModule } from '../learner/compile';
+import { LearnerCodeError, learnerLocation, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
 import { Prng } from '../engine/prng';
 import { emptyLedger, ledgerEffects } from '../providers/registry';
@@ -141,8 +141,9 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   }
   // Its code returned inside a transaction: on pg.Pool the client stays checked out, idle in
   // transaction, holding its locks, and what it wrote never commits. A leak on any server.
-  for (const pid of outcome.leftOpen) {
-    world.codeErrors.push({ process: pid, message: LEFT_OPEN, failure: true });
+  for (const { process, began } of outcome.leftOpen) {
+    const at = began ? learnerLocation(began) : null;
+    world.codeErrors.push({ process, message: LEFT_OPEN, ...(at ?? {}), failure: true });
   }
   const invariants: InvariantResult[] = [];
   for (const inv of req.scenario.invariants) {
