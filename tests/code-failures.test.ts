@@ -147,18 +147,31 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 }
 `;
 
-test('code that returns inside its transaction (BEGIN, then no COMMIT or ROLLBACK on that path) fails at its BEGIN line: on pg.Pool the connection is lost, idle in transaction', async () => {
+test('code that returns inside its transaction and keeps the client (BEGIN, then no COMMIT or ROLLBACK on that path) fails at its BEGIN line: on pg.Pool the connection is lost, idle in transaction', async () => {
   const scenario = lessonById('receipt-redelivery');
-  const leaks = await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 });
+  const kept = receiptInTx('leaves it open').replace('  } finally {\n    client.release();\n  }\n', '  } finally {\n    // the client is kept for the next message\n  }\n');
+  expect(kept).not.toBe(receiptInTx('leaves it open'));
+  const leaks = await explore(sim.db, { scenario, code: kept, variant: 'yours', runs: 12, shrinkBudget: 0 });
   expect(leaks.failures, 'the schedules with a redelivery reach the early return').toBeGreaterThan(0);
   expect(failureText(leaks.firstFailure!)).toMatch(/^returned with its transaction still open .*release\(\) in a finally$/);
   const seed = leaks.firstFailure!.seed;
-  const traced = await runScenario(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+  const traced = await runScenario(sim.db, { scenario, code: kept, variant: 'yours', seed, faults: drawFaults(scenario, seed) });
   expect(traced.codeErrors.filter((c) => c.failure).map((c) => [c.process, c.line])).toEqual([[leaks.firstFailure!.process, 6]]);
   expect(traced.trace.some((e) => e.type === 'rollback' && /left a transaction open/.test(e.text))).toBe(true);
   // The same early return after a ROLLBACK is clean.
   const closes = await explore(sim.db, { scenario, code: receiptInTx('rolls back'), variant: 'yours', runs: 12, shrinkBudget: 0 });
   expect(closes.failures).toBe(0);
+});
+
+test('code that releases its client inside its transaction (an early return, then release() in finally) fails at the release: pg.Pool hands the open transaction to its next caller', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const leaks = await explore(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(leaks.failures).toBeGreaterThan(0);
+  expect(failureText(leaks.firstFailure!)).toMatch(/^released its client inside an open transaction .*release\(err\) to have the pool close the connection$/);
+  const seed = leaks.firstFailure!.seed;
+  const traced = await runScenario(sim.db, { scenario, code: receiptInTx('leaves it open'), variant: 'yours', seed, faults: drawFaults(scenario, seed) });
+  const releaseLine = receiptInTx('leaves it open').split('\n').findIndex((l) => l.trim() === 'client.release();') + 1;
+  expect(traced.codeErrors.filter((c) => c.failure).map((c) => [c.process, c.line])[0]).toEqual([leaks.firstFailure!.process, releaseLine]);
 });
 
 test('releasing the client with an error closes its connection, as pg.Pool does: the transaction it left open rolls back, and nothing fails', async () => {

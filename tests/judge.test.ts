@@ -56,7 +56,7 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
 };
 
-/** Right fixes the tab refuses today (on PostgreSQL 15 they hold), with the weakness behind the alarm. */
+/** Right fixes Explore refuses today (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm. */
 const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
   // A transaction on its own client holds an advisory lock as a mutex while the claim and the
   // done row go through env.db.query, meant to commit on their own as on pg.Pool. The engine
@@ -64,28 +64,6 @@ const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
   // would run inside it), on both back-ends; on a real pool each commits at once and the claim
   // stays atomic, so the design holds.
   'concurrent-redelivery/right-xact-lock-claim-on-pool.ts': 'pool is one connection',
-  // LOCK TABLE outbox IN EXCLUSIVE MODE before the batch read makes two relays take turns (the
-  // second's READ COMMITTED SELECT runs after the first's COMMIT). The relay lock rule, the text
-  // rule that stands in for overlapping transactions on both back-ends, knows row locks, DELETE
-  // or guarded UPDATE … RETURNING and advisory locks, not a table lock: locks-what-it-publishes
-  // in 200 of 200 schedules in the tab and on PostgreSQL 15, where each-row-once held in all 200.
-  'relay-concurrency/right-lock-table-exclusive.ts': 'PGlite one session',
-  // A session advisory lock taken on the client before BEGIN and let go after COMMIT: the relays
-  // take turns as with a transaction-level one. The rule reads only the transaction's own events,
-  // so a lock taken before its BEGIN does not count: locks-what-it-publishes in 200 of 200
-  // schedules in the tab and on PostgreSQL 15, where each-row-once held in all 200.
-  'relay-concurrency/right-session-lock-around-tx.ts': 'PGlite one session',
-  // The batch's ids are locked FOR UPDATE SKIP LOCKED, then their topics and payloads fetched by id
-  // in the same transaction: the rule judges the fetch (the last read before the publish), not the
-  // lock the rows are still under. locks-what-it-publishes in 200 of 200 schedules in the tab and
-  // on PostgreSQL 15, where each-row-once held in all 200.
-  'relay-concurrency/right-lock-ids-then-fetch.ts': 'PGlite one session',
-  // The claim row is locked FOR UPDATE SKIP LOCKED in a transaction held across the keyed send and
-  // ended by the UPDATE to done: a second delivery skips the locked row, a crash rolls it back and
-  // the resend is deduped by the key. no-email-inside-transaction, the text rule that stands in for
-  // the race a plain SELECT would leave, refuses it in 200 of 200 schedules in the tab and on
-  // PostgreSQL 15, where every other invariant held in all 200.
-  'crash-after-send/right-skip-locked-across-send.ts': 'PGlite one session',
 };
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */

@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import { faultsNote, pendingText, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/run/lab-run';
 import type { LabRun } from '../simulations/run/lab-run';
-import { explore, type ExploreResult, type RunResult } from '../simulations/run/run';
+import { explore, LEFT_OPEN, type ExploreResult, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { openSimDb } from './helpers/sim-db';
 
@@ -386,6 +386,14 @@ describe('VerdictPanel', () => {
     expect(threwHtml).toContain('Held, but the code threw');
     expect(threwHtml).not.toContain('Held: every invariant kept');
     expect(threwHtml).not.toContain('held-explore-hint');
+    expect(threwHtml).toContain('Errors thrown by');
+    // A transaction left open was not thrown: the run failed, and says so.
+    const leftOpen: RunResult = { ...solution.result, codeErrors: [{ process: 'worker-2', message: LEFT_OPEN, line: 6, failure: true }] };
+    const leftOpenHtml = renderToStaticMarkup(h(VerdictPanel, { result: leftOpen, revealed: true, running: false, onSelectStep: noop }));
+    expect(leftOpenHtml).toContain('Held, but the code failed');
+    expect(leftOpenHtml).toContain('Errors in');
+    expect(leftOpenHtml).toContain('worker-2: returned with its transaction still open');
+    expect(leftOpenHtml).toContain('(line 6)');
   });
 
   test('a held run says it is one schedule and points to Explore; a violated one does not', () => {

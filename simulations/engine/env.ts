@@ -43,6 +43,8 @@ export interface EnvHost {
    * locks go.
    */
   discard(pid: string): void;
+  /** Process `pid` released its client (no error) while its transaction was open; `callSite` in traced runs. */
+  releasedOpen(pid: string, callSite?: Error): void;
 }
 
 /** A statement that asks for an advisory lock and answers whether it got it. */
@@ -146,6 +148,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           if (released) throw new Error('Release called on client which has already been released to the pool.');
           released = true;
           if (err) host.discard(pid);
+          else if (simDb.inTransaction(pid)) host.releasedOpen(pid, host.verdictOnly ? undefined : new Error('release'));
         },
       };
     },

@@ -112,6 +112,7 @@ export class Engine {
       producing: () => this.producing(),
       began: (pid, callSite) => void this.beganAt.set(pid, callSite),
       discard: (pid) => this.discard(pid),
+      releasedOpen: (pid, at) => void this.leftOpen.push(at ? { process: pid, how: 'released', at } : { process: pid, how: 'released' }),
     };
   }
 
@@ -270,8 +271,8 @@ export class Engine {
         if (proc.alive && proc.incarnation === incarnation) {
           proc.alive = false;
           if (this.db.inTransaction(proc.spec.id) && !this.discarding.has(proc.spec.id)) {
-            const began = this.beganAt.get(proc.spec.id);
-            this.leftOpen.push(began ? { process: proc.spec.id, began } : { process: proc.spec.id });
+            const at = this.beganAt.get(proc.spec.id);
+            this.leftOpen.push(at ? { process: proc.spec.id, how: 'returned', at } : { process: proc.spec.id, how: 'returned' });
           }
           this.emit({ actor: proc.spec.id, type: 'finish', text: `${proc.spec.id} finished` });
           proc.machine?.send({ type: 'STOP' });

@@ -85,10 +85,12 @@ export interface RunOutcome {
   /** Errors thrown by process code that nothing caught, and processes that waited outside env. */
   processErrors: { process: string; message: string; stack?: string }[];
   /**
-   * Processes whose code returned while their session was still inside a transaction (a BEGIN never
-   * met by COMMIT or ROLLBACK): on pg.Pool that client stays checked out, idle in transaction, for good.
+   * Transactions a process's code left open: it returned while its session was still inside one (a
+   * BEGIN never met by COMMIT or ROLLBACK; on pg.Pool that client stays checked out, idle in
+   * transaction, for good), or it released its client inside one (pg.Pool hands that connection,
+   * transaction and all, to its next caller). `at`: where (the BEGIN, or the release), in traced runs.
    */
-  leftOpen: { process: string; began?: Error }[];
+  leftOpen: { process: string; how: 'returned' | 'released'; at?: Error }[];
   /** Messages that never settled or were dead-lettered. */
   queue: { id: string; state: string; deliveries: number }[];
   /**

@@ -15,6 +15,11 @@ export interface Failure {
  */
 export function failureText(f: Pick<Failure, 'message' | 'returned'>): string {
   if (f.returned) return `gave an answer its caller cannot use: ${f.message}`;
-  if (/^(hangs|returned with)\b/.test(f.message)) return f.message;
+  if (!wasThrown(f)) return f.message;
   return `threw ${f.message}`;
+}
+
+/** Whether the code threw this error, rather than returning a bad answer, hanging, or leaving a transaction open (returning or releasing inside it). */
+export function wasThrown(f: Pick<Failure, 'message' | 'returned'>): boolean {
+  return !f.returned && !/^(hangs|returned with|released its client)\b/.test(f.message);
 }

@@ -141,9 +141,9 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
   }
   // Its code returned inside a transaction: on pg.Pool the client stays checked out, idle in
   // transaction, holding its locks, and what it wrote never commits. A leak on any server.
-  for (const { process, began } of outcome.leftOpen) {
-    const at = began ? learnerLocation(began) : null;
-    world.codeErrors.push({ process, message: LEFT_OPEN, ...(at ?? {}), failure: true });
+  for (const { process, how, at } of outcome.leftOpen) {
+    const loc = at ? learnerLocation(at) : null;
+    world.codeErrors.push({ process, message: how === 'returned' ? LEFT_OPEN : RELEASED_OPEN, ...(loc ?? {}), failure: true });
   }
   const invariants: InvariantResult[] = [];
   for (const inv of req.scenario.invariants) {
@@ -178,6 +178,10 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
 /** The failure of a process whose code returned with its transaction open. */
 export const LEFT_OPEN =
   'returned with its transaction still open (a BEGIN with no COMMIT or ROLLBACK on that path): on pg.Pool the client stays checked out, idle in transaction, holding its locks, and its writes never commit; end every path with COMMIT or ROLLBACK, and release() in a finally';
+
+/** The failure of a process that released its client while its transaction was open. */
+export const RELEASED_OPEN =
+  'released its client inside an open transaction (no COMMIT or ROLLBACK before release()): pg.Pool hands that connection, transaction and all, to its next caller, whose statements then run inside it; end the transaction first, or release(err) to have the pool close the connection';
 
 /** Stamp each error recorded into `errors` from now on with the trace position it happened at. */
 function stampEvents(errors: CodeError[], position: () => number): void {

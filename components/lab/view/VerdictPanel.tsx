@@ -4,6 +4,7 @@
  */
 import { EXPLORE_RUNS } from '../actions/lab-actions';
 import type { RunResult } from '@/simulations/run/run';
+import { wasThrown } from '@/simulations/run/failure';
 import { whoseCode } from '../whose-code';
 import { groupRepeats, timesSuffix } from '../repeats';
 
@@ -81,13 +82,14 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
   // Held, but the code threw: every invariant can hold because nothing was done (a checkout that
   // never saved an order promised none). Not shown as a success, and the lesson is not passed.
   const heldButThrew = result.verdict === 'held' && result.codeErrors.length > 0;
+  const allThrown = result.codeErrors.every(wasThrown);
   const tone = heldButThrew
     ? 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100'
     : result.verdict === 'held'
       ? 'border-emerald-200 bg-emerald-50 text-emerald-900 dark:border-emerald-500/30 dark:bg-emerald-500/10 dark:text-emerald-100'
       : 'border-red-200 bg-red-50 text-red-900 dark:border-red-500/30 dark:bg-red-500/10 dark:text-red-100';
   const headline = heldButThrew
-    ? 'Held, but the code threw: the invariants held, and the errors below may be why nothing broke'
+    ? `Held, but the code ${allThrown ? 'threw' : 'failed'}: the invariants held, and the errors below may be why nothing broke`
     : result.verdict === 'held'
       ? 'Held: every invariant kept'
       : result.verdict === 'error'
@@ -143,7 +145,7 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
       {result.codeErrors.length > 0 && (
         <div className="mx-4 mt-4">
           <h3 className="text-xs font-semibold tracking-wide text-red-800 uppercase dark:text-red-300">
-            {result.codeErrors.every((e) => e.returned) ? 'Answers the caller could not act on, from' : result.codeErrors.some((e) => e.returned) ? 'Errors in' : 'Errors thrown by'}{' '}
+            {result.codeErrors.every((e) => e.returned) ? 'Answers the caller could not act on, from' : allThrown ? 'Errors thrown by' : 'Errors in'}{' '}
             {whoseCode(result.variant).codeMidSentence}
           </h3>
           <ul className="mt-1 space-y-1">

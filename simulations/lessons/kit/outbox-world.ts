@@ -265,9 +265,14 @@ export const eachRowOnce: Invariant = {
  *   it read before. Reading again under the lock is enough: PostgreSQL makes a transaction's commit
  *   visible before it releases its locks, so a relay that gets the lock next and reads then sees the
  *   first relay's marks (candidates read unlocked, then each one try-locked and re-read before it is
- *   published, is a sound relay). A `pg_try_advisory…` lock counts when its answer decides
- *   something: the code read it, or the call filters rows in the statement's WHERE. A lock keyed on
- *   the relay's own name (its process id in the key) excludes nobody, and does not count.
+ *   published, is a sound relay). A session-level lock taken before BEGIN and not yet let go
+ *   counts as well, and so does LOCK TABLE outbox in a mode that conflicts with itself. A
+ *   `pg_try_advisory…` lock counts when its answer decides something: the code read it, or the
+ *   call filters rows in the statement's WHERE. A lock keyed on the relay's own name (its process
+ *   id in the key), or a shared one (shared locks admit each other), excludes nobody, and does not
+ *   count; or
+ * - every row that read returned was locked earlier in the same transaction (ids locked FOR UPDATE
+ *   SKIP LOCKED, then their payloads fetched by id): they stay this transaction's until it ends.
  * A row-locking statement other than that read (a FOR UPDATE of one row as a gate, then the batch
  * read unlocked; an UPDATE … WHERE published_at IS NULL whose answer is not what is published)
  * leaves the other relay free to read and publish the same rows.
@@ -278,6 +283,14 @@ const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 const READS_OUTBOX = /\bfrom\s+outbox\b/i;
 const WRITES_OUTBOX = /^\s*(update\s+outbox|delete\s+from\s+outbox)\b/i;
 const RETURNING = /\breturning\b/i;
+const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
+const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
+/**
+ * LOCK TABLE on the outbox in a mode that conflicts with itself (SHARE UPDATE EXCLUSIVE, SHARE ROW
+ * EXCLUSIVE, EXCLUSIVE, ACCESS EXCLUSIVE, the default): two relays take turns. ROW SHARE, ROW
+ * EXCLUSIVE and SHARE admit each other, and keep nobody out.
+ */
+const LOCK_TABLE_OUTBOX_EXCLUSIVELY = /^\s*lock\s+(?:table\s+)?(?:only\s+)?(?:[\w."]+\s*,\s*)*"?outbox"?\b(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
 
 /** `sql` with every parenthesised group that holds a SELECT emptied: what is left is the statement's own clauses. */
 function withoutSubqueries(sql: string): string {
@@ -306,20 +319,78 @@ function locksWhatItReads(sql: string): boolean {
   return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(sql));
 }
 
+/** An exclusive advisory lock that keeps other relays out: not shared (shared locks admit each other), not keyed on the relay's own name, and a try-lock only when its answer decides something. */
+function excludingLock(e: TraceEvent, actor: string): RegExpExecArray | null {
+  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
+  const sql = String(data?.sql ?? '');
+  const lock = ADVISORY_LOCK.exec(sql);
+  if (!lock || lock[3]) return null;
+  if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
+  return !lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql) ? lock : null;
+}
+
+/** The excluding locks a process holds: session-level ones (counted: each unlock lets go of one) and whether its transaction holds any. */
+class HeldLocks {
+  session = 0;
+  inTransaction = false;
+
+  constructor(private readonly actor: string) {}
+
+  /** Take in one statement of the process. */
+  see(e: TraceEvent): void {
+    const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+    if (UNLOCK_ALL.test(sql)) this.session = 0;
+    else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
+    else if (LOCK_TABLE_OUTBOX_EXCLUSIVELY.test(sql)) this.inTransaction = true;
+    else {
+      const lock = excludingLock(e, this.actor);
+      if (lock && lock[2]) this.inTransaction = true;
+      else if (lock) this.session++;
+    }
+  }
+
+  get any(): boolean {
+    return this.session > 0 || this.inTransaction;
+  }
+}
+
+/** The outbox ids among `rows` (a statement's result); null when a row has none to tell it by. */
+function outboxIds(rows: unknown): number[] | null {
+  if (!Array.isArray(rows)) return null;
+  const ids: number[] = [];
+  for (const row of rows as Record<string, unknown>[]) {
+    const id = Number(row?.id);
+    if (!Number.isInteger(id)) return null;
+    ids.push(id);
+  }
+  return ids;
+}
+
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
-function relayLocked(tx: { events: readonly TraceEvent[] }, actor: string): boolean {
-  let locked = false;
+function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string): boolean {
+  // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
+  const held = new HeldLocks(actor);
+  for (const e of tx.before) held.see(e);
+  held.inTransaction = false;
+  /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING). */
+  const lockedRows = new Set<number>();
   /** Whether the latest read of the outbox was covered; null before any read. */
   let lastReadCovered: boolean | null = null;
   for (const e of tx.events) {
-    const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; rows?: unknown } | undefined;
     const sql = String(data?.sql ?? '');
-    const lock = ADVISORY_LOCK.exec(sql);
-    const ownKey = lock !== null && `${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor);
-    if (lock && !ownKey && (!lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql))) locked = true;
-    if (readsOutbox(sql)) lastReadCovered = locked || locksWhatItReads(sql);
+    held.see(e);
+    if (!readsOutbox(sql)) continue;
+    const ids = outboxIds(data?.rows);
+    if (locksWhatItReads(sql)) {
+      for (const id of ids ?? []) lockedRows.add(id);
+      lastReadCovered = true;
+    } else {
+      // Rows this transaction locked before, read again by id, are still its own until COMMIT.
+      lastReadCovered = held.any || (ids !== null && ids.length > 0 && ids.every((id) => lockedRows.has(id)));
+    }
   }
-  return lastReadCovered ?? locked;
+  return lastReadCovered ?? held.any;
 }
 
 /**
@@ -342,7 +413,7 @@ export const locksWhatItPublishes: Invariant = {
         : 'On PostgreSQL two relays\' transactions run at once, and a plain SELECT in each reads the same unpublished rows, so both can publish them. '
     return {
       held: false,
-      detail: `${e.actor} published from inside its transaction, but nothing locked the rows it published before or as it read them (no FOR UPDATE on the read it published from; a lock on another statement, an advisory lock taken after the read or keyed on the relay's own name, or a try-lock whose answer was never looked at, does not keep the other relay out). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock every relay takes before the read, or an UPDATE … WHERE published_at IS NULL … RETURNING whose rows are the ones you publish, would do too).`,
+      detail: `${e.actor} published from inside its transaction, but nothing locked the rows it published before or as it read them (no FOR UPDATE on the read it published from; a lock on another statement, an advisory lock taken after the read, shared, or keyed on the relay's own name, or a try-lock whose answer was never looked at, does not keep the other relay out). ${why}Lock what you take: SELECT … FOR UPDATE SKIP LOCKED (an advisory lock every relay takes before the read, or an UPDATE … WHERE published_at IS NULL … RETURNING whose rows are the ones you publish, would do too).`,
       step: e.i,
     };
   },

@@ -56,7 +56,8 @@ function runFinished(trace: readonly TraceEvent[], observed: Record<string, unkn
 
 /**
  * The event at which `pid`'s handling of the delivery it held at event `at` finished with an ack
- * (the queue's ack, or a crash just before it), if that was before event `before`; else null.
+ * (the queue's ack of that message, or a crash just before it while it still held that delivery),
+ * if that was before event `before`; else null.
  */
 function handlingFinished(trace: readonly TraceEvent[], pid: string, at: number, before: number): number | null {
   let messageId: unknown;
@@ -70,6 +71,9 @@ function handlingFinished(trace: readonly TraceEvent[], pid: string, at: number,
   if (messageId === undefined) return null;
   for (let i = at + 1; i < before && i < trace.length; i++) {
     const e = trace[i];
+    // The process asked for its next delivery: that handling ended without an ack (it threw, or
+    // answered 'retry-later'), and a crash from here on belongs to another handling.
+    if (e.type === 'receive' && e.target === pid) return null;
     if (e.actor !== pid) continue;
     if (e.type === 'ack' && (e.data as { messageId?: unknown } | undefined)?.messageId === messageId) return e.i;
     if (e.type === 'crash') return (e.data as { before?: unknown } | undefined)?.before === 'queue.ack' ? e.i : null;

@@ -344,6 +344,8 @@ interface OpenTransaction {
   begin: TraceEvent;
   /** The statements' events so far, in order. */
   events: TraceEvent[];
+  /** The process's statements before this BEGIN, since it last started: what its session already holds (session-level locks). */
+  before: readonly TraceEvent[];
 }
 
 /**
@@ -358,19 +360,26 @@ export function firstInTransaction(
   test: (e: TraceEvent, tx: OpenTransaction) => boolean,
 ): { e: TraceEvent; tx: OpenTransaction } | null {
   const open = new Map<string, OpenTransaction>();
+  /** Each process's statements since it last started (a crash closes its session, and its locks with it). */
+  const session = new Map<string, TraceEvent[]>();
   for (const e of trace) {
+    // The engine's rollback events are a connection closed (a crash, release(err), the run's end).
     if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
       open.delete(e.actor);
+      session.delete(e.actor);
       continue;
     }
     const tx = open.get(e.actor);
     if (e.type === 'db') {
       const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
       const word = transactionControl(sql)?.toLowerCase();
+      const history = session.get(e.actor) ?? [];
+      session.set(e.actor, history);
       if (word === 'begin' || word === 'start') {
-        if (!tx) open.set(e.actor, { begin: e, events: [] });
+        if (!tx) open.set(e.actor, { begin: e, events: [], before: [...history] });
         continue;
       }
+      history.push(e);
       // ROLLBACK TO SAVEPOINT stays inside the transaction.
       if ((word === 'commit' || word === 'end' || word === 'abort' || word === 'rollback') && !/^\s*rollback\s+to\b/i.test(sql)) {
         open.delete(e.actor);

@@ -1,6 +1,6 @@
-// expect: right
-// kind: row-lock
-// why: the claim row is created on its own, then locked FOR UPDATE SKIP LOCKED in a transaction held across the send and ended by the UPDATE to done and COMMIT; a second delivery skips the locked row and retries later, a crash rolls the lock back and the resend carries the operation's key.
+// expect: wrong
+// kind: email-in-tx
+// why: the claim row is locked FOR UPDATE SKIP LOCKED in a transaction held open across the send: no duplicate gets through, but the lesson's rule is broken — the transaction, its row lock and a pooled connection are held for as long as the provider takes (90 s when it is slow), and a rollback cannot take the e-mail back.
 import { opKey, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
