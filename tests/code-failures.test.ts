@@ -202,3 +202,14 @@ test('a client released twice throws, as pg-pool does', async () => {
   expect(traced.codeErrors.map((c) => c.message)).toContain('Error: Release called on client which has already been released to the pool.');
   expect(e.runs).toBe(12);
 });
+
+test('releasing one client while another client of the same process holds its transaction open is not a leak', async () => {
+  const scenario = lessonById('receipt-redelivery');
+  const code = receiptInTx('rolls back')
+    .replace('  const client = await env.db.connect();\n', '  const client = await env.db.connect();\n  const spare = await env.db.connect();\n')
+    .replace("    await client.query('BEGIN');\n", "    await client.query('BEGIN');\n    spare.release();\n");
+  expect(code).toMatch(/BEGIN'\);\n    spare\.release\(\);/);
+  const e = await explore(sim.db, { scenario, code, variant: 'yours', runs: 12, shrinkBudget: 0 });
+  expect(e.failures).toBe(0);
+  expect(e.violations).toBe(0);
+});

@@ -137,10 +137,18 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
     },
     connect: async (): Promise<DbClient> => {
       let released = false;
+      /** Whether this client began the transaction its process holds (the simulator's session is shared by a process's clients). */
+      let began = false;
       return {
         query: <R>(text: string, params?: unknown[]) => {
           if (released) return Promise.reject(markFailedStatement(new Error('query on a released client')));
-          if (!host.verdictOnly && /^(begin|start)$/i.test(transactionControl(text) ?? '')) host.began(pid, new Error('BEGIN'));
+          const word = transactionControl(text)?.toLowerCase();
+          if (word === 'begin' || word === 'start') {
+            began = true;
+            if (!host.verdictOnly) host.began(pid, new Error('BEGIN'));
+          } else if ((word === 'commit' || word === 'end' || word === 'abort' || word === 'rollback') && !/^\s*rollback\s+to\b/i.test(text)) {
+            began = false;
+          }
           return dbQuery<R>(text, params);
         },
         release: (err?: Error | boolean) => {
@@ -148,7 +156,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           if (released) throw new Error('Release called on client which has already been released to the pool.');
           released = true;
           if (err) host.discard(pid);
-          else if (simDb.inTransaction(pid)) host.releasedOpen(pid, host.verdictOnly ? undefined : new Error('release'));
+          else if (began && simDb.inTransaction(pid)) host.releasedOpen(pid, host.verdictOnly ? undefined : new Error('release'));
         },
       };
     },

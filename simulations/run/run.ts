@@ -139,8 +139,8 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     const stuckPid = world.spec.processes.find((p) => outcome.endingDetail?.startsWith(`${p.id} `))?.id ?? 'engine';
     world.codeErrors.push({ process: stuckPid, message: `hangs for good: ${outcome.endingDetail ?? 'nothing can move'}`, failure: true });
   }
-  // Its code returned inside a transaction: on pg.Pool the client stays checked out, idle in
-  // transaction, holding its locks, and what it wrote never commits. A leak on any server.
+  // Its code returned, or released its client, inside a transaction: on pg.Pool that connection is
+  // lost idle in transaction, or handed on with the transaction open. A bug on any server.
   for (const { process, how, at } of outcome.leftOpen) {
     const loc = at ? learnerLocation(at) : null;
     world.codeErrors.push({ process, message: how === 'returned' ? LEFT_OPEN : RELEASED_OPEN, ...(loc ?? {}), failure: true });
