@@ -6,7 +6,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { onSimulatedClock, sqlWords, transactionControl } from '../simulations/db/sql-words';
+import { onSimulatedClock, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';
@@ -106,8 +106,38 @@ describe('transactionControl', () => {
   });
 });
 
+describe('transactionBoundary', () => {
+  test.each([
+    ['BEGIN', 'begin'],
+    ['/* go */ start transaction isolation level serializable', 'begin'],
+    ['COMMIT', 'end'],
+    ['END', 'end'],
+    ['ABORT', 'end'],
+    ['ROLLBACK', 'end'],
+    ['-- undo\nrollback work', 'end'],
+    ['ROLLBACK TO SAVEPOINT a', null],
+    ['rollback to a', null],
+    ['ROLLBACK WORK TO SAVEPOINT a', null],
+    ['ROLLBACK TRANSACTION TO a', null],
+    ['SAVEPOINT a', null],
+    ['RELEASE SAVEPOINT a', null],
+    ['SELECT 1', null],
+  ])('%s', (sql, boundary) => {
+    expect(transactionBoundary(sql)).toBe(boundary);
+  });
+});
+
 describe('in a run', () => {
   const sim = simDbPerFile();
+
+  test('ROLLBACK TO SAVEPOINT keeps the process inside its transaction; COMMIT ends it', async () => {
+    await sim.db.reset();
+    for (const [sql, open] of [['BEGIN', true], ['SAVEPOINT s', true], ['SELECT 1', true], ['ROLLBACK TO SAVEPOINT s', true], ['/* done */ COMMIT', false]] as const) {
+      const got = await sim.db.query('p', sql, [], SIM_EPOCH_MS);
+      if (isParked(got)) throw new Error('parked');
+      expect(sim.db.inTransaction('p'), sql).toBe(open);
+    }
+  });
 
   test('clock_timestamp(), statement_timestamp() and transaction_timestamp() read the simulated clock, as now() does', async () => {
     await sim.db.reset();

@@ -13,11 +13,12 @@ import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
-import { mayReadClock, transactionEffect } from './statement-shape';
+import { mayReadClock } from './statement-shape';
+import { transactionBoundary } from './sql-words';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 
-/** `mayReadClock` and `transactionEffect` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionEffect(text), advisory: callsAdvisory(text) }));
+/** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text) }));
 /** A statement's advisory-lock calls made as one process: `${pid}\0${text}` → the rewritten text. */
 const advisoryText = memoByText((key) => {
   const cut = key.indexOf('\0');

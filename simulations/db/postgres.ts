@@ -18,7 +18,8 @@ import pg from 'pg';
 import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
-import { mayReadClock, transactionEffect } from './statement-shape';
+import { mayReadClock } from './statement-shape';
+import { transactionBoundary } from './sql-words';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH, setClockSql } from './sql-clock';
@@ -106,7 +107,7 @@ export class PostgresSimDatabase implements SimDatabase {
       await conn.client.query(setClockSql(nowMs));
       conn.clockMs = nowMs;
     }
-    const effect = transactionEffect(text);
+    const effect = transactionBoundary(text);
     if (effect === 'begin') conn.inTx = true;
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;

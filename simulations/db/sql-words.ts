@@ -9,7 +9,8 @@
  *   (./sql-clock.ts) cannot shadow them: left alone they read the machine's real clock, and a
  *   lease written with them never expires in simulated time (nor runs the same twice).
  * - `transactionControl`: whether a statement begins or ends a transaction (BEGIN, COMMIT, …),
- *   which a pool's `query` must not be given (see the engine's `env.db`).
+ *   which a pool's `query` must not be given (see the engine's `env.db`); `transactionBoundary`,
+ *   whether it opens or closes the transaction itself (ROLLBACK TO SAVEPOINT stays inside it).
  */
 import { memoByText } from '../engine/text-memo';
 
@@ -207,4 +208,16 @@ export const transactionControl = memoByText((sql: string): string | null => {
   if (word === 'start') return second?.text.toLowerCase() === 'transaction' ? first.text : null;
   if (word === 'prepare') return second?.text.toLowerCase() === 'transaction' ? first.text : null;
   return TRANSACTION_WORDS.has(word) ? first.text : null;
+});
+
+/**
+ * Whether `sql` opens the session's transaction ('begin': BEGIN, START TRANSACTION) or closes it
+ * ('end': COMMIT, END, ROLLBACK, ABORT; not ROLLBACK TO SAVEPOINT, which stays inside it).
+ */
+export const transactionBoundary = memoByText((sql: string): 'begin' | 'end' | null => {
+  const word = transactionControl(sql)?.toLowerCase();
+  if (word === 'begin' || word === 'start') return 'begin';
+  if (word === 'commit' || word === 'end' || word === 'abort') return 'end';
+  if (word === 'rollback') return /^\s*rollback\s+(?:(?:work|transaction)\s+)?to\b/i.test(sqlWords(sql).map((w) => w.text).join(' ')) ? null : 'end';
+  return null;
 });

@@ -1,19 +1,11 @@
 /**
- * What a statement does to its connection, read from its text: whether it begins or ends a
- * transaction, or may read the virtual clock. Both back-ends use these to keep a connection's
- * state and to skip work that cannot change a result. Whether a statement changed a session
- * setting is not read from its text (a `DO … EXECUTE` hides it): every reset puts them all back.
+ * What a statement does to its connection, read from its text: whether it may read the virtual
+ * clock (whether it begins or ends a transaction is ./sql-words.ts's `transactionBoundary`). Both
+ * back-ends use these to keep a connection's state and to skip work that cannot change a result.
+ * Whether a statement changed a session setting is not read from its text (a `DO … EXECUTE` hides
+ * it): every reset puts them all back.
  */
 import { CALLS_CLOCK } from './sql-clock';
-
-/** What a statement does to its connection's transaction. */
-export function transactionEffect(text: string): 'begin' | 'end' | null {
-  if (BEGIN.test(text)) return 'begin';
-  if (END.test(text)) return 'end';
-  return null;
-}
-
-const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
 
 /**
  * Whether a statement may read the virtual clock: it calls now() or another function on it (`CALLS_CLOCK`; the
@@ -25,4 +17,3 @@ export function mayReadClock(text: string): boolean {
   if (CALLS_CLOCK.test(text)) return true;
   return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
 }
-const END = /^\s*(COMMIT|END|ROLLBACK|ABORT)\b/i;

@@ -6,7 +6,7 @@
  */
 import type { Db, DbClient, QueryResult } from '../../lib/db';
 import { isParked, type SimDatabase } from '../db/port';
-import { onSimulatedClock, transactionControl } from '../db/sql-words';
+import { onSimulatedClock, transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
 import type { FaultPlan } from './fault-plan';
@@ -142,11 +142,11 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       return {
         query: <R>(text: string, params?: unknown[]) => {
           if (released) return Promise.reject(markFailedStatement(new Error('query on a released client')));
-          const word = transactionControl(text)?.toLowerCase();
-          if (word === 'begin' || word === 'start') {
+          const boundary = transactionBoundary(text);
+          if (boundary === 'begin') {
             began = true;
             if (!host.verdictOnly) host.began(pid, new Error('BEGIN'));
-          } else if ((word === 'commit' || word === 'end' || word === 'abort' || word === 'rollback') && !/^\s*rollback\s+to\b/i.test(text)) {
+          } else if (boundary === 'end') {
             began = false;
           }
           return dbQuery<R>(text, params);

@@ -8,7 +8,7 @@ import type { Prediction } from './predictions';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engine/scheduler';
 import type { SimDatabase } from '../../db/port';
 import { formatSimTime } from '../../engine/sim-time';
-import { transactionControl } from '../../db/sql-words';
+import { transactionBoundary } from '../../db/sql-words';
 import { isConflict, isFailedStatement } from '../../engine/statement-failure';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from '../../engine/types';
 
@@ -372,16 +372,15 @@ export function firstInTransaction(
     const tx = open.get(e.actor);
     if (e.type === 'db') {
       const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
-      const word = transactionControl(sql)?.toLowerCase();
+      const boundary = transactionBoundary(sql);
       const history = session.get(e.actor) ?? [];
       session.set(e.actor, history);
-      if (word === 'begin' || word === 'start') {
+      if (boundary === 'begin') {
         if (!tx) open.set(e.actor, { begin: e, events: [], before: [...history] });
         continue;
       }
       history.push(e);
-      // ROLLBACK TO SAVEPOINT stays inside the transaction.
-      if ((word === 'commit' || word === 'end' || word === 'abort' || word === 'rollback') && !/^\s*rollback\s+to\b/i.test(sql)) {
+      if (boundary === 'end') {
         open.delete(e.actor);
         continue;
       }
