@@ -56,15 +56,8 @@ const KNOWN_MISSES: Record<string, Weakness> = {
   'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
 };
 
-/** Right fixes Explore refuses today (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm. */
-const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // A transaction on its own client holds an advisory lock as a mutex while the claim and the
-  // done row go through env.db.query, meant to commit on their own as on pg.Pool. The engine
-  // refuses a pool query while the process's client holds a transaction (in the simulator it
-  // would run inside it), on both back-ends; on a real pool each commits at once and the claim
-  // stays atomic, so the design holds.
-  'concurrent-redelivery/right-xact-lock-claim-on-pool.ts': 'pool is one connection',
-};
+/** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
+const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {};
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
 const RUNS = 200;

@@ -1,6 +1,6 @@
-// expect: right
-// kind: advisory-lock
-// why: a transaction on its own client holds pg_advisory_xact_lock on the key as a mutex while the claim and the done row are written through the pool, which commit on their own: the claim is atomic anyway, the lock only makes the loser wait, and nothing that matters is in the open transaction when the e-mail goes.
+// expect: wrong
+// kind: email-in-tx
+// why: a transaction on a client of its own holds pg_advisory_xact_lock on the key as a mutex while the claim and the done row go through the pool and the e-mail is sent: no duplicate gets through on PostgreSQL, but the lesson's rule is broken — the e-mail goes out while the process holds an open transaction, a pooled connection sits idle in transaction with its lock for as long as the provider takes, and a crash rolls back nothing the send did. The engine stops it at the claim: a pool query beside the process's own open transaction is refused (the simulator cannot run it outside that transaction); with the claim moved onto the client, the send inside the transaction breaks the rule directly.
 import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 export async function handleMessage(msg: ReceiptMessage, env: Env) {
