@@ -8,9 +8,9 @@
  * counts, same histogram, same counterexample. Only `schedulesPerSecond` differs (it times the
  * schedules, not the boot of the workers' databases, as the one-thread figure does not time its boot).
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { prebuiltDataDir } from './node-pglite';
 import { ExploreTally, type Counterexample, type ExploreOptions, type ExploreResult, type ScheduleSummary } from '../simulations/run/run';
 
 /** Options of a parallel exploration. */
@@ -61,16 +61,6 @@ export interface WorkerData {
  */
 export function defaultWorkers(runs: number): number {
   return runs >= 2000 ? Math.max(1, Math.min(availableParallelism(), 4)) : 1;
-}
-
-/** The prebuilt data directory's bytes, or null when `npm run build`/`dev` has not made one. */
-function prebuiltDataDir(): ArrayBuffer | null {
-  try {
-    const bytes = readFileSync(new URL('../generated/pglite-datadir.tar', import.meta.url));
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  } catch {
-    return null;
-  }
 }
 
 /** One worker thread, asked one thing at a time. */

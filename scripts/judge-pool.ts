@@ -41,6 +41,8 @@ export async function judgeAll(opts: {
   runs: number;
   workers: number;
   pgUrl: string | null;
+  /** Schedules for one file, when not `runs` for every file. */
+  runsOf?: (entry: CorpusEntry) => number;
   /** Files whose exploration may stop at the first violating schedule (default: none). */
   stopAtViolation?: (entry: CorpusEntry) => boolean;
   /** Results already known (a resumed run): those jobs are not run again. */
@@ -57,7 +59,7 @@ export async function judgeAll(opts: {
     files.forEach((f, i) => {
       const known = opts.saved?.(f.entry, backend);
       if (known) f.results[backend] = known;
-      else jobs.push({ id: i, lesson: f.entry.lesson, name: f.entry.path, code: f.entry.code, backend, runs: opts.runs, stopAtViolation: opts.stopAtViolation?.(f.entry) ?? false });
+      else jobs.push({ id: i, lesson: f.entry.lesson, name: f.entry.path, code: f.entry.code, backend, runs: opts.runsOf?.(f.entry) ?? opts.runs, stopAtViolation: opts.stopAtViolation?.(f.entry) ?? false });
     });
   }
   const total = jobs.length;

@@ -6,14 +6,11 @@
  * one way of printing results; the work itself is simulations/'s.
  */
 import { readFileSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLITE_START_PARAMS } from '../simulations/db/pglite-start';
 import { describeFault, parseFaultPlan } from '../simulations/engine/faults';
 import { explore, runScenario, type ExploreResult, type RunResult } from '../simulations/run/run';
 import { failureText } from '../simulations/run/failure';
 import type { Scenario } from '../simulations/lessons/kit/scenario';
 import { LESSONS, lessonById } from '../simulations/lessons/index';
-import { PgliteSimDatabase } from '../simulations/db/pglite';
 import type { SimDatabase } from '../simulations/db/port';
 import { shellQuote, shellWord } from '../simulations/course/shell-quote';
 import { MAX_SEED } from '../simulations/course/share-link';
@@ -23,6 +20,7 @@ import type { Fault } from '../simulations/engine/types';
 import { hardenRealm } from '../simulations/learner/realm';
 import { reportUnhandledRejections, startWatchdog } from './cli-watchdog';
 import { defaultWorkers, exploreParallel, type StuckCode } from './explore-parallel';
+import { openSimPglite } from './node-pglite';
 
 /** How long the CLI waits on learner code that never gives the thread back (`while (true) {}`). */
 const STUCK_CODE_MS = 10_000;
@@ -207,7 +205,7 @@ function publicRun(r: RunResult) {
 
 async function openDb(args: Args): Promise<SimDatabase & { close?(): Promise<void> }> {
   const url = args.flags.get('db');
-  if (url === undefined || url === true) return PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
+  if (url === undefined || url === true) return openSimPglite();
   if (!/^postgres(ql)?:\/\//.test(url)) throw new UsageError('--db takes a postgres:// URL');
   // Node-only and heavy: loaded only when asked for.
   const { PostgresSimDatabase } = await import('../simulations/db/postgres');
