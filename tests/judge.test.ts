@@ -8,56 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { readCorpus, verdictOf, evidenceOf, type CorpusEntry, type Exploration } from '../scripts/judge-corpus';
 import { judgeAll } from '../scripts/judge-pool';
-
-/** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
-type Weakness =
-  /** Runs start at 09:00:00 and repeats come minutes later: no minute, day or zone boundary is crossed. */
-  | 'time never crosses a boundary'
-  /** Faults land at fixed steps: never right after COMMIT, never between a claim and a late send, duplicates only at one instant. */
-  | 'fixed fault moments'
-  /** PGlite runs one transaction at a time: races between two open transactions do not happen, and text rules stand in. */
-  | 'PGlite one session'
-  /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
-  | 'pool is one connection'
-  /** Every process reads one clock: a worker's clock never drifts from the database's. */
-  | 'no clock skew'
-  /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
-  | 'un-awaited statement';
-
-/**
- * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
- * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
- */
-const KNOWN_MISSES: Record<string, Weakness> = {
-  // Races only overlapping transactions or excluding locks produce.
-  'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
-  'moving-answers/check-in-tx.ts': 'PGlite one session',
-  // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
-  'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
-  // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
-  // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
-  // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
-  'business-date-reminder/ack-when-claimed.ts': 'fixed fault moments',
-  // Two deliveries never reach an expired claim at the same moment (the duplicate comes at the
-  // start), so two unlocked read-then-update takeovers never race; the tab's one session could
-  // not overlap them anyway.
-  'concurrent-redelivery/takeover-read-then-update-in-tx.ts': 'fixed fault moments',
-  // Two clients from env.db.connect(), or a session lock and its unlock through env.db.query,
-  // are one connection in the simulator (on pg.Pool they are two).
-  'dual-write/two-clients.ts': 'pool is one connection',
-  'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
-  // PostgreSQL 15 catches this one at seed 3 (COMMIT ran before the un-awaited outbox INSERT,
-  // then the crash); the tab shows it only on a hand-picked schedule (seed 3, --choices 0,1,0).
-  'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
-  // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
-  // which only a second delivery during the taker's send shows. Two faults show it in the tab
-  // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
-  // a pair the explorer's 200 schedules never draw.
-  'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
-};
-
-/** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
-const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {};
+import { KNOWN_FALSE_ALARMS, KNOWN_MISSES, expected } from './helpers/judge-known';
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
 const RUNS = 200;
@@ -122,11 +73,6 @@ describe('the judge ratchet (tests/judge/, PGlite)', () => {
     45 * 60_000,
   );
 });
-
-function expected(entry: CorpusEntry) {
-  if (entry.expect === 'wrong') return entry.name in KNOWN_MISSES ? 'missed' : 'caught';
-  return entry.name in KNOWN_FALSE_ALARMS ? 'false alarm' : 'held';
-}
 
 function explain(entry: CorpusEntry, e: Exploration, got: string, want: string): string {
   const known = KNOWN_MISSES[entry.name] ?? KNOWN_FALSE_ALARMS[entry.name];
