@@ -350,7 +350,9 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     const panel = page.getByTestId('query-panel');
     const sql = page.getByLabel('SQL', { exact: true });
     // A slow query, then Run: the run waits for it, and is not taken for a loop that never yields.
-    await sql.fill('SELECT pg_sleep(4)');
+    // The query's 12 s are the window in which the test must see Stop query and press Run: ample
+    // on a loaded machine, where 4 s were seen to pass before the button was looked for.
+    await sql.fill('SELECT pg_sleep(12)');
     await panel.getByRole('button', { name: 'Run query' }).click();
     await panel.getByRole('button', { name: 'Stop query' }).waitFor({ timeout: E2E_WAIT_MS });
     await runInstantly(page);
