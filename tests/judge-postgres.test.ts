@@ -20,7 +20,7 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'concurrent-redelivery/lock-after-read.ts': 'overlapping transactions',
   'moving-answers/check-in-tx.ts': 'overlapping transactions',
   'relay-concurrency/try-lock-logged.ts': 'overlapping transactions',
-  // node-postgres sends the un-awaited INSERT after COMMIT on this schedule (seed 3), then the crash.
+  // On some schedules the un-awaited INSERT reaches PostgreSQL after the COMMIT, and a crash then loses it.
   'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
 };
 
