@@ -18,7 +18,7 @@ import { unzipSync } from 'fflate';
 import { buildPackage, flagsFor } from '../../scripts/package-course.ts';
 import { ensurePackageBuild, packagedFiles } from '../../scripts/package-site.ts';
 import { packSuspendData } from '../../components/platform/suspend-data.ts';
-import { launchBrowser, openPage, screenshot, waitRunnable, waitVerdict } from './helpers.mjs';
+import { E2E_WAIT_MS, launchBrowser, openPage, screenshot, waitRunnable, waitVerdict } from './helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LESSON = 'receipt-redelivery';
@@ -198,7 +198,7 @@ for (const [version, format] of [['1.2', 'scorm12'], ['2004', 'scorm2004']]) {
           return JSON.stringify(got) === JSON.stringify(want);
         },
         [global, version, expected],
-        { timeout: 30_000 },
+        { timeout: E2E_WAIT_MS },
       );
       const suspend = await first.page.evaluate((g) => window[g].cmi.suspend_data, global);
       assert.match(suspend, /^eo1\./);
@@ -210,7 +210,7 @@ for (const [version, format] of [['1.2', 'scorm12'], ['2004', 'scorm2004']]) {
       assert.deepEqual(first.errors, []);
       // The platform keeps what the last commit gave it, as an LMS would.
       await first.page.waitForFunction((s) => window.lmsCommits > 0 && s !== '', suspend);
-      await first.page.waitForFunction(async ([v, s]) => (await (await fetch(`/lms/state/${v}`)).json())?.['cmi.suspend_data'] === s, [version, suspend], { timeout: 30_000 });
+      await first.page.waitForFunction(async ([v, s]) => (await (await fetch(`/lms/state/${v}`)).json())?.['cmi.suspend_data'] === s, [version, suspend], { timeout: E2E_WAIT_MS });
     } finally {
       await first.context.close();
     }

@@ -30,7 +30,8 @@ async function waitEvent(page, fields, timeout = 60_000) {
 }
 
 async function frameOf(page, pattern) {
-  for (let i = 0; i < 100; i++) {
+  // Up to E2E_WAIT_MS, a frame's address checked every 100 ms.
+  for (let i = 0; i < E2E_WAIT_MS / 100; i++) {
     const frame = page.frames().find((f) => pattern.test(f.url()));
     if (frame) return frame;
     await page.waitForTimeout(100);
@@ -120,20 +121,28 @@ test('the example host page receives ready, run-finished, exercise-passed, explo
     assert.equal((await events(page)).every((e) => e.source === 'effectively-once' && e.version === 1), true);
 
     // The frames are as tall as what they show: the host sized them from the embeds' resize messages.
-    await page.waitForTimeout(500);
     for (const [id, pattern] of [['lab', /\/embed\/receipt-redelivery\//], ['quiz', /\/embed\/quiz\//]]) {
       const frame = await frameOf(page, pattern);
-      const inner = await frame.evaluate(() => {
+      const measure = () => {
         const el = document.querySelector('[data-chrome="embed"]');
         return { content: Math.ceil(el.getBoundingClientRect().bottom), view: window.innerHeight, scrolls: document.documentElement.scrollHeight > window.innerHeight + 1 };
-      });
+      };
+      // The resize message and the host's new height take a moment on a loaded machine: wait for
+      // the fit, then assert on what was measured (a frame that never fits fails with its figures).
+      await frame
+        .waitForFunction(() => {
+          const el = document.querySelector('[data-chrome="embed"]');
+          return el && window.innerHeight >= Math.ceil(el.getBoundingClientRect().bottom) && document.documentElement.scrollHeight <= window.innerHeight + 1;
+        }, undefined, { timeout: E2E_WAIT_MS })
+        .catch(() => {});
+      const inner = await frame.evaluate(measure);
       const sized = (await events(page)).filter((e) => e.type === 'resize');
       assert.ok(sized.length >= 2, 'both embeds reported their height');
       // Each resize comes with an lti.frameResize of the same height (the pair arrives as two messages).
       await page.waitForFunction(() => {
         const heights = (list) => JSON.stringify([...list].sort((a, b) => a - b));
         return window.ltiResizes.length > 0 && heights(window.ltiResizes) === heights(window.embedEvents.filter((e) => e.type === 'resize').map((e) => e.height));
-      }, undefined, { timeout: 10_000 });
+      }, undefined, { timeout: E2E_WAIT_MS });
       assert.ok(inner.view >= inner.content, `${id}: the frame (${inner.view} px) holds its content (${inner.content} px)`);
       assert.equal(inner.scrolls, false, `${id}: no scrollbar inside the frame`);
     }

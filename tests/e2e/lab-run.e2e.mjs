@@ -417,7 +417,7 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
     await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Undo');
     await page.keyboard.press('Enter');
     assert.equal(await getCode(page), mine);
-    await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Reset to starter', undefined, { timeout: 5_000 }).catch(async () => {
+    await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Reset to starter', undefined, { timeout: E2E_WAIT_MS }).catch(async () => {
       throw new Error(`focus after Undo is on "${await focused()}", not "Reset to starter"`);
     });
     await page.reload();
