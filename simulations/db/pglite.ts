@@ -58,6 +58,8 @@ export class PgliteSimDatabase implements SimDatabase {
   readonly name = 'pglite';
   private owner: string | null = null;
   private clockMs: number | null = null;
+  /** When the open transaction began (simulated ms): its now(), fixed until it ends. */
+  private txClockMs: number | null = null;
   /** SQL ran outside the engine since the last reset (the query panel): it may have left a transaction open. */
   private outsideSql = false;
   private readonly statements: PgliteStatements;
@@ -145,12 +147,17 @@ export class PgliteSimDatabase implements SimDatabase {
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     const shape = statementShape(text);
-    const clockSql = this.clockMs !== nowMs && shape.readsClock ? clockUpdate(nowMs) : undefined;
     const effect = shape.effect;
-    if (effect === 'begin') this.owner = pid;
+    if (effect === 'begin') {
+      this.owner = pid;
+      this.txClockMs = nowMs;
+    }
+    // now() inside a transaction is the time it began, as in PostgreSQL; outside, the step's time.
+    const at = this.owner === pid && this.txClockMs !== null ? this.txClockMs : nowMs;
+    const clockSql = this.clockMs !== at && shape.readsClock ? clockUpdate(at) : undefined;
     try {
       const res = await this.statements.query(text, params, clockSql);
-      if (clockSql) this.clockMs = nowMs;
+      if (clockSql) this.clockMs = at;
       return res;
     } catch (err) {
       // The clock update may or may not have happened: set it again next time.
@@ -159,7 +166,10 @@ export class PgliteSimDatabase implements SimDatabase {
     } finally {
       if (effect === 'end' && this.owner === pid) this.endTransaction(pid);
       // A transaction the text did not announce (a BEGIN behind a comment) still owns the session.
-      else if (this.owner === null && this.statements.inTransaction) this.owner = pid;
+      else if (this.owner === null && this.statements.inTransaction) {
+        this.owner = pid;
+        this.txClockMs = nowMs;
+      }
     }
   }
 
@@ -266,6 +276,7 @@ export class PgliteSimDatabase implements SimDatabase {
     // `BEGIN; SELECT 1/0`): rolled back, or every statement of the next run would fail.
     if (this.owner !== null || this.outsideSql || this.statements.inTransaction) await this.pg.exec('ROLLBACK');
     this.owner = null;
+    this.txClockMs = null;
     this.advisory.clear();
     this.waits.clear();
     this.outsideSql = false;
@@ -343,6 +354,7 @@ export class PgliteSimDatabase implements SimDatabase {
 
   private endTransaction(pid: string) {
     this.owner = null;
+    this.txClockMs = null;
     this.advisory.endTransaction(pid);
     // A rolled-back transaction also undoes a set_config made inside it.
     this.clockMs = null;

@@ -28,6 +28,8 @@ interface Conn {
   client: pg.Client;
   backendPid: number;
   clockMs: number | null;
+  /** When the open transaction began (simulated ms): its now(), fixed until it ends. */
+  txClockMs: number | null;
   inTx: boolean;
   broken: boolean;
 }
@@ -78,7 +80,7 @@ export class PostgresSimDatabase implements SimDatabase {
     if (existing && !existing.broken) return existing;
     const client = new pg.Client({ connectionString: this.url, types: numericTypes(), options: CONNECTION_OPTIONS });
     await client.connect();
-    const conn: Conn = { client, backendPid: 0, clockMs: null, inTx: false, broken: false };
+    const conn: Conn = { client, backendPid: 0, clockMs: null, txClockMs: null, inTx: false, broken: false };
     client.on('error', () => {
       conn.broken = true;
     });
@@ -103,11 +105,14 @@ export class PostgresSimDatabase implements SimDatabase {
 
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number) {
     const conn = await this.conn(pid);
-    if (conn.clockMs !== nowMs && mayReadClock(text)) {
-      await conn.client.query(setClockSql(nowMs));
-      conn.clockMs = nowMs;
-    }
     const effect = transactionBoundary(text);
+    if (effect === 'begin') conn.txClockMs = nowMs;
+    // now() inside a transaction is the time it began (PostgreSQL's own rule, on the virtual clock).
+    const at = conn.txClockMs ?? nowMs;
+    if (conn.clockMs !== at && mayReadClock(text)) {
+      await conn.client.query(setClockSql(at));
+      conn.clockMs = at;
+    }
     if (effect === 'begin') conn.inTx = true;
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
@@ -278,6 +283,7 @@ export class PostgresSimDatabase implements SimDatabase {
 
   private endTransaction(conn: Conn) {
     conn.inTx = false;
+    conn.txClockMs = null;
     // A rolled-back transaction also undoes a set_config made inside it.
     conn.clockMs = null;
   }

@@ -8,9 +8,10 @@
  * other time keywords cannot be shadowed: the engine writes them as `now()` casts before they run
  * (./sql-words.ts).
  *
- * One difference from PostgreSQL: there `now()` is the time the transaction started, fixed until
- * COMMIT; here it is the simulated time of each step, so a transaction spread over several steps
- * sees it move. No lesson's check depends on it (only `published_at` stamps differ).
+ * As in PostgreSQL, `now()` inside a transaction is the time it began, fixed until it ends: both
+ * back-ends set the clock to the instant of the BEGIN for the statements of an open transaction
+ * (./pglite.ts, ./postgres.ts), and to the step's time outside one. A lease checked late in a long
+ * transaction is checked against its start, as on a real server.
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
