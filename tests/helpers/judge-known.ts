@@ -18,7 +18,9 @@ export type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
-  | 'un-awaited statement';
+  | 'un-awaited statement'
+  /** Each relay polls 5 times, 2 s apart, and restarts once 5 s after a crash: a row claimed with a lease outlives every poll left. */
+  | 'relays stop polling';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -30,6 +32,11 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'moving-answers/check-in-tx.ts': 'PGlite one session',
   // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
   'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
+  // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.
+  // PostgreSQL 15 filtered the row with the snapshot taken before the lock wait and returns it as
+  // unpublished (seed 6); the tab parks the statement and runs it whole after the release, on a
+  // snapshot that sees the other relay's mark, and the relay rule counts a lock held at the read.
+  'relay-concurrency/lock-per-row-in-select-list.ts': 'PGlite one session',
   // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
   // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
   // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
@@ -53,7 +60,12 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
-export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {};
+export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
+  // Refused on PostgreSQL 15 too (seed 3, "order 2 was never published"): the relay crashed before
+  // its publish, holding a 60 s claim, and the relays stop polling before the claim runs out. A
+  // relay that polls on, as real ones do, takes the row over after 60 s.
+  'relay-concurrency/right-claim-table-with-lease.ts': 'relays stop polling',
+};
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */
 export function expected(entry: CorpusEntry) {
