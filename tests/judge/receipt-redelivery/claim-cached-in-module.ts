@@ -1,6 +1,6 @@
 // expect: wrong
 // kind: memory-cache
-// why: the claim's answer is cached in a module-level variable keyed by the operation, so a redelivery of the message to the same process reuses "owned" from the first delivery instead of asking the database, and the receipt is sent again after it was recorded done.
+// why: the claim's answer is cached in a module-level variable keyed by the operation, so a redelivery to the same process reuses the first delivery's answer instead of asking the database: a process that once found the key claimed by another answers retry-later for good and the message never settles, and one that owned it sends again.
 import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 
 let lastClaim: { key: string; owned: boolean; done: boolean } | undefined;
