@@ -24,6 +24,9 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
   // FOR UPDATE OF the order's alias: the waiting relay re-read the order row, not the outbox row.
   'relay-concurrency/for-update-of-orders.ts': 'overlapping transactions',
+  // A lock keyed on each connection's own pid; a locked CTE used only as a gate for an unlocked read.
+  'relay-concurrency/advisory-lock-on-backend-pid.ts': 'overlapping transactions',
+  'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
   // node-postgres sends the un-awaited INSERT after COMMIT on this schedule (seed 3), then the crash.
   'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
 };

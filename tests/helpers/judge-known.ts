@@ -43,6 +43,12 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // sees FOR UPDATE on the read. PostgreSQL 15 catches it at seed 9 (the waiting relay re-reads only
   // the locked order row and publishes the outbox row it read before the wait).
   'relay-concurrency/for-update-of-orders.ts': 'PGlite one session',
+  // An advisory lock keyed on pg_backend_pid(): one key per connection on PostgreSQL (caught at seed
+  // 6), but the tab's one session gives every relay the same pid, so there they do take turns.
+  'relay-concurrency/advisory-lock-on-backend-pid.ts': 'PGlite one session',
+  // A CTE locks a batch FOR UPDATE SKIP LOCKED and serves only as a gate (EXISTS) for an unlocked
+  // read of the first rows: the rule sees FOR UPDATE in the read. PostgreSQL 15 catches it at seed 5.
+  'relay-concurrency/cte-lock-as-gate.ts': 'PGlite one session',
   // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
   // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
   // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
