@@ -22,13 +22,9 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/try-lock-logged.ts': 'overlapping transactions',
   // The read with the lock in its select list kept the snapshot taken before it waited for the lock.
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
-  // FOR UPDATE OF the order's alias: the waiting relay re-read the order row, not the outbox row.
-  'relay-concurrency/for-update-of-orders.ts': 'overlapping transactions',
   // A lock keyed on each connection's own pid; a locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/advisory-lock-on-backend-pid.ts': 'overlapping transactions',
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
-  // On some schedules the un-awaited INSERT reaches PostgreSQL after the COMMIT, and a crash then loses it.
-  'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
 };
 
 /** A wrong fix expected caught stops at its first violating schedule within these, as in the lab. */

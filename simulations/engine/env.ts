@@ -83,10 +83,9 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
   const now = () => clock.now();
 
   /** `refusal`: why this statement is not run (it fails at its step with that message). */
-  const dbQuery = <R>(text: string, params?: unknown[], refusal?: string): Promise<QueryResult<R>> => {
-    // Where the process called from: an SQL error is rethrown with this stack, so it points at
-    // the learner's line rather than at the engine.
-    const callSite = host.verdictOnly ? undefined : new Error('query');
+  const dbQuery = <R>(text: string, params?: unknown[], refusal?: string, callSite: Error | undefined = host.verdictOnly ? undefined : new Error('query')): Promise<QueryResult<R>> => {
+    // `callSite`: where the process called from. An SQL error is rethrown with this stack, so it
+    // points at the learner's line rather than at the engine.
     const failed = (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       host.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
@@ -139,6 +138,11 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       let released = false;
       /** Whether this client began the transaction its process holds (the simulator's session is shared by a process's clients). */
       let began = false;
+      // node-postgres sends one client's queries one at a time, in the order they were called: a
+      // query made before the last one settled becomes a step only once it has (Promise.all over
+      // one client's statements runs them in call order, as on the wire).
+      let inFlight = 0;
+      let lastSettled: Promise<void> = Promise.resolve();
       return {
         query: <R>(text: string, params?: unknown[]) => {
           if (released) return Promise.reject(markFailedStatement(new Error('query on a released client')));
@@ -149,7 +153,14 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           } else if (boundary === 'end') {
             began = false;
           }
-          return dbQuery<R>(text, params);
+          const callSite = host.verdictOnly ? undefined : new Error('query');
+          const run = inFlight === 0 ? dbQuery<R>(text, params, undefined, callSite) : lastSettled.then(() => dbQuery<R>(text, params, undefined, callSite));
+          inFlight++;
+          const settled = () => {
+            inFlight--;
+          };
+          lastSettled = run.then(settled, settled);
+          return run;
         },
         release: (err?: Error | boolean) => {
           // pg-pool's words: a second release is the code's mistake, thrown where it is made.

@@ -17,12 +17,10 @@ export type Weakness =
   | 'pool is one connection'
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
-  /** A statement left un-awaited is a second outstanding step of its process, which the scheduler may order after the next one; Explore's seeds rarely draw that order together with the crash that shows it. */
+  /** A statement left un-awaited on a client still runs before the client's next one (node-postgres sends them in call order); what makes it wrong — its error unobserved, the COMMIT after it then silently a rollback — needs a fault that fails that statement, which no menu has. */
   | 'un-awaited statement'
   /** Each relay polls 5 times, 2 s apart, and restarts once 5 s after a crash: a row claimed with a lease outlives every poll left. */
-  | 'relays stop polling'
-  /** Two queries outstanding on one client are two steps the scheduler may order either way; node-postgres sends a client's queries one at a time, in call order. */
-  | 'client queries reordered';
+  | 'relays stop polling';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -39,10 +37,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // unpublished (seed 6); the tab parks the statement and runs it whole after the release, on a
   // snapshot that sees the other relay's mark, and the relay rule counts a lock held at the read.
   'relay-concurrency/lock-per-row-in-select-list.ts': 'PGlite one session',
-  // FOR UPDATE OF the joined order's alias locks the orders, not the outbox rows: the relay rule
-  // sees FOR UPDATE on the read. PostgreSQL 15 catches it at seed 9 (the waiting relay re-reads only
-  // the locked order row and publishes the outbox row it read before the wait).
-  'relay-concurrency/for-update-of-orders.ts': 'PGlite one session',
   // An advisory lock keyed on pg_backend_pid(): one key per connection on PostgreSQL (caught at seed
   // 6), but the tab's one session gives every relay the same pid, so there they do take turns.
   'relay-concurrency/advisory-lock-on-backend-pid.ts': 'PGlite one session',
@@ -61,8 +55,9 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // are one connection in the simulator (on pg.Pool they are two).
   'dual-write/two-clients.ts': 'pool is one connection',
   'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
-  // PostgreSQL 15 catches this one at seed 3 (COMMIT ran before the un-awaited outbox INSERT,
-  // then the crash); the tab shows it only on a hand-picked schedule (seed 3, --choices 0,1,0).
+  // Its INSERT runs before the COMMIT, as node-postgres sends a client's queries in call order; it
+  // is wrong when that INSERT fails: nothing observes the error, the COMMIT then rolls back, and
+  // the order id is returned for an order that was never saved. No fault fails it.
   'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
   // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
   // which only a second delivery during the taker's send shows. Two faults show it in the tab
@@ -77,16 +72,6 @@ export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
   // its publish, holding a 60 s claim, and the relays stop polling before the claim runs out. A
   // relay that polls on, as real ones do, takes the row over after 60 s.
   'relay-concurrency/right-claim-table-with-lease.ts': 'relays stop polling',
-  // Refused on PostgreSQL 15 too (nothing-lost, and currval not yet defined): both INSERTs are given
-  // to one client in one Promise.all, and the simulator may run the outbox's before the order's.
-  // node-postgres (lib/client.js, _pulseQueryQueue) sends them in call order, the order's first.
-  'dual-write/right-promise-all-one-client.ts': 'client queries reordered',
-  // The relay rule, which stands in for the overlap PGlite cannot run, reads a statement by its
-  // text and is applied on PostgreSQL 15 too: it takes a guarded UPDATE … RETURNING wrapped in a CTE
-  // (the statement opens with WITH) and a DELETE … RETURNING from public.outbox for unlocked reads.
-  // Both lock what they return; each row is published once on PostgreSQL 15 over 200 schedules.
-  'relay-concurrency/right-cte-guarded-update-ordered.ts': 'PGlite one session',
-  'relay-concurrency/right-delete-returning-qualified.ts': 'PGlite one session',
   // Refused on PostgreSQL 15 too (seed 6, order 3001 charged again 26 h later): the menu's crash
   // after the job's 3rd statement is placed to fall between claims in a job that bills one order at
   // a time; billing the orders at once, it falls between a charge and its complete, the gap the brief

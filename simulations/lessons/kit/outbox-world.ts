@@ -280,8 +280,13 @@ export const eachRowOnce: Invariant = {
 const FOR_UPDATE = /\bfor\s+(no\s+key\s+)?update\b/i;
 const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
-const READS_OUTBOX = /\bfrom\s+outbox\b/i;
-const WRITES_OUTBOX = /^\s*(update\s+outbox|delete\s+from\s+outbox)\b/i;
+/** The outbox table, bare or schema-qualified (`public.outbox`, `"public"."outbox"`). */
+const OUTBOX = String.raw`(?:"?public"?\s*\.\s*)?"?outbox"?(?![\w"])`;
+const READS_OUTBOX = new RegExp(String.raw`\bfrom\s+(?:only\s+)?${OUTBOX}`, 'i');
+const WRITE_OF_OUTBOX = String.raw`(update\s+(?:only\s+)?${OUTBOX}|delete\s+from\s+(?:only\s+)?${OUTBOX})`;
+const WRITES_OUTBOX = new RegExp(String.raw`^\s*${WRITE_OF_OUTBOX}`, 'i');
+/** A statement opening with WITH whose common table expression updates or deletes outbox rows (`WITH m AS (UPDATE outbox … RETURNING …) SELECT … FROM m`). */
+const CTE_WRITES_OUTBOX = new RegExp(String.raw`^\s*with\b[\s\S]*?\bas\s*(?:(?:not\s+)?materialized\s*)?\(\s*${WRITE_OF_OUTBOX}`, 'i');
 const RETURNING = /\breturning\b/i;
 const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
 const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
@@ -290,7 +295,7 @@ const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
  * EXCLUSIVE, EXCLUSIVE, ACCESS EXCLUSIVE, the default): two relays take turns. ROW SHARE, ROW
  * EXCLUSIVE and SHARE admit each other, and keep nobody out.
  */
-const LOCK_TABLE_OUTBOX_EXCLUSIVELY = /^\s*lock\s+(?:table\s+)?(?:only\s+)?(?:[\w."]+\s*,\s*)*"?outbox"?\b(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
+const LOCK_TABLE_OUTBOX_EXCLUSIVELY = /^\s*lock\s+(?:table\s+)?(?:only\s+)?(?:[\w."]+\s*,\s*)*(?:"?public"?\s*\.\s*)?"?outbox"?(?![\w"])(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
 
 /** `sql` with every parenthesised group that holds a SELECT emptied: what is left is the statement's own clauses. */
 function withoutSubqueries(sql: string): string {
@@ -304,19 +309,56 @@ function withoutSubqueries(sql: string): string {
   return out.replace(/\u0001/g, '(').replace(/\u0002/g, ')');
 }
 
+/**
+ * The UPDATE or DELETE of outbox rows `sql` makes: the statement itself, or the body of the
+ * common table expression that makes it (the rows the statement returns come from its RETURNING);
+ * null when it writes no outbox row.
+ */
+function outboxWrite(sql: string): string | null {
+  if (WRITES_OUTBOX.test(sql)) return sql;
+  const cte = CTE_WRITES_OUTBOX.exec(sql);
+  if (!cte) return null;
+  // The match ends with the write's first words, which hold no bracket: the last one opens the body.
+  return bracketed(sql, cte.index + cte[0].lastIndexOf('('));
+}
+
+/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
+function bracketed(sql: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    if (sql[i] === '(') depth++;
+    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
+  }
+  return sql.slice(open + 1);
+}
+
 /** Whether `sql` returns outbox rows that a publish may follow. */
 function readsOutbox(sql: string): boolean {
-  const write = WRITES_OUTBOX.exec(sql);
-  return write ? RETURNING.test(sql) : READS_OUTBOX.test(sql);
+  const write = outboxWrite(sql);
+  return write !== null ? RETURNING.test(write) : READS_OUTBOX.test(sql);
+}
+
+/** `FOR [NO KEY] UPDATE OF a, b`: the tables (or aliases) it names, whose rows alone it locks. */
+const FOR_UPDATE_OF = /\bfor\s+(?:no\s+key\s+)?update\s+of\s+((?:"?\w+"?\s*(?:\.\s*"?\w+"?\s*)?,\s*)*"?\w+"?(?:\s*\.\s*"?\w+"?)?)/gi;
+/** The outbox in a FROM or JOIN, with the alias it is given if any. */
+const OUTBOX_AS = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${OUTBOX}(?:\s+(?:as\s+)?(?!(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)\b)"?(\w+)"?)?`, 'gi');
+
+/** Whether the row locks `sql` takes cover the outbox rows it reads: FOR UPDATE with no OF list, or an OF list naming the outbox or its alias. */
+function rowLockCoversOutbox(sql: string): boolean {
+  const lists = [...sql.matchAll(FOR_UPDATE_OF)].map((m) => m[1]!.split(',').map((name) => name.replace(/"/g, '').trim().split(/\s*\.\s*/).pop()!.toLowerCase()));
+  if (lists.length === 0) return true;
+  const names = new Set(['outbox']);
+  for (const m of sql.matchAll(OUTBOX_AS)) if (m[1]) names.add(m[1].toLowerCase());
+  return lists.some((list) => list.some((name) => names.has(name)));
 }
 
 /** Whether the outbox read `sql` locks the rows it returns (see above). */
 function locksWhatItReads(sql: string): boolean {
-  if (FOR_UPDATE.test(sql)) return true;
-  const write = WRITES_OUTBOX.exec(sql);
-  if (!write) return false;
-  if (/^delete/i.test(write[1]!)) return true;
-  return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(sql));
+  if (FOR_UPDATE.test(sql)) return rowLockCoversOutbox(sql);
+  const write = outboxWrite(sql);
+  if (write === null) return false;
+  if (/^\s*delete/i.test(write)) return true;
+  return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(write));
 }
 
 /** An exclusive advisory lock that keeps other relays out: not shared (shared locks admit each other), not keyed on the relay's own name, and a try-lock only when its answer decides something. */

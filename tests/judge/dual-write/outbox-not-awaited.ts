@@ -1,6 +1,6 @@
 // expect: wrong
 // kind: outbox-outside-tx
-// why: the outbox INSERT is not awaited inside the transaction, so COMMIT may be sent before it and the order can commit without its message.
+// why: the outbox INSERT is not awaited inside the transaction: node-postgres still sends it before the COMMIT, but if it fails nothing sees the error, the COMMIT of the aborted transaction rolls the order back too, and the caller is given the id of an order that was never saved (and Node stops on the unhandled rejection).
 import { withTransaction, type Env } from 'effectively-once';
 
 type NewOrder = { customerId: string; totalCents: number };
