@@ -18,9 +18,7 @@ export type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** A statement left un-awaited on a client still runs before the client's next one (node-postgres sends them in call order); what makes it wrong — its error unobserved, the COMMIT after it then silently a rollback — needs a fault that fails that statement, which no menu has. */
-  | 'un-awaited statement'
-  /** Each relay polls 5 times, 2 s apart, and restarts once 5 s after a crash: a row claimed with a lease outlives every poll left. */
-  | 'relays stop polling';
+  | 'un-awaited statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -68,10 +66,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
 export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // Refused on PostgreSQL 15 too (seed 3, "order 2 was never published"): the relay crashed before
-  // its publish, holding a 60 s claim, and the relays stop polling before the claim runs out. A
-  // relay that polls on, as real ones do, takes the row over after 60 s.
-  'relay-concurrency/right-claim-table-with-lease.ts': 'relays stop polling',
   // Refused on PostgreSQL 15 too (seed 6, order 3001 charged again 26 h later): the menu's crash
   // after the job's 3rd statement is placed to fall between claims in a job that bills one order at
   // a time; billing the orders at once, it falls between a charge and its complete, the gap the brief

@@ -24,23 +24,34 @@ const RELAY_INTERVAL_MS = 2_000;
  */
 export const DUAL_WRITE_RELAY_POLLS = 10;
 
-/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation; a crash restarts it. */
+/**
+ * After its regular passes a relay makes one more, this long after the last: past the 60 s lease a
+ * relay's claim on a row may hold when that relay crashed, as a relay that polls on would find it.
+ */
+const RELAY_LATE_PASS_MS = 75_000;
+
+/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation, then once more `RELAY_LATE_PASS_MS` later; a crash restarts it. */
 export function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[], polls = RELAY_POLLS): ProcessSpec {
+  const onePass = async (env: Env) => {
+    try {
+      await pass(env);
+    } catch (err) {
+      const { said } = caughtThrow(err);
+      codeErrors.push(thrownError(id, err));
+      env.log(`relay pass failed: ${said}; the rows stay unpublished`);
+    }
+  };
   return {
     id,
     producer: true,
     restart: WORKER_RESTART,
     async main(env) {
       for (let poll = 0; poll < polls; poll++) {
-        try {
-          await pass(env);
-        } catch (err) {
-          const { said } = caughtThrow(err);
-          codeErrors.push(thrownError(id, err));
-          env.log(`relay pass failed: ${said}; the rows stay unpublished`);
-        }
+        await onePass(env);
         await env.sleep(RELAY_INTERVAL_MS);
       }
+      await env.sleep(RELAY_LATE_PASS_MS);
+      await onePass(env);
     },
   };
 }
