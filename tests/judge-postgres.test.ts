@@ -6,9 +6,8 @@
  * list and the tab's can only shrink.
  */
 import { describe, expect, inject, test } from 'vitest';
-import { readCorpus, verdictOf, evidenceOf, type CorpusEntry, type Exploration } from '../scripts/judge-corpus';
-import { judgeAll } from '../scripts/judge-pool';
-import { KNOWN_MISSES, expected } from './helpers/judge-known';
+import { evidenceOf, type CorpusEntry, type Verdict } from '../scripts/judge-corpus';
+import { KNOWN_MISSES, expected, firstViolationText, judgeTheExam, type Mismatch } from './helpers/judge-known';
 
 /**
  * Wrong fixes the tab misses (KNOWN_MISSES) and PostgreSQL 15 catches within its schedules: the
@@ -37,9 +36,7 @@ const FULL_RUNS = Number(process.env.JUDGE_PG_RUNS ?? 10);
 /** Threads, each with a database of its own per file on the one server. */
 const WORKERS = 2;
 
-const corpus = readCorpus();
-
-function expectedOnPostgres(entry: CorpusEntry) {
+function expectedOnPostgres(entry: CorpusEntry): Verdict {
   return entry.name in CAUGHT_ONLY_ON_POSTGRES ? 'caught' : expected(entry);
 }
 
@@ -51,33 +48,16 @@ describe('the judge on PostgreSQL 15 (tests/judge/)', () => {
   test(
     `every file gets the tab's expected verdict, or the one listed (caught within ${RUNS} schedules; held or missed over ${FULL_RUNS})`,
     async () => {
-      const pgUrl = inject('pgUrl');
-      const t0 = performance.now();
-      const judged = await judgeAll({
-        entries: corpus,
-        backends: ['postgres'],
-        runs: RUNS,
-        workers: WORKERS,
-        pgUrl,
-        stopAtViolation: (entry) => expectedOnPostgres(entry) === 'caught' || expectedOnPostgres(entry) === 'false alarm',
-        runsOf: (entry) => (expectedOnPostgres(entry) === 'caught' || expectedOnPostgres(entry) === 'false alarm' ? RUNS : FULL_RUNS),
-      });
-      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-      const wrongs: string[] = [];
-      for (const { entry, results } of judged) {
-        const e = results.postgres!;
-        const got = verdictOf(entry.expect, e);
-        const want = expectedOnPostgres(entry);
-        if (got !== want) wrongs.push(explain(entry, e, got, want));
-      }
-      expect(wrongs, `${judged.length} files in ${seconds} s`).toEqual([]);
+      const { mismatches, files, seconds } = await judgeTheExam({ backend: 'postgres', pgUrl: inject('pgUrl'), runs: RUNS, fullRuns: FULL_RUNS, workers: WORKERS, want: expectedOnPostgres });
+      const wrongs = mismatches.map(explain);
+      expect(wrongs, `${files} files in ${seconds} s`).toEqual([]);
     },
     // ~320 files on two threads; sized for a machine three times slower than this one.
     60 * 60_000,
   );
 });
 
-function explain(entry: CorpusEntry, e: Exploration, got: string, want: string): string {
+function explain({ entry, exploration: e, got, want }: Mismatch): string {
   const hint =
     entry.name in CAUGHT_ONLY_ON_POSTGRES
       ? 'it is listed as caught only on PostgreSQL: if the tab misses it too now, the engine lost a schedule PostgreSQL had'
@@ -86,6 +66,5 @@ function explain(entry: CorpusEntry, e: Exploration, got: string, want: string):
         : entry.expect === 'wrong'
           ? `PostgreSQL 15 does not catch what the tab catches (${entry.kind}: ${entry.why}): the tab's catch does not stand on the standard`
           : `PostgreSQL 15 refuses a right fix (${entry.kind}: ${entry.why})`;
-  const first = e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
-  return `${entry.name}: ${got} on PostgreSQL, expected ${want} — ${evidenceOf(e)}${first} — ${hint}. Replay: npm run judge -- --pg --only postgres --match '${entry.name.replace(/\.ts$/, '')}' --runs ${e.runs}`;
+  return `${entry.name}: ${got} on PostgreSQL, expected ${want} — ${evidenceOf(e)}${firstViolationText(e)} — ${hint}. Replay: npm run judge -- --pg --only postgres --match '${entry.name.replace(/\.ts$/, '')}' --runs ${e.runs}`;
 }

@@ -6,9 +6,8 @@
  * `npm run judge -- --pg` prints the same verdicts beside a real PostgreSQL 15's.
  */
 import { describe, expect, test } from 'vitest';
-import { readCorpus, verdictOf, evidenceOf, type CorpusEntry, type Exploration } from '../scripts/judge-corpus';
-import { judgeAll } from '../scripts/judge-pool';
-import { KNOWN_FALSE_ALARMS, KNOWN_MISSES, expected } from './helpers/judge-known';
+import { readCorpus, evidenceOf } from '../scripts/judge-corpus';
+import { KNOWN_FALSE_ALARMS, KNOWN_MISSES, expected, firstViolationText, judgeTheExam, type Mismatch } from './helpers/judge-known';
 
 /** Schedules per file: the lab's Explore. A fix expected caught stops at its first violating schedule. */
 const RUNS = 200;
@@ -46,41 +45,21 @@ describe('the judge ratchet (tests/judge/, PGlite)', () => {
   test(
     `every file gets its expected verdict, or the known one (caught or a known false alarm within ${RUNS} schedules; held or missed over ${FULL_RUNS})`,
     async () => {
-      const t0 = performance.now();
-      // A wrong fix expected caught, and a known false alarm, show their verdict at their first
-      // violating schedule: stop there, within all 200. Right fixes and known misses need all of
-      // theirs (a verdict of "none broke" needs every schedule).
-      const stopsEarly = (entry: CorpusEntry) => expected(entry) === 'caught' || expected(entry) === 'false alarm';
-      const caught = corpus.filter(stopsEarly);
-      const rest = corpus.filter((entry) => !stopsEarly(entry));
-      const judged = (
-        await Promise.all([
-          judgeAll({ entries: caught, backends: ['pglite'], runs: RUNS, workers: 1, pgUrl: null, stopAtViolation: () => true }),
-          judgeAll({ entries: rest, backends: ['pglite'], runs: FULL_RUNS, workers: WORKERS - 1, pgUrl: null }),
-        ])
-      ).flat();
-      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-      const wrongs: string[] = [];
-      for (const { entry, results } of judged) {
-        const e = results.pglite!;
-        const got = verdictOf(entry.expect, e);
-        const want = expected(entry);
-        if (got !== want) wrongs.push(explain(entry, e, got, want));
-      }
-      expect(wrongs, `${judged.length} files in ${seconds} s`).toEqual([]);
+      const { mismatches, files, seconds } = await judgeTheExam({ backend: 'pglite', pgUrl: null, runs: RUNS, fullRuns: FULL_RUNS, workers: WORKERS, want: expected });
+      const wrongs = mismatches.map(explain);
+      expect(wrongs, `${files} files in ${seconds} s`).toEqual([]);
     },
     // ~160 files × 200 schedules on two threads; sized for a machine three times slower than this one.
     45 * 60_000,
   );
 });
 
-function explain(entry: CorpusEntry, e: Exploration, got: string, want: string): string {
+function explain({ entry, exploration: e, got, want }: Mismatch): string {
   const known = KNOWN_MISSES[entry.name] ?? KNOWN_FALSE_ALARMS[entry.name];
   const hint = known
     ? `it is listed as a known ${entry.expect === 'wrong' ? 'miss' : 'false alarm'} (${known}) and is now judged right: take it off the list`
     : entry.expect === 'wrong'
       ? `a wrong fix that was caught is now missed (${entry.kind}: ${entry.why})`
       : `a right fix that held now raises an alarm (${entry.kind}: ${entry.why})`;
-  const first = e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
-  return `${entry.name}: ${got}, expected ${want} — ${evidenceOf(e)}${first} — ${hint}. Replay: npm run sim -- explore ${entry.lesson} --variant ${entry.path} --runs ${e.runs}`;
+  return `${entry.name}: ${got}, expected ${want} — ${evidenceOf(e)}${firstViolationText(e)} — ${hint}. Replay: npm run sim -- explore ${entry.lesson} --variant ${entry.path} --runs ${e.runs}`;
 }

@@ -3,7 +3,8 @@
  * PostgreSQL 15) know about the exam beyond each file's own header: the wrong fixes the tab misses
  * and the right fixes it refuses, each with the weakness behind it.
  */
-import type { CorpusEntry } from '../../scripts/judge-corpus';
+import { readCorpus, verdictOf, type CorpusEntry, type Exploration, type Verdict } from '../../scripts/judge-corpus';
+import { judgeAll, type Backend } from '../../scripts/judge-pool';
 
 /** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
 export type Weakness =
@@ -74,7 +75,55 @@ export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
 };
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */
-export function expected(entry: CorpusEntry) {
+export function expected(entry: CorpusEntry): Verdict {
   if (entry.expect === 'wrong') return entry.name in KNOWN_MISSES ? 'missed' : 'caught';
   return entry.name in KNOWN_FALSE_ALARMS ? 'false alarm' : 'held';
+}
+
+/** A file whose verdict is not the one expected of it. */
+export interface Mismatch {
+  entry: CorpusEntry;
+  exploration: Exploration;
+  got: Verdict;
+  want: Verdict;
+}
+
+/**
+ * Every exam file explored on `backend`: a file expected caught (or a known false alarm) shows its
+ * verdict at its first violating schedule, so it stops there within `runs`; the others need all of
+ * theirs ("none broke" needs every schedule) and run `fullRuns`. Returns the files whose verdict is
+ * not `want(entry)`, with how many files were judged in how many seconds.
+ */
+export async function judgeTheExam(opts: {
+  backend: Backend;
+  pgUrl: string | null;
+  runs: number;
+  fullRuns: number;
+  workers: number;
+  want: (entry: CorpusEntry) => Verdict;
+}): Promise<{ mismatches: Mismatch[]; files: number; seconds: string }> {
+  const t0 = performance.now();
+  const stopsEarly = (entry: CorpusEntry) => opts.want(entry) === 'caught' || opts.want(entry) === 'false alarm';
+  const judged = await judgeAll({
+    entries: readCorpus(),
+    backends: [opts.backend],
+    runs: opts.runs,
+    runsOf: (entry) => (stopsEarly(entry) ? opts.runs : opts.fullRuns),
+    stopAtViolation: stopsEarly,
+    workers: opts.workers,
+    pgUrl: opts.pgUrl,
+  });
+  const mismatches: Mismatch[] = [];
+  for (const { entry, results } of judged) {
+    const exploration = results[opts.backend]!;
+    const got = verdictOf(entry.expect, exploration);
+    const want = opts.want(entry);
+    if (got !== want) mismatches.push({ entry, exploration, got, want });
+  }
+  return { mismatches, files: judged.length, seconds: ((performance.now() - t0) / 1000).toFixed(1) };
+}
+
+/** `; first at seed N: invariant: detail`, or nothing when no schedule broke. */
+export function firstViolationText(e: Exploration): string {
+  return e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
 }
