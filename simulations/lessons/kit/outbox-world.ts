@@ -306,7 +306,10 @@ const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
  * EXCLUSIVE, EXCLUSIVE, ACCESS EXCLUSIVE, the default): two relays take turns. ROW SHARE, ROW
  * EXCLUSIVE and SHARE admit each other, and keep nobody out.
  */
-const LOCK_TABLE_OUTBOX_EXCLUSIVELY = /^\s*lock\s+(?:table\s+)?(?:only\s+)?(?:[\w."]+\s*,\s*)*(?:"?public"?\s*\.\s*)?"?outbox"?(?![\w"])(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
+const LOCK_TABLE_OUTBOX_EXCLUSIVELY = new RegExp(
+  String.raw`^\s*lock\s+(?:table\s+)?(?:only\s+)?(?:[\w."]+\s*,\s*)*${OUTBOX}(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)`,
+  'i',
+);
 
 /** `sql` with every parenthesised group that holds a SELECT emptied: what is left is the statement's own clauses. */
 function withoutSubqueries(sql: string): string {
