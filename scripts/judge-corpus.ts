@@ -21,6 +21,7 @@ export const WRONG_KINDS = [
   'check-then-act',
   'lease',
   'done-before-effect',
+  'done-late',
   'swallowed-timeout',
   'retry-402',
   'whole-batch',

@@ -201,16 +201,19 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
         const faults = host.plan.forCall(kind);
         const timeoutMs = host.providers.timeoutMs;
         const provider = spec.provider;
-        const timeout = (fault: 'lose-response' | 'slow-response' | undefined, text: string) =>
+        // A reply or a timeout names the call event it answers (`data.answers`), so a checker can
+        // tell which of a process's calls were still unanswered when it crashed.
+        const timeout = (fault: 'lose-response' | 'slow-response' | undefined, text: string, answers: number) =>
           new FollowUp(now() + timeoutMs, `${label} (timeout)`, () => {
-            const e = host.emit(fault ? { actor: pid, type: 'timeout', target: provider, fault, text } : { actor: pid, type: 'timeout', target: provider, text });
+            const data = { answers };
+            const e = host.emit(fault ? { actor: pid, type: 'timeout', target: provider, fault, text, data } : { actor: pid, type: 'timeout', target: provider, text, data });
             if (fault) faults.took(fault, e.i);
             throw new TimeoutError(kind, timeoutMs);
           });
         if (faults.lostRequest) {
           const e = host.emit({ actor: pid, type: 'call', call: kind, target: provider, fault: 'lose-request', text: `${pid} → ${provider}: ${label} — the request is lost on the way` });
           faults.took('lose-request', e.i);
-          return timeout(undefined, `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})`);
+          return timeout(undefined, `${pid}: ${label} timed out after ${timeoutMs / 1000} s (nothing reached ${provider})`, e.i);
         }
         const refuse = faults.refuseItems?.length ? { refuseItems: faults.refuseItems } : {};
         const outcome = host.providers.apply(kind, request, opts, { nowMs: host.elapsed(), step: host.eventCount(), by: pid, ...refuse });
@@ -224,18 +227,18 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           data: { request, options: opts ?? {}, response: outcome.response },
         });
         if (faults.refuseItems?.length) faults.took('refuse-item', called.i);
-        if (faults.lostResponse) return timeout('lose-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)`);
+        if (faults.lostResponse) return timeout('lose-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — but ${provider} had acted (the response was lost)`, called.i);
         const slow = faults.slow;
-        if (slow && slow.ms >= timeoutMs) return timeout('slow-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer`);
+        if (slow && slow.ms >= timeoutMs) return timeout('slow-response', `${pid}: ${label} timed out after ${timeoutMs / 1000} s — ${provider} had acted but was too slow to answer`, called.i);
         const latency = slow ? slow.ms : host.providers.latencyMs(kind);
         return new FollowUp(now() + latency, `${label} (reply)`, () => {
           const fault = slow ? ('slow-response' as const) : undefined;
           if (outcome.error) {
-            const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: error ${outcome.error.message}` });
+            const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: error ${outcome.error.message}`, data: { answers: called.i, failed: true } });
             if (slow) faults.took('slow-response', e.i);
             throw outcome.error;
           }
-          const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}` });
+          const e = host.emit({ actor: provider, type: 'reply', target: pid, fault, text: `${provider} → ${pid}: ${outcome.replySummary}${slow ? ` (after ${slow.ms / 1000} s)` : ''}`, data: { answers: called.i } });
           if (slow) faults.took('slow-response', e.i);
           return outcome.response;
         });

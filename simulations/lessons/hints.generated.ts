@@ -379,6 +379,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "every-order-billed",
         "invariant": "every-order-billed",
         "text": "An order of the job was never charged or never receipted. Look for a key marked done before its effect, or an error that was swallowed and completed anyway: complete only after the provider answered."
+      },
+      {
+        "id": "receipt-after-charge",
+        "invariant": "receipt-after-charge",
+        "text": "A receipt went out before its order's charge was confirmed: the job sent it beside the charge, or after a charge that failed. A receipt says the money was taken, so send it only once the charge call has answered with a charge, one order's steps in sequence."
       }
     ]
   },

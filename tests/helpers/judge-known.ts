@@ -67,11 +67,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
 export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // Refused on PostgreSQL 15 too (seed 6, order 3001 charged again 26 h later): the menu's crash
-  // after the job's 3rd statement is placed to fall between claims in a job that bills one order at
-  // a time; billing the orders at once, it falls between a charge and its complete, the gap the brief
-  // says no key closes, and which the shipped solution has too (no crash is placed in it).
-  'human-rerun/right-orders-in-parallel.ts': 'fixed fault moments',
 };
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */

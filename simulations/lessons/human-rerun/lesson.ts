@@ -1,5 +1,5 @@
 /** The lesson "Yesterday's job, rerun by hand": Manual reruns. Its code is ./starter.ts and ./solution.ts. */
-import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, everyOrderBilled } from '../kit/key-worlds';
+import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, everyOrderBilled, receiptAfterCharge } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -69,7 +69,7 @@ export default defineLesson({
     { kind: 'crash', process: 'nightly-job', before: 'payments.charge', nth: 1 },
   ],
   maxFaults: 3,
-  invariants: [noDoubleCharge(JOB_IDS), atMostOneEmail(JOB_IDS, 'at-most-one-receipt', 'At most one receipt per order'), everyOrderBilled],
+  invariants: [noDoubleCharge(JOB_IDS), atMostOneEmail(JOB_IDS, 'at-most-one-receipt', 'At most one receipt per order'), everyOrderBilled, receiptAfterCharge],
   tables: ['operations'],
   actors: ['nightly-job', 'operator', 'postgres', 'payments', 'email'],
   crashable: ['nightly-job', 'operator'],
@@ -92,6 +92,11 @@ export default defineLesson({
         id: 'every-order-billed',
         invariant: 'every-order-billed',
         text: 'An order of the job was never charged or never receipted. Look for a key marked done before its effect, or an error that was swallowed and completed anyway: complete only after the provider answered.',
+      },
+      {
+        id: 'receipt-after-charge',
+        invariant: 'receipt-after-charge',
+        text: 'A receipt went out before its order\'s charge was confirmed: the job sent it beside the charge, or after a charge that failed. A receipt says the money was taken, so send it only once the charge call has answered with a charge, one order\'s steps in sequence.',
       },
     ],
   },

@@ -208,3 +208,35 @@ export const everyOrderBilled: Invariant = {
   },
 };
 
+/**
+ * No receipt goes out before its order's charge was confirmed: some charge call for that order had
+ * been answered with a charge (a first answer or a replay, to any process) before the e-mail was
+ * sent. A job that sends the receipt beside the charge e-mails about money it may never take.
+ */
+export const receiptAfterCharge: Invariant = {
+  id: 'receipt-after-charge',
+  title: 'A receipt only after its charge went through',
+  check({ outcome }) {
+    const confirmed = new Map<number, number>();
+    for (const e of outcome.trace) {
+      const data = e.data as { answers?: unknown; failed?: unknown } | undefined;
+      if (e.type !== 'reply' || typeof data?.answers !== 'number' || data.failed) continue;
+      const call = outcome.trace[data.answers];
+      const orderId = (call?.data as { request?: { orderId?: unknown } } | undefined)?.request?.orderId;
+      if (call?.call === 'payments.charge' && typeof orderId === 'number' && !confirmed.has(orderId)) confirmed.set(orderId, e.i);
+    }
+    for (const email of outcome.ledger.emails) {
+      if (!JOB_IDS.includes(email.orderId)) continue;
+      const at = confirmed.get(email.orderId);
+      if (at === undefined || at > email.step) {
+        return {
+          held: false,
+          detail: `${email.emailId}, the receipt for order ${email.orderId}, was sent by ${email.by} at ${formatSimMoment(email.atMs)} ${at === undefined ? 'and no charge for it was ever confirmed' : 'before any charge for it was confirmed'}`,
+          step: email.step,
+        };
+      }
+    }
+    return { held: true, detail: 'every receipt went out after its charge was confirmed' };
+  },
+};
+
