@@ -93,8 +93,8 @@ function pasteReplay(output: string) {
 }
 
 test("explore's replay line reruns the very counterexample it reports, even when shrinking left no choices", () => {
-  // Found by QA: the choices shrank to [] (every default), the line left --choices out, and the
-  // seed's own schedule ran instead: a different interleaving and a different trace.
+  // The choices can shrink to [] (every default); the line still passes --choices, or the seed's
+  // own schedule runs instead: a different interleaving and a different trace.
   const e = JSON.parse(sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50', '--json').out);
   expect(e.counterexample).not.toBeNull();
   const human = sim('explore', 'concurrent-redelivery', '--variant', 'starter', '--runs', '50');

@@ -174,7 +174,7 @@ test('with storage disabled, progress still lives for the page', () => {
 });
 
 test('a quiz answer counts in the score only if it came before a wrong answer showed the right one', () => {
-  // QA: wrong answer → the card reveals the right one → Try again → pick it → "1 of 2 answered correctly".
+  // Wrong answer → the card reveals the right one → Try again → pick it: no credit for the answer it showed.
   recordQuiz('first-try', 'a', true);
   expect(answeredOnOwn(current().quizzes['first-try'])).toBe(true);
   recordQuiz('after-reveal', 'b', false);
@@ -273,8 +273,8 @@ test('the chips speak of the code now in "Your code": what this version did, and
   expect(chips(FIX).explored).toEqual({ on: false, text: 'Explored: 26 of 200 schedules broke your current code — replay the counterexample above' });
   expect(chips().explored.text).toBe('Next: Explore your current code (200 schedules, none may break it)');
   expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Held on the demonstration · but 26 of 200 explored schedules broke it');
-  // OTHER explored clean, never run on the demonstration: what is left is that Run (QA: the chips said
-  // "held" of an earlier version and "explore" of code just explored clean).
+  // OTHER explored clean, never run on the demonstration: what is left is that Run. The chips speak of
+  // this version: no "held" carried over from an earlier one, no "explore" of code just explored clean.
   markExploredClean(first!.id, OTHER);
   expect(chips()).toEqual({
     held: { on: false, text: 'Next: Run your current code on the lesson’s own seed and faults' },
@@ -282,7 +282,7 @@ test('the chips speak of the code now in "Your code": what this version did, and
   });
   expect(codeDetail(lessonState(current(), first!.id), current().scenarios[first!.id])).toBe('✓ Explored clean · next: run that code on the demonstration');
   // It holds there too: done. The lesson stays done, but the chips go on speaking of the code on
-  // screen (QA: after the lesson, an edit that broke 80 of 200 schedules still showed two ticks).
+  // screen: after the lesson, an edit that breaks 80 of 200 schedules does not keep two ticks.
   markPassed(first!.id, OTHER);
   expect(lessonState(current(), first!.id)).toBe('done');
   expect(chips()).toEqual({

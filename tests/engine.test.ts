@@ -245,8 +245,8 @@ describe('which faults took effect', () => {
 });
 
 describe('crashes, transactions and time', () => {
-  // Regression: a restart happens without a step running, so the same `atStep` crash used to kill
-  // every new incarnation and the run never ended (the lab's "Crash relay-1 now" hung).
+  // A restart happens without a step running, so an `atStep` crash must not fire again on every new
+  // incarnation: the run would never end (and the lab's "Crash relay-1 now" would hang).
   test.each(['dual-write', 'relay-crash'])('an "at step" crash fires once, and the restarted process finishes (%s)', async (id) => {
     const scenario = lessonById(id);
     for (const atStep of [2, 4, 8]) {
@@ -413,8 +413,8 @@ describe('crashes, transactions and time', () => {
   });
 
   test("a long run lets the host's tasks in (the browser worker's heartbeat), without changing the run", async () => {
-    // QA: a handler looping on "await env.db.query(…)" ran 5,000 steps without one host turn, so the
-    // page's watchdog called it "a loop that never awaits" before the step limit could say what it was.
+    // A handler looping on "await env.db.query(…)" must not run 5,000 steps without one host turn, or the
+    // page's watchdog calls it "a loop that never awaits" before the step limit can say what it is.
     const looping = () => world([{ id: 'loop', main: async (env) => { for (;;) await env.db.query('SELECT 1'); } }], { maxSteps: 2_000 });
     await sim.db.reset();
     let turns = 0;
@@ -499,7 +499,7 @@ describe('learner code errors are clear and point at the line', () => {
     expect(structuredClone(r).codeErrors).toEqual(r.codeErrors);
     const settled = r.invariants.find((i) => i.id === 'messages-settled')!;
     expect(settled.held).toBe(false);
-    // In words, not the queue machine's state names (QA saw "message m1 is still inFlight").
+    // In words, not the queue machine's state names (never "message m1 is still inFlight").
     expect(settled.detail).toMatch(/^message m1 (is still in flight: delivered \d+×, never acknowledged|was dead-lettered after \d+ deliveries|is still waiting in the queue, never acknowledged)/);
     expect(settled.detail).not.toMatch(/inFlight|deadLettered|\{n\}/);
   });
@@ -554,7 +554,7 @@ describe('message copies', () => {
     for (const v of odd) expect(structuredCloneSafe(v), JSON.stringify(v)).toStrictEqual(viaJson(v));
   });
   test('a lone number follows JSON as well (-0, NaN, Infinity)', () => {
-    // fast-check found a top-level -0 once in CI; these must not depend on the run's seed.
+    // fast-check draws a top-level -0 only rarely; these cases must not depend on the run's seed.
     for (const v of [-0, 0, 1.5, NaN, Infinity, -Infinity]) expect(Object.is(structuredCloneSafe(v), viaJson(v)), String(v)).toBe(true);
   });
 });

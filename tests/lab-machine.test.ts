@@ -187,7 +187,7 @@ test('a paused run continues only while the code is the same: after an edit or a
 test('steps pressed while a stepped run is still being computed are kept: → → → from Ready lands on the third event', async () => {
   const { actor } = start();
   actor.send({ type: 'STEP', code: 'mine' });
-  // The worker is still computing the run: the next two presses wait for it (QA: they were lost).
+  // The worker is still computing the run: the next two presses wait for it, and none is lost.
   actor.send({ type: 'STEP' });
   actor.send({ type: 'STEP' });
   const s = await settle(actor, (s) => s.matches('paused'));

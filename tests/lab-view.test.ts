@@ -258,7 +258,7 @@ describe('DbInspector', () => {
     const html = renderToStaticMarkup(h(DbInspector, { run: starter, tables: ['operations'], selected: last(starter) }));
     expect(html).toContain('No rows in operations at this step.');
     expect(html).toMatch(/Its columns: <span[^>]*>op_key, state, lease_until, result<\/span>\./);
-    // The caption's text reads as words, not "operationsno rows" (QA, with a screen reader).
+    // The caption's text reads as words to a screen reader, not "operationsno rows".
     const caption = /<caption[^>]*>(.*?)<\/caption>/.exec(html)?.[1].replace(/<[^>]+>/g, '');
     expect(caption).toBe('operations, no rows');
   });
@@ -379,8 +379,8 @@ describe('VerdictPanel', () => {
     expect(html).toContain(`Show event ${broken.step! + 1}`);
     expect(html).toContain(`${starter.result.steps} scheduler steps, ${starter.result.trace.length} events`);
     expect(renderToStaticMarkup(h(VerdictPanel, { result: solution.result, revealed: true, running: false, onSelectStep: noop }))).toContain('Held: every invariant kept');
-    // Held with errors thrown (QA: BEGIN refused on every checkout left every invariant vacuously
-    // held under a green "Held"): not shown as a success.
+    // Held with errors thrown is not shown as a success: BEGIN refused on every checkout leaves every
+    // invariant vacuously held, which must not read as a green "Held".
     const threw: RunResult = { ...solution.result, codeErrors: [{ process: 'worker-1', message: 'Error: boom', line: 3 }] };
     const threwHtml = renderToStaticMarkup(h(VerdictPanel, { result: threw, revealed: true, running: false, onSelectStep: noop }));
     expect(threwHtml).toContain('Held, but the code threw');
@@ -465,7 +465,7 @@ describe('faults injected by hand', () => {
     expect(html(1)).toContain('switch to the Solution and inject the same fault');
     expect(html(1)).toContain('2 faults (1 injected by hand)');
     expect(html(0)).not.toContain('injected by hand');
-    // On the Solution itself, it does not send the learner to the Solution (QA): it says what the result means.
+    // On the Solution itself, it does not send the learner to the Solution: it says what the result means.
     const onSolution = renderToStaticMarkup(h(VerdictPanel, { result: { ...violated, variant: 'solution' }, revealed: true, running: false, onSelectStep: noop, injectedByHand: 1 }));
     expect(onSolution).not.toContain('switch to the Solution');
     expect(onSolution).toContain('The Solution did not survive this one');
@@ -538,7 +538,7 @@ describe('RunProblems', () => {
 });
 
 describe('ExplorerPanel', () => {
-  test('results about code the editor no longer holds say so (QA: they read as if about the new code)', () => {
+  test('results about code the editor no longer holds say so, and do not read as if about the new code', () => {
     const fresh = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop }));
     expect(fresh).not.toContain('explorer-stale');
     const stale = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: explored }, onReplay: noop, onCancel: noop, stale: true }));
@@ -554,7 +554,7 @@ describe('ExplorerPanel', () => {
     expect(old).toContain('The last exploration, of the code as it was then, stopped: Your code ran for 2 s without yielding.');
   });
 
-  test('a cancelled exploration says so, and is no pass (QA: "✓ 0 of 0 schedules violated" after a Cancel)', () => {
+  test('a cancelled exploration says so, and is no pass (never "✓ 0 of 0 schedules violated")', () => {
     const none = { ...explored, runs: 0, violations: 0, histogram: {}, counterexample: null, byInvariant: {} };
     const before = renderToStaticMarkup(h(ExplorerPanel, { state: { status: 'done', result: none, requested: 200 }, onReplay: noop, onCancel: noop }));
     expect(before).toContain('Cancelled before any schedule ran: nothing was checked.');
@@ -573,7 +573,7 @@ describe('ExplorerPanel', () => {
     expect(whole).toContain('✓');
   });
 
-  test("its result is announced in a status region that is there before the result (QA: a screen reader heard only 'Ready')", () => {
+  test("its result is announced in a status region that is there before the result (a region added with it goes unheard)", () => {
     const region = (state: ExplorerState, stale = false) => {
       const html = renderToStaticMarkup(h(ExplorerPanel, { state, onReplay: noop, onCancel: noop, stale }));
       return /<p role="status" class="sr-only" data-testid="explorer-announcement">([^<]*)<\/p>/.exec(html)?.[1];

@@ -123,7 +123,7 @@ export async function placeOrder(order: { customerId: string; totalCents: number
   expect(r.invariants.find((i) => i.id === 'nothing-lost')?.held).toBe(true);
 });
 
-test("an invariant's evidence names a moment as the ledger and the event log do (QA saw \"25 h 0 min 0.0 s\" beside \"1 day 1 h\")", async () => {
+test("an invariant's evidence names a moment as the ledger and the event log do (never \"25 h 0 min 0.0 s\" beside \"1 day 1 h\")", async () => {
   const scenario = LESSONS.find((s) => s.id === 'ambiguous-timeout-charge')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed, faults: scenario.demo.faults });
   const twice = r.invariants.find((i) => i.id === 'no-double-charge')!;
@@ -149,7 +149,7 @@ test('code that does nothing passes no scenario: every one has an invariant for 
 });
 
 test('dual-write: a checkout that confirms an order it never saved is caught (no COMMIT, or no write at all)', async () => {
-  // Found by QA: both passed every invariant ("0 committed orders, so nothing to publish").
+  // Neither may pass every invariant on "0 committed orders, so nothing to publish".
   const scenario = LESSONS.find((s) => s.id === 'dual-write')!;
   const head = `import type { Env } from 'effectively-once';
 export async function placeOrder(order: { customerId: string; totalCents: number }, env: Env) {`;
@@ -183,8 +183,8 @@ export async function placeOrder(order: { customerId: string; totalCents: number
 });
 
 describe('relay-concurrency: a republish after a crash is at-least-once, not a race', () => {
-  // Found by QA: "Crash relay-2 now" right after it published made the solution "violate"
-  // "each row published exactly once", while lesson 14 teaches that the outbox promises at least once.
+  // "Crash relay-2 now" right after it published must not make the solution "violate" "each row
+  // published exactly once": lesson 14 teaches that the outbox promises at least once.
   const scenario = LESSONS.find((s) => s.id === 'relay-concurrency')!;
   const crashAfterPublish = [{ kind: 'crash' as const, process: 'relay-2', after: 'queue.publish' as const }];
 
@@ -216,8 +216,8 @@ describe('relay-concurrency: a republish after a crash is at-least-once, not a r
 });
 
 test('"Every message is acknowledged" names who acknowledged it, so it does not read as contradicting a failed delivery', async () => {
-  // QA: the starter's banner said worker-1's delivery was not acknowledged, and the verdict said
-  // "every message was acknowledged" (worker-2 had acknowledged it).
+  // The starter's banner says worker-1's delivery was not acknowledged; beside it, a bare "every
+  // message was acknowledged" would read as a contradiction: it names worker-2, who acknowledged it.
   const scenario = LESSONS.find((s) => s.id === 'concurrent-redelivery')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: 3 });
   expect(r.codeErrors.map((e) => e.process), replayHint(r)).toEqual(['worker-1']);
@@ -226,7 +226,7 @@ test('"Every message is acknowledged" names who acknowledged it, so it does not 
 });
 
 test('"Checkout and the rerun both report the one charge" does not pass when there are several charges', async () => {
-  // QA: the starter charged three times and this invariant still said Held, having checked nothing.
+  // The starter charges more than once: this invariant must not say Held having checked nothing.
   const scenario = LESSONS.find((s) => s.id === 'ambiguous-timeout-charge')!;
   const r = await runScenario(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', seed: scenario.demo.seed });
   expect(r.ledger.charges.length, replayHint(r)).toBeGreaterThan(1);

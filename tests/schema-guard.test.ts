@@ -1,9 +1,9 @@
 /**
  * Every run starts from the lesson's schema (simulations/schema-guard.ts): what the learner's code
  * or the lab's query panel created, altered or dropped does not outlive the next reset, so the same
- * seed gives the same run. Found by a QA walk-through: a correct handler keeping its own
- * `my_seen` table held once and then "failed" on every later run (its rows were still there), and
- * `DROP TABLE operations` in the query panel broke every later run, the solution's included.
+ * seed gives the same run. Otherwise a correct handler keeping its own `my_seen` table holds once
+ * and then "fails" on every later run (its rows still there), and `DROP TABLE operations` in the
+ * query panel breaks every later run, the solution's included.
  */
 import { systematicPlans } from '../simulations/run/systematic';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

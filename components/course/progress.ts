@@ -294,7 +294,7 @@ export interface ChipText {
  * null until the lab has read it): whether this version held on the demonstration and came through
  * an exploration, and what is left to do with it. A lesson once done stays done (the lab says so
  * with a chip of its own), but these two go on speaking of the code on screen: after the lesson, an
- * edit that breaks 80 of 200 schedules is not shown a tick (QA: it was).
+ * edit that breaks 80 of 200 schedules is not shown a tick.
  */
 export function codeChips(s: ScenarioProgress | undefined, current: string | null, { runs }: { runs: number }): { held: ChipText; explored: ChipText } {
   const done = lessonDone(s);

@@ -46,7 +46,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await prediction.getByRole('radio', { name: '1', exact: true }).check();
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.locator('[data-testid="prediction"][data-state="waiting"]').waitFor();
-    // The button is gone: the focus moves to the prediction just locked in (QA: it fell to <body>).
+    // The button is gone: the focus moves to the prediction just locked in, not to <body>.
     await page.waitForFunction(() => /^Prediction locked in$/.test(document.activeElement?.textContent ?? ''));
     assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
     const waitingHeight = (await prediction.boundingBox()).height;
@@ -59,7 +59,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
     assert.equal(await page.getByTestId('prediction-choice').innerText(), '1');
     assert.match(await page.getByTestId('prediction-actual').innerText(), /^2 — order 1042 got 2 receipts$/);
-    // The answer fills in its row: the lab's controls below the card do not move (QA: a 39 px jump).
+    // The answer fills in its row: the lab's controls below the card do not move (no 39 px jump).
     // (From 1280 px the controls sit above the code in the workspace, and nothing follows the card.)
     const revealedHeight = (await prediction.boundingBox()).height;
     const oneColumn = await page.evaluate(() => window.innerWidth < 1280);
@@ -87,7 +87,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     const href = await see.getAttribute('href');
     assert.match(href, new RegExp(`^/lab/${FIRST.id}/#v1\\.`));
     // Followed inside the lab, with the run still on screen: the notice says what the link set up
-    // and takes the focus (QA: the link seemed to do nothing, the notice being 3,000 px up).
+    // and takes the focus: the notice may be 3,000 px up, and the link must not seem to do nothing.
     await see.click();
     const restored = page.getByTestId('share-restored');
     await restored.waitFor();
@@ -140,7 +140,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.equal(await page.getByTestId('explored-chip').getAttribute('data-done'), 'false');
     assert.match(await page.getByRole('region', { name: 'Explorer' }).innerText(), /at-most-one-receipt|At most one receipt/);
     // Replay the counterexample, then run the real fix on it: it holds, but off the lesson's plan,
-    // which the lesson does not count, and says how to get back (QA: nothing said so).
+    // which the lesson does not count; the page says so, and how to get back.
     await page.getByRole('button', { name: 'Replay the smallest counterexample' }).click();
     await page.waitForFunction(() => /Finished|Paused|Playing/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''));
     await page.evaluate((t) => window.__eoLab.setCode(`// my fix\n${t}`), solution);
@@ -158,7 +158,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.match(await page.getByTestId('done-chip').innerText(), /Lesson done/);
 
     // After the lesson the chips go on speaking of the code on screen: the look-alike again shows
-    // its broken exploration, not a tick (QA: an edit that broke 80 of 200 kept two ticks). The
+    // its broken exploration, not a tick (an edit that breaks 80 of 200 does not keep two ticks). The
     // lesson stays done, and the old "Lesson done" announcement goes once the next exploration ends.
     await page.evaluate((t) => window.__eoLab.setCode(t), lookAlike);
     await page.waitForFunction(() => /Explored: \d+ of 200 schedules broke your current code/.test(document.querySelector('[data-testid="explored-chip"]')?.textContent ?? ''));
@@ -270,7 +270,7 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
     // The browser's own SHA-256 (Web Crypto) answers asynchronously.
     await page.waitForFunction((h) => document.querySelector('[data-testid="sha-direct"]')?.textContent === h, shaNode);
     assert.equal(await page.getByTestId('sha-lib').innerText(), shaNode);
-    // Digests are not read out at every keystroke (QA): the outputs are not live; the match line is.
+    // Digests are not read out at every keystroke: the outputs are not live; the match line is.
     assert.deepEqual(await page.locator('output').evaluateAll((os) => [...new Set(os.map((o) => o.getAttribute('aria-live')))]), ['off']);
     assert.equal(await page.getByTestId('sha-match').evaluate((p) => p.parentElement?.getAttribute('role')), 'status');
     assert.match(await page.getByTestId('sha-match').innerText(), /identical/);
@@ -352,7 +352,7 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     await sort.getByRole('button', { name: 'Check my sorting' }).focus();
     await page.keyboard.press('Enter');
     assert.match(await page.getByTestId('sort-result').innerText(), /Every operation sorted/);
-    // The notes pushed the score down; it is scrolled back into sight (QA: it was below the screen).
+    // The notes push the score down; it is scrolled back into sight, not left below the screen.
     await page.waitForFunction(() => {
       const r = document.querySelector('[data-testid="sort-result"]')?.getBoundingClientRect();
       return !!r && r.top >= 0 && r.bottom <= window.innerHeight;

@@ -310,7 +310,7 @@ for (const colorScheme of ['light', 'dark']) {
       // The button sits in the footer's plan line, on screen at 1280×800.
       const box = await page.getByRole('button', { name: /Explore both/ }).boundingBox();
       assert.ok(box && box.y + box.height <= 800 && box.x + box.width <= 1280, 'the Explore both button is on screen');
-      // Opened while the demonstration plays: it pauses there (QA: it played on behind the dialog).
+      // Opened while the demonstration plays: it pauses there, and does not play on behind the dialog.
       assert.equal(await page.getByLabel('Play speed').inputValue(), '1x');
       await page.keyboard.press(' ');
       await page.keyboard.press('x');
@@ -319,7 +319,7 @@ for (const colorScheme of ['light', 'dark']) {
       const held = await status(page);
       await page.waitForTimeout(1500);
       assert.equal(await status(page), held, 'the demonstration waits behind the dialog');
-      // Space, a presenter's habit, does not close it (QA: the focus sat on Close).
+      // Space, a presenter's habit, does not close it: the focus opens on the heading, not on Close.
       await page.keyboard.press(' ');
       assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
       await page.waitForFunction(() => document.querySelector('[data-testid="presenter-explore-solution"]')?.getAttribute('data-status') === 'done', undefined, { timeout: 120_000 });

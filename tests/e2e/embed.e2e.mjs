@@ -209,7 +209,7 @@ for (const colorScheme of ['light', 'dark']) {
         }
         const bad = await axeSerious(page);
         assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);
-        // Moderate, but a screen reader's first landmark: the embed names itself in an h1 (QA).
+        // Moderate, but a screen reader's first landmark: the embed names itself in an h1.
         assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, `${where} has one h1`);
       }
     } finally {

@@ -133,7 +133,7 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     await button(page, 'Explore').click();
     const replay = page.getByRole('button', { name: 'Replay the smallest counterexample' });
     await replay.waitFor({ timeout: 180_000 }).catch(async (error) => {
-      // Say what the page showed instead (a flake once timed out here with no clue).
+      // Say what the page showed instead, so that a timeout here comes with a clue.
       const explorer = await page.getByRole('region', { name: 'Explorer' }).innerText().catch(() => '(no explorer region)');
       const status = await page.getByTestId('lab-status').innerText().catch(() => '(no status)');
       throw new Error(`no counterexample offered: explorer says ${JSON.stringify(explorer)}; status ${JSON.stringify(status)}; errors ${JSON.stringify(errors)}`, { cause: error });
@@ -272,7 +272,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await load.waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await load.innerText(), /line 2/);
     await waitVerdict(page, /Error: the code could not run/);
-    // Nothing ran, and the page says so (QA: it read "Finished" and "Press Run to play…").
+    // Nothing ran, and the page says so: not a bare "Finished", nor "Press Run to play…".
     await page.getByText('Nothing ran: your code did not load. Fix the error above and press Run again.').waitFor();
     assert.match(await page.getByTestId('lab-status').innerText(), /Finished: the code did not load/);
 
@@ -380,7 +380,7 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await panel.getByRole('button', { name: 'Run query' }).click();
     await page.getByTestId('query-result').getByRole('cell', { name: '42', exact: true }).waitFor({ timeout: E2E_WAIT_MS });
 
-    // A long result shows 200 rows and says how many more there are (QA: 5,000 rows made the page 145,000 px tall).
+    // A long result shows 200 rows and says how many more there are: 5,000 rows must not make the page 145,000 px tall.
     await sql.fill('SELECT g FROM generate_series(1, 5000) g');
     await panel.getByRole('button', { name: 'Run query' }).click();
     const more = page.getByTestId('query-more');
@@ -408,7 +408,7 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
     const shown = (await page.locator('[data-testid="code-editor"] .view-lines').innerText()).replace(/\s+/g, ' ');
     assert.match(shown, /my note/);
 
-    // By keyboard: each button hands the focus to the one that replaces it (QA: it fell to <body>).
+    // By keyboard: each button hands the focus to the one that replaces it, never letting it fall to <body>.
     const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
     await button(page, 'Reset to starter').focus();
     await page.keyboard.press('Enter');
@@ -449,7 +449,7 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await page.getByLabel('Speed').selectOption('instant');
     await waitVerdict(page, /Violated|Held/);
 
-    // The event log is one Tab stop, walked with ↑/↓ (QA: every event was a stop of its own).
+    // The event log is one Tab stop, walked with ↑/↓, not a stop for every event.
     const log = page.getByRole('list', { name: 'Event log' });
     assert.equal(await log.locator('button[tabindex="0"]').count(), 1, 'one line is the Tab stop');
     await log.locator('button[tabindex="0"]').focus();
@@ -474,14 +474,14 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     assert.equal(await button(page, 'Step').isEnabled(), true, 'Step is offered before a run');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => /^Paused at event 1 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
-    // A screen reader hears what the event was, not only its number (QA); the count is not read twice.
+    // A screen reader hears what the event was, not only its number; the count is not read twice.
     const heard = await page.getByTestId('lab-status').evaluate((p) => p.querySelector('.sr-only')?.textContent ?? '');
     const first = await page.getByRole('list', { name: 'Event log' }).getByRole('listitem').first().innerText();
     assert.match(heard, /^Paused at event 1 of \d+: \S/);
     assert.ok(first.includes(heard.replace(/^Paused at event 1 of \d+: /, '').slice(0, 20)), `the status names the event: "${heard}" / log: "${first}"`);
     assert.equal(await page.getByTestId('lab-status').locator('[aria-hidden="true"]').last().innerText(), heard.split(':')[0]);
     // Three quick presses from Ready land on the third event: those made while the run was being
-    // computed are kept (QA: they were lost, and it stopped at the first).
+    // computed are kept, not lost with the run stopping at the first.
     await page.keyboard.press('r');
     await page.getByText('Press Run to play the demonstration schedule').waitFor();
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
@@ -580,11 +580,11 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     await page.waitForTimeout(100);
     const afterReset = await focused();
     assert.ok(afterReset.tag !== 'BODY' && afterReset.inToolbar, `focus stays in the toolbar after Reset (on ${JSON.stringify(afterReset)})`);
-    // On Run, the next thing to do, not on Explore beside Reset (QA: the next Enter explored).
+    // On Run, the next thing to do, not on Explore beside Reset (where the next Enter would explore).
     assert.equal(afterReset.text, 'Run', `focus on Run after Reset (on ${JSON.stringify(afterReset)})`);
 
     // Step from Ready: the whole toolbar is disabled while the run loads; focus comes back to Step
-    // afterwards, so Enter steps again (QA: it stayed on the toolbar, and Enter did nothing).
+    // afterwards, so Enter steps again (left on the disabled toolbar, Enter would do nothing).
     const status = () => page.getByTestId('lab-status').innerText();
     await button(page, 'Step').focus();
     await page.keyboard.press('Enter');

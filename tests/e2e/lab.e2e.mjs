@@ -19,7 +19,7 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: E2
   assert.match(html, /data-testid="code-fallback"/, 'the fallback is in the static HTML');
   assert.match(html, /await env\.email\.send\(/, 'the fallback holds the starter handler');
   // The Tab hint comes before the editor: a keyboard user reads it before Tab reaches the editor
-  // (where Tab indents, and changed the code of a QA tester tabbing through the page).
+  // (where Tab indents, and would change the code of someone tabbing through the page).
   const hint = html.indexOf('Inside the editor, Tab indents');
   assert.ok(hint > 0 && hint < html.indexOf('data-testid="code-fallback"'), 'the Tab hint precedes the editor');
   // Monaco's slot is inert until the editor is ready: its textarea, present a moment before, takes no
