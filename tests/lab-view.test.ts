@@ -474,6 +474,19 @@ describe('faults injected by hand', () => {
   });
 });
 
+describe('a repeat beyond keys', () => {
+  test('a run whose only breaks crossed the gap no key closes says so, and that Explore does not count it; one with any other break does not', () => {
+    const gap = { id: 'no-double-charge', title: 'No order is charged twice', held: false, detail: 'order 3003 was charged 2 times', beyondKeys: true as const };
+    const result: RunResult = { ...starter.result, verdict: 'violated', invariants: [gap] };
+    const html = renderToStaticMarkup(h(VerdictPanel, { result, revealed: true, running: false, onSelectStep: noop, injectedByHand: 1 }));
+    expect(html).toContain('data-testid="beyond-keys-note"');
+    expect(html).toContain('Explore does not count such a schedule');
+    expect(html).not.toContain('You injected a fault by hand');
+    const mixed = { ...result, invariants: [gap, { id: 'every-order-billed', title: 'Every order is billed', held: false, detail: 'order 3001 was never charged' }] };
+    expect(renderToStaticMarkup(h(VerdictPanel, { result: mixed, revealed: true, running: false, onSelectStep: noop, injectedByHand: 0 }))).not.toContain('beyond-keys-note');
+  });
+});
+
 describe('where each fault took effect', () => {
   test('the fault plan names the event a fault landed on, as the page counts events; none for one that never happened', () => {
     const result = { faultEvents: [3, null] };

@@ -101,6 +101,8 @@ describe('the e-mail provider', () => {
     const faults: Fault[] = [{ kind: 'crash', process: 'nightly-job', after: 'email.send', nth: 1 }];
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults });
     expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.held, replayHint(r)).toBe(false);
+    // Shown, and named as the gap: Explore does not hold it against the code.
+    expect(r.invariants.find((i) => i.id === 'at-most-one-receipt')?.beyondKeys, replayHint(r)).toBe(true);
     // The crash the lab's fault menu offers instead lands before the send: the rerun sends that receipt once.
     const before = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults: [{ kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 }] });
     expect(before.verdict, replayHint(before)).toBe('held');

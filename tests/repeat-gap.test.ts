@@ -1,12 +1,12 @@
 /**
  * The one repeat no key prevents — a crash between a provider call and the statement that records
- * it done, taken over after the provider forgot the key — is excused by the charge and receipt
- * invariants, and nothing wider is: a job that marks its work done at its end, or a repeat under
- * another key, still breaks them. Runs human-rerun on exact schedules, on PGlite.
+ * it done, taken over after the provider forgot the key — is shown by the charge and receipt
+ * invariants as beyond keys, which Explore does not count, and nothing wider is: a job that marks
+ * its work done at its end, or a repeat under another key, still breaks them. Runs human-rerun on exact schedules, on PGlite.
  */
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { runScenario } from '../simulations/run/run';
+import { explore, runScenario, summarize } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { crashedBeforeComplete } from '../simulations/lessons/kit/one-shot';
 import type { TraceEvent } from '../simulations/engine/types';
@@ -27,16 +27,30 @@ async function run(file: string, seed: number, faults: unknown[], choices?: numb
 test('a job billing its orders at once: the crash before the first receipt lands between another charge and its complete, and the repeat is excused', async () => {
   const { r, inv } = await run('right-orders-in-parallel.ts', 6, CRASH_BEFORE_FIRST_RECEIPT, [0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
   expect(r.ledger.charges.filter((c) => c.orderId === 3003).length, replayHint(r)).toBe(2);
-  expect(inv('no-double-charge').held, replayHint(r)).toBe(true);
-  expect(inv('no-double-charge').detail).toMatch(/except 1 repeated after a crash between the call and its complete/);
-  expect(r.invariants.filter((i) => !i.held), replayHint(r)).toEqual([]);
+  // The run shows the repeat, named as the gap; Explore does not count it against the code.
+  expect(inv('no-double-charge').held, replayHint(r)).toBe(false);
+  expect(inv('no-double-charge').beyondKeys, replayHint(r)).toBe(true);
+  expect(inv('no-double-charge').detail).toMatch(/order 3003 was charged 2 times: .*a gap no key closes/);
+  expect(r.verdict).toBe('violated');
+  expect(summarize(r), replayHint(r)).toMatchObject({ verdict: 'held', broken: [] });
+});
+
+test('Explore holds the job that bills its orders at once, and still breaks the starter', async () => {
+  const code = readFileSync(new URL('./judge/human-rerun/right-orders-in-parallel.ts', import.meta.url), 'utf8');
+  const e = await explore(sim.db, { scenario, code, variant: 'right-orders-in-parallel', runs: 200 });
+  expect(e.violations, e.counterexample ? `seed ${e.counterexample.seed}: ${e.counterexample.detail}` : '').toBe(0);
+  const starter = await explore(sim.db, { scenario, code: scenario.variants.starter.code, variant: 'starter', runs: 20 });
+  expect(starter.violations).toBeGreaterThan(10);
+  expect(starter.byInvariant['no-double-charge']).toBeGreaterThan(10);
 });
 
 test('a job that marks everything done at its end is not excused: it made other calls after the charge was answered', async () => {
   // Crashed after its 3rd statement (the second order's claim): the first order's receipt went out after its charge, with that charge still not done.
   const { r, inv } = await run('complete-at-job-end.ts', 1, [{ kind: 'crash', process: 'nightly-job', after: 'db', nth: 3 }]);
   expect(inv('no-double-charge').held, replayHint(r)).toBe(false);
+  expect(inv('no-double-charge').beyondKeys, replayHint(r)).toBeUndefined();
   expect(inv('no-double-charge').detail).toMatch(/order 3001 was charged 2 times/);
+  expect(summarize(r).broken).toContain('no-double-charge');
 });
 
 test('a receipt sent beside its charge breaks receipt-after-charge, with no fault at all', async () => {

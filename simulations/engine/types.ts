@@ -158,4 +158,11 @@ export interface InvariantResult {
   detail: string;
   /** Trace index where it broke, when it can be pinned to a step. */
   step?: number;
+  /**
+   * Set on a broken invariant when all it saw broken crossed the gap the lesson's design leaves
+   * open and its brief names (a crash between an effect and the statement that records it, taken
+   * over after the provider forgot the key): the run shows the repeat, and Explore does not count
+   * it against the code.
+   */
+  beyondKeys?: true;
 }

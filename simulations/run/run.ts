@@ -287,13 +287,18 @@ export interface ScheduleSummary {
 }
 
 
-/** The summary of one run. */
+/**
+ * The summary of one run, as the explorer counts it: an invariant broken only across the gap the
+ * lesson's design leaves open (`beyondKeys`) is not counted, and a run with nothing else broken is
+ * a held schedule.
+ */
 export function summarize(result: RunResult): ScheduleSummary {
   const failed = result.codeErrors.find((e) => e.failure);
+  const broken = result.invariants.filter((i) => !i.held && !i.beyondKeys).map((i) => i.id);
   return {
     seed: result.seed,
-    verdict: result.verdict,
-    broken: result.invariants.filter((i) => !i.held).map((i) => i.id),
+    verdict: result.verdict === 'violated' && broken.length === 0 ? 'held' : result.verdict,
+    broken,
     ...(failed
       ? { failure: { process: failed.process, message: failed.message, ...(failed.line ? { line: failed.line } : {}), ...(failed.returned ? { returned: true as const } : {}) } }
       : {}),
@@ -375,8 +380,9 @@ export async function explore(db: SimDatabase, opts: ExploreOptions): Promise<Ex
     if (i % HOST_TURN_EVERY_RUNS === 0) await hostTick();
     if (opts.shouldStop?.()) break;
     const result = await exploreSeed(db, opts, firstSeed + i);
-    const goOn = tally.add(summarize(result));
-    if (result.verdict === 'violated') first ??= result;
+    const summary = summarize(result);
+    const goOn = tally.add(summary);
+    if (summary.verdict === 'violated') first ??= result;
     await opts.onProgress?.(tally.done, opts.runs, result);
     if (!goOn) break;
   }
@@ -409,7 +415,7 @@ export async function finishExploration(db: SimDatabase, opts: ExploreOptions, s
  */
 export async function shrinkSeed(db: SimDatabase, opts: ExploreOptions, seed: number): Promise<Counterexample> {
   const failing = await exploreSeed(db, opts, seed);
-  if (failing.verdict !== 'violated') throw new Error(`seed ${seed} violated in one worker and not in another: a run is not deterministic`);
+  if (summarize(failing).verdict !== 'violated') throw new Error(`seed ${seed} violated in one worker and not in another: a run is not deterministic`);
   return shrink(db, opts, failing);
 }
 
@@ -428,7 +434,7 @@ function keyOf(broken: readonly string[]): string {
  * same invariant. Every candidate is a full deterministic run.
  */
 export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: RunResult): Promise<Counterexample> {
-  const target = failing.invariants.find((i) => !i.held)!.id;
+  const target = failing.invariants.find((i) => !i.held && !i.beyondKeys)!.id;
   const budget = opts.shrinkBudget ?? 300;
   let tries = 0;
   let best = { faults: failing.faults, choices: trimZeros(failing.choices), result: failing };
@@ -440,7 +446,7 @@ export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: Run
     if (tries % HOST_TURN_EVERY_RUNS === 0) await hostTick();
     tries++;
     const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices, verdictOnly: true });
-    if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held)) {
+    if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held && !i.beyondKeys)) {
       best = { faults, choices: trimZeros(r.choices), result: r };
       return true;
     }

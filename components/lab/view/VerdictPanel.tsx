@@ -120,7 +120,16 @@ function Verdict({ result, onSelectStep, injectedByHand }: { result: RunResult; 
         </p>
       )}
 
-      {result.verdict === 'violated' && injectedByHand > 0 && (
+      {result.verdict === 'violated' && broken.every((inv) => inv.beyondKeys) && (
+        <p data-testid="beyond-keys-note" className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
+          Beyond keys: every repeat in this run came after a crash between the provider&rsquo;s call and the statement that
+          records it, then taken over under the same key by a provider that no longer knew it (it had forgotten the key, or keeps
+          none). No key closes that gap; only asking the provider what it already did can. Explore does not count such a schedule against{' '}
+          {whoseCode(result.variant).codeMidSentence}.
+        </p>
+      )}
+
+      {result.verdict === 'violated' && injectedByHand > 0 && !broken.every((inv) => inv.beyondKeys) && (
         <p data-testid="injected-note" className="mx-4 mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-100">
           You injected a fault by hand. Explore draws only the faults this lesson&rsquo;s design is meant to survive; one
           injected by hand may be beyond any code, such as a job that is never restarted after its crash, or a lost answer that
