@@ -64,25 +64,30 @@ test('the lesson\'s own solution sends every receipt after its charge, whatever 
   expect(r.invariants.find((i) => i.id === 'receipt-after-charge')?.held, replayHint(r)).toBe(true);
 });
 
-// A hand-made trace: worker claims key k, charges under it, and crashes; `later` charges under k.
-function trace(between: Partial<TraceEvent>[]): TraceEvent[] {
+// A hand-made trace: worker claims key k, charges under it, and crashes (having asked for the
+// statements `unrun`, never run); `later` charges under k.
+function trace(between: Partial<TraceEvent>[], unrun: unknown[] = []): TraceEvent[] {
   const events: Partial<TraceEvent>[] = [
     { actor: 'worker', type: 'db', data: { sql: 'INSERT …', params: ['k'] } },
     { actor: 'later', type: 'db', data: { sql: 'INSERT …', params: ['k'] } },
     { actor: 'worker', type: 'call', call: 'payments.charge', data: { request: { orderId: 1 }, options: { idempotencyKey: 'k' } } },
     ...between,
-    { actor: 'worker', type: 'crash' },
+    { actor: 'worker', type: 'crash', data: { before: null, unrun } },
     { actor: 'later', type: 'call', call: 'payments.charge', data: { request: { orderId: 1 }, options: { idempotencyKey: 'k' } } },
   ];
   return events.map((e, i) => ({ t: 0, step: i, text: '', ...e, i }) as TraceEvent);
 }
 const excused = (t: TraceEvent[], secondKey = 'k') => crashedBeforeComplete(t, { step: 2, key: 'k', by: 'worker' }, { step: t.length - 1, key: secondKey, by: 'later' });
+const answered = { actor: 'payments', type: 'reply' as const, target: 'worker', data: { answers: 2 } };
+const complete = { sql: 'UPDATE operations SET state = \'done\' …', params: ['k', '{}'] };
 
-test('crashedBeforeComplete: unanswered or answered-then-crashed is the gap; a complete, another call, or another key is not', () => {
+test('crashedBeforeComplete: unanswered, or answered with its complete asked for and unrun, is the gap; a complete that ran, other work, or another key is not', () => {
   expect(excused(trace([]))).not.toBeNull();
-  expect(excused(trace([{ actor: 'payments', type: 'reply', target: 'worker', data: { answers: 2 } }]))).not.toBeNull();
-  expect(excused(trace([{ actor: 'payments', type: 'reply', target: 'worker', data: { answers: 2 } }, { actor: 'worker', type: 'db', data: { sql: 'UPDATE …', params: ['k'] } }]))).toBeNull();
-  expect(excused(trace([{ actor: 'payments', type: 'reply', target: 'worker', data: { answers: 2 } }, { actor: 'worker', type: 'call', call: 'email.send', data: { options: { idempotencyKey: 'r' } } }]))).toBeNull();
+  expect(excused(trace([answered], [complete]))).not.toBeNull();
+  // Answered, and the process crashed with nothing asked for: it had gone on to something else.
+  expect(excused(trace([answered]))).toBeNull();
+  expect(excused(trace([answered, { actor: 'worker', type: 'db', data: { sql: 'UPDATE …', params: ['k'] } }], [complete]))).toBeNull();
+  expect(excused(trace([answered, { actor: 'worker', type: 'call', call: 'email.send', data: { options: { idempotencyKey: 'r' } } }], [complete]))).toBeNull();
   // A retry under the same key, still unanswered at the crash, is the gap too.
   expect(excused(trace([{ actor: 'worker', type: 'timeout', data: { answers: 2 } }, { actor: 'worker', type: 'call', call: 'payments.charge', data: { options: { idempotencyKey: 'k' } } }]))).not.toBeNull();
   expect(excused(trace([]), 'other')).toBeNull();

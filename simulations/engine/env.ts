@@ -94,6 +94,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       kind: 'db',
       label: sqlLabel(text),
       sql: text,
+      params,
       readyAt: 0,
       enabled: () => simDb.canRun(pid),
       exec: async () => {

@@ -373,6 +373,7 @@ export class Engine {
         kind: step.kind,
         label: step.label,
         sql: step.sql,
+        params: step.params,
         readyAt: step.readyAt,
         enabled: step.enabled,
         exec: step.exec,
@@ -459,9 +460,11 @@ export class Engine {
     if (!proc.alive) return;
     proc.alive = false;
     proc.notify = null;
+    // The statements it had asked for and never saw run (a complete issued right after an answer).
+    const unrun = this.pending.filter((s) => s.pid === proc.spec.id && s.kind === 'db').map((s) => ({ sql: s.sql, params: s.params ?? [] }));
     this.pending = this.pending.filter((s) => s.pid !== proc.spec.id);
     proc.pending = 0;
-    const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}`, data: { before: 'before' in fault ? fault.before : null } });
+    const e = this.emit({ actor: proc.spec.id, type: 'crash', fault: 'crash', text: `${proc.spec.id} crashes ${when}`, data: { before: 'before' in fault ? fault.before : null, unrun } });
     this.plan.fired(fault, e.i);
     if (this.options.beforeRollback && this.db.inTransaction(proc.spec.id)) await this.options.beforeRollback(proc.spec.id);
     if (await this.db.drop(proc.spec.id)) {

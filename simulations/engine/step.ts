@@ -19,6 +19,8 @@ export interface Step extends Resolver {
   label: string;
   /** A db step's statement, for crash faults narrowed by `sql`. */
   sql?: string;
+  /** A db step's parameters: a crash names the statements its process had asked for and never saw run. */
+  params?: readonly unknown[];
   readyAt: number;
   enabled?: () => boolean;
   exec: () => Promise<unknown> | unknown;

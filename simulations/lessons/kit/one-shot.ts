@@ -71,23 +71,23 @@ interface Effect {
 
 /**
  * Whether `second` repeats `first` across the one gap no key closes: the process that made `first`
- * had put its key in the database before (a claim), then crashed before any statement of its own
- * carried that key again (the complete) — with the call still unanswered, or answered and nothing
- * else called since, so recording it done was the next thing it would have done. `second` used the
- * same key, after its own process put that key in the database (a takeover). The lessons say this
- * gap needs reconciliation with the provider and keep their fault menus off it, but a job that runs
- * its operations side by side reaches it through faults aimed elsewhere. Returns the crash's trace
- * index, or null when the repeat is a plain bug: no claim, another key, a complete that ran, or a
- * crash after the process had gone on to other calls (a job that marks everything done at its end).
+ * crashed before it could record it, either with the call still unanswered, or answered with the
+ * statement that would record it already asked for and not yet run (a statement of its own left
+ * unrun at the crash) and no other call made since. `second` used the same provider key, so the
+ * code derives its key from the operation, and no statement of the first process carrying that key
+ * ran after the call. The lessons say this gap needs reconciliation with the provider and keep
+ * their fault menus off it, but a job that runs its operations side by side reaches it through
+ * faults aimed elsewhere. Returns the crash's trace index, or null when the repeat is a plain bug:
+ * another key, a recording statement that ran, or a crash after the process had gone on to other
+ * work (a claim, a call) instead of recording the answer — as a job that marks its charges done
+ * only after their receipts, or at its end, does.
  */
 export function crashedBeforeComplete(trace: readonly TraceEvent[], first: Effect, second: Effect): number | null {
   const key = first.key;
   if (!key || second.key !== key) return null;
-  const carriesKey = (e: TraceEvent) => e.type === 'db' && Array.isArray((e.data as { params?: unknown } | undefined)?.params) && ((e.data as { params: unknown[] }).params).includes(key);
-  const claimedBefore = (by: string, step: number) => trace.some((e) => e.i < step && e.actor === by && carriesKey(e));
-  if (!claimedBefore(first.by, first.step) || !claimedBefore(second.by, second.step)) return null;
   const crash = trace.find((e) => e.i > first.step && e.actor === first.by && e.type === 'crash');
   if (!crash || crash.i > second.step) return null;
+  const carriesKey = (e: TraceEvent) => e.type === 'db' && Array.isArray((e.data as { params?: unknown } | undefined)?.params) && (e.data as { params: unknown[] }).params.includes(key);
   const keyOf = (call: TraceEvent | undefined) => (call?.data as { options?: { idempotencyKey?: unknown } } | undefined)?.options?.idempotencyKey;
   // Calls under the key still waiting for their answer, and where the last answer came.
   let unanswered = 1;
@@ -103,6 +103,8 @@ export function crashedBeforeComplete(trace: readonly TraceEvent[], first: Effec
     }
   }
   if (unanswered > 0) return crash.i;
+  const unrun = (crash.data as { unrun?: unknown } | undefined)?.unrun;
+  if (!Array.isArray(unrun) || unrun.length === 0) return null;
   for (let i = lastAnswer + 1; i < crash.i; i++) {
     const e = trace[i]!;
     if (e.type === 'call' && e.actor === first.by) return null;
