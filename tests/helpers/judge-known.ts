@@ -74,6 +74,12 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // came between the charge's answer and the crash, only the receipt's claim. Missed on PostgreSQL
   // 15 too (the same checker).
   'human-rerun/complete-charge-after-receipt.ts': 'gap excuse admits a late complete',
+  // Claims under the order's key but gives the provider that key prefixed with a per-run id. The
+  // difference shows only when a run takes over a claim left by a crash between a charge and its
+  // complete within the provider's 24 hours; the menu keeps crashes off that gap for a job that
+  // bills in sequence, and the only other run comes 26 h later, when any key is forgotten. Missed
+  // on PostgreSQL 15 too; human-rerun/parallel-provider-key-per-run reaches the gap and is caught.
+  'human-rerun/provider-key-per-run.ts': 'fixed fault moments',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
