@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: no-claim
+// kind: sql-newer-than-15
 // why: the claim is one MERGE … RETURNING (insert the key, or take over an expired unfinished claim), which is right on PostgreSQL 17 and later, but PostgreSQL 15 has no RETURNING on MERGE and rejects the statement with a syntax error: no delivery ever claims the receipt or sends it.
 import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

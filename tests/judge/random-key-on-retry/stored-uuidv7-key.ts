@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: no-key
+// kind: sql-newer-than-15
 // why: the order's charge key is minted in the database with uuidv7() and stored before the first call, which is right on PostgreSQL 18, but PostgreSQL 15 has no uuidv7() and rejects the statement: checkout never charges the order.
 import type { CheckoutOrder, Env } from 'effectively-once';
 
