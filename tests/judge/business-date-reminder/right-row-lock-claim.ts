@@ -18,7 +18,7 @@ async function take(env: Env, key: string): Promise<'mine' | 'done' | 'busy'> {
       [key],
     );
     const row = rows[0]!;
-    let answer: 'mine' | 'done' | 'busy' = row.state === 'done' ? 'done' : row.free ? 'mine' : 'busy';
+    const answer: 'mine' | 'done' | 'busy' = row.state === 'done' ? 'done' : row.free ? 'mine' : 'busy';
     if (answer === 'mine') {
       await client.query(`UPDATE operations SET state = 'running', lease_until = now() + interval '60 seconds' WHERE op_key = $1`, [key]);
     }
