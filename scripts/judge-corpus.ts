@@ -39,6 +39,7 @@ export const WRONG_KINDS = [
   'no-retry',
   'batch-index',
   'lock-leak',
+  'sql-newer-than-15',
 ] as const;
 
 /** The mechanisms a right fix uses instead of the shipped solution's. */

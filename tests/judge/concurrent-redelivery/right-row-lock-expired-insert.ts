@@ -1,0 +1,37 @@
+// expect: right
+// kind: row-lock
+// why: the claim is a short transaction on a client of its own: the key's row is inserted if missing with a lease already run out, then locked FOR UPDATE and taken only when it is unfinished and its lease ran out; the transaction commits before the send, and the row is marked done after.
+import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+async function take(env: Env, key: string): Promise<'mine' | 'done' | 'busy'> {
+  const client = await env.db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'running', now() - interval '1 second') ON CONFLICT (op_key) DO NOTHING`,
+      [key],
+    );
+    const { rows } = await client.query<{ state: string; free: boolean }>(
+      'SELECT state, lease_until <= now() AS free FROM operations WHERE op_key = $1 FOR UPDATE',
+      [key],
+    );
+    const row = rows[0]!;
+    const answer = row.state === 'done' ? 'done' : row.free ? 'mine' : 'busy';
+    if (answer === 'mine') await client.query(`UPDATE operations SET lease_until = now() + interval '60 seconds' WHERE op_key = $1`, [key]);
+    await client.query('COMMIT');
+    client.release();
+    return answer;
+  } catch (err) {
+    client.release(err as Error);
+    throw err;
+  }
+}
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const got = await take(env, key);
+  if (got !== 'mine') return got === 'done' ? 'ack' : 'retry-later';
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  await complete(env.db, key, sent);
+  return 'ack';
+}
