@@ -24,11 +24,6 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   // A lock keyed on each connection's own pid; a locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/advisory-lock-on-backend-pid.ts': 'overlapping transactions',
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
-  // SQL newer than 15 (MERGE … RETURNING, uuidv7(), a derived table without an alias): a syntax
-  // error or a missing function there.
-  'concurrent-redelivery/merge-returning-claim.ts': 'statement PostgreSQL 15 rejects',
-  'random-key-on-retry/stored-uuidv7-key.ts': 'statement PostgreSQL 15 rejects',
-  'relay-concurrency/derived-table-without-alias.ts': 'statement PostgreSQL 15 rejects',
 };
 
 /** A wrong fix expected caught stops at its first violating schedule within these, as in the lab. */

@@ -15,6 +15,7 @@ import { poolInsideTransactionRefusal, poolTransactionRefusal, rowSummary, safeJ
 import type { Prng } from './prng';
 import type { Queue, WorkerSignal } from './queue';
 import { FollowUp, type StepRequest } from './step';
+import { pg15Refusal, raising } from '../db/pg15-compat';
 import type { Delivery, Env, TraceEvent } from './types';
 
 /** What an env reaches of its run. */
@@ -100,8 +101,10 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       exec: async () => {
         try {
           if (refusal) throw new Error(refusal);
-          // The trace keeps the SQL as written; the database gets its time keywords on the simulated clock.
-          const got = await simDb.query(pid, onSimulatedClock(text), params, clock.now());
+          // The trace keeps the SQL as written; the database gets its time keywords on the simulated
+          // clock, and SQL only a PostgreSQL newer than 15 accepts fails inside it as on 15.
+          const newer = pg15Refusal(text);
+          const got = newer ? await simDb.query(pid, raising(newer), [], clock.now()) : await simDb.query(pid, onSimulatedClock(text), params, clock.now());
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {

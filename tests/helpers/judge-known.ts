@@ -20,12 +20,6 @@ export type Weakness =
   | 'no clock skew'
   /** A statement left un-awaited on a client still runs before the client's next one (node-postgres sends them in call order); what makes it wrong — its error unobserved, the COMMIT after it then silently a rollback — needs a fault that fails that statement, which no menu has. */
   | 'un-awaited statement'
-  /** The excuse for a repeat across the gap no key closes (a crash between a call and its complete) finds the claim by the provider's key string among a statement's parameters: a claim kept under other columns (order id and step) is not seen, and the same repeat counts as a bug. */
-  | 'gap claim read by key string'
-  /** The same excuse accepts any crash after the call's answer with no other provider call since, even when the code had gone on to other database work and put its complete off: a complete moved later than it needs to be reaches the gap on purpose and hides there. */
-  | 'gap excuse admits a late complete'
-  /** The tab's PGlite is PostgreSQL 18: a statement only PostgreSQL 16 or later accepts (MERGE … RETURNING, uuidv7()) runs in the tab and fails on PostgreSQL 15. */
-  | 'PGlite is PostgreSQL 18'
   /** Relays poll five times 2 s apart and make one late pass 75 s after their last poll, then stop: a claim a crashed relay left with a longer lease is never taken over, though a relay that polls on would publish the row when it runs out. */
   | 'relays stop polling';
 
@@ -71,36 +65,10 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
   // a pair the explorer's 200 schedules never draw.
   'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
-  // Marks each charge done only after the order's receipt went out. The menu's crash just before
-  // the first receipt (seed 1 with that fault alone) then falls between a charge that went through
-  // and its complete, and the rerun charges order 3001 again, where the solution, on the same
-  // schedule, has marked it done. The excuse for the gap no key closes accepts the repeat: no call
-  // came between the charge's answer and the crash, only the receipt's claim. Missed on PostgreSQL
-  // 15 too (the same checker).
-  'human-rerun/complete-charge-after-receipt.ts': 'gap excuse admits a late complete',
-  // Claims under the order's key but gives the provider that key prefixed with a per-run id. The
-  // difference shows only when a run takes over a claim left by a crash between a charge and its
-  // complete within the provider's 24 hours; the menu keeps crashes off that gap for a job that
-  // bills in sequence, and the only other run comes 26 h later, when any key is forgotten. Missed
-  // on PostgreSQL 15 too; human-rerun/parallel-provider-key-per-run reaches the gap and is caught.
-  'human-rerun/provider-key-per-run.ts': 'fixed fault moments',
-  // Statements PostgreSQL 15 rejects (MERGE has RETURNING from 17, uuidv7() exists from 18, a
-  // derived table may go without an alias from 16) and the tab's PostgreSQL 18 runs: right there,
-  // and no delivery, checkout or relay pass gets past them on 15.
-  'concurrent-redelivery/merge-returning-claim.ts': 'PGlite is PostgreSQL 18',
-  'random-key-on-retry/stored-uuidv7-key.ts': 'PGlite is PostgreSQL 18',
-  'relay-concurrency/derived-table-without-alias.ts': 'PGlite is PostgreSQL 18',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
 export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // Bills the orders at once, each step claimed in its own table under (order_id, step), the
-  // provider given `order-<id>-charge`. Seed 6 (a crash just before the first receipt) falls between
-  // order 3001's charge and its complete; the rerun 26 h later takes the claim over and charges
-  // again, as right-orders-in-parallel does on the same schedule, where the repeat is excused. Here
-  // no statement carries the provider's key, so the excuse does not see the claim: refused on
-  // PostgreSQL 15 too (no-double-charge at seed 6).
-  'human-rerun/right-parallel-own-steps-table.ts': 'gap claim read by key string',
   // right-claim-table-with-lease with a five-minute claim instead of 60 s. A relay that crashed
   // between its claim and its publish (seed 3: "order 2 was never published") leaves a claim the
   // late pass, 75 s after the last poll, still finds live; the relays stop there, where a relay

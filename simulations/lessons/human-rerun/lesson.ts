@@ -54,7 +54,7 @@ export default defineLesson({
   },
   // As in ambiguous-timeout-charge, a crash between a charge (or a receipt) and its complete, or
   // retries that all time out, replayed 26 h later, is beyond any key (the provider forgot it; the
-  // brief says so): the job's crashes on the menu land elsewhere, and at most two answers are lost.
+  // brief says so): the invariants show such a repeat as beyond keys, and at most two answers are lost.
   // The crash before the first e-mail leaves its key claimed, not done: the
   // operator's rerun takes it over and sends that receipt, once.
   faultMenu: [
@@ -67,6 +67,10 @@ export default defineLesson({
     { kind: 'crash', process: 'nightly-job', after: 'db', nth: 3 },
     { kind: 'crash', process: 'nightly-job', before: 'email.send', nth: 1 },
     { kind: 'crash', process: 'nightly-job', before: 'payments.charge', nth: 1 },
+    // In the gap itself: the first charge went through and the job died before its complete. No
+    // key saves the rerun 26 h later (the repeat is shown as beyond keys and not counted), but a
+    // rerun that charges under another key than the first run's is caught here.
+    { kind: 'crash', process: 'nightly-job', after: 'payments.charge', nth: 1 },
   ],
   maxFaults: 3,
   invariants: [noDoubleCharge(JOB_IDS), atMostOneEmail(JOB_IDS, 'at-most-one-receipt', 'At most one receipt per order'), everyOrderBilled, receiptAfterCharge],

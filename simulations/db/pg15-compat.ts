@@ -1,0 +1,165 @@
+/**
+ * SQL that PostgreSQL 15, the course's standard, rejects but the tab's PGlite (PostgreSQL 18)
+ * accepts. A fix that relies on it would pass in the browser and fail on the learner's server, so
+ * the engine makes such a statement fail in the tab as it would on 15: with 15's message and
+ * SQLSTATE, raised inside the database so that a transaction around it is aborted, as on 15.
+ *
+ * What is recognised: functions added after 15 (uuidv7(), any_value(), random(min, max), …),
+ * MERGE … RETURNING and WHEN NOT MATCHED BY SOURCE (17), RETURNING old./new. (18), the IS JSON
+ * predicate (16), and a subquery or VALUES in FROM without an alias (allowed from 16). Words are
+ * read outside strings, quoted identifiers, comments and dollar quotes.
+ */
+import { memoByText } from '../engine/text-memo';
+
+/** Why PostgreSQL 15 rejects a statement: its message and SQLSTATE. */
+export interface Pg15Refusal {
+  message: string;
+  code: string;
+}
+
+/** Functions PostgreSQL 15 does not have, with the version that added them. */
+const NEWER_FUNCTIONS: Record<string, number> = {
+  uuidv7: 18,
+  uuidv4: 18,
+  casefold: 18,
+  array_sort: 18,
+  array_reverse: 18,
+  crc32: 18,
+  crc32c: 18,
+  uuid_extract_timestamp: 17,
+  uuid_extract_version: 17,
+  merge_action: 17,
+  json_table: 17,
+  to_bin: 17,
+  to_oct: 17,
+  any_value: 16,
+  array_sample: 16,
+  array_shuffle: 16,
+  random_normal: 16,
+  date_add: 16,
+  date_subtract: 16,
+  pg_input_is_valid: 16,
+  pg_input_error_info: 16,
+};
+
+/** Words after which a subquery in FROM has no alias. */
+const NOT_AN_ALIAS = new Set(
+  'where order group having limit offset for join inner left right full cross natural on using union except intersect window returning fetch'.split(' '),
+);
+
+/** `sql` with every string, quoted identifier, comment and dollar quote blanked to spaces (same length). */
+function codeOnly(sql: string): string {
+  const out = sql.split('');
+  const blank = (from: number, to: number) => {
+    for (let k = from; k < to && k < out.length; k++) if (out[k] !== '\n') out[k] = ' ';
+  };
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (c === '-' && sql[i + 1] === '-') {
+      const eol = sql.indexOf('\n', i + 2);
+      const end = eol === -1 ? n : eol;
+      blank(i, end);
+      i = end;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      let depth = 1;
+      let k = i + 2;
+      while (k < n && depth > 0) {
+        if (sql[k] === '/' && sql[k + 1] === '*') {
+          depth++;
+          k += 2;
+        } else if (sql[k] === '*' && sql[k + 1] === '/') {
+          depth--;
+          k += 2;
+        } else k++;
+      }
+      blank(i, k);
+      i = k;
+    } else if (c === "'" || c === '"') {
+      const escapes = c === "'" && i > 0 && /[eE]/.test(sql[i - 1]!);
+      let k = i + 1;
+      while (k < n) {
+        if (escapes && sql[k] === '\\') k += 2;
+        else if (sql[k] === c && sql[k + 1] === c) k += 2;
+        else if (sql[k] === c) break;
+        else k++;
+      }
+      // A quoted identifier keeps a placeholder word, so that it still reads as an alias.
+      blank(i, k + 1);
+      if (c === '"') out[i] = 'q';
+      i = k + 1;
+    } else if (c === '$' && (i === 0 || !/[A-Za-z0-9_$]/.test(sql[i - 1]!))) {
+      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));
+      if (!tag) {
+        i++;
+        continue;
+      }
+      const close = sql.indexOf(tag[0], i + tag[0].length);
+      const end = close === -1 ? n : close + tag[0].length;
+      blank(i, end);
+      i = end;
+    } else i++;
+  }
+  return out.join('');
+}
+
+/** The index just past the parenthesis that closes the one opened at `open`, or -1. */
+function closing(code: string, open: number): number {
+  let depth = 0;
+  for (let k = open; k < code.length; k++) {
+    if (code[k] === '(') depth++;
+    else if (code[k] === ')' && --depth === 0) return k + 1;
+  }
+  return -1;
+}
+
+function refusal(sql: string): Pg15Refusal | null {
+  const code = codeOnly(sql);
+  const lower = code.toLowerCase();
+  for (const m of lower.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
+    const name = m[1]!;
+    const before = lower.slice(0, m.index).trimEnd();
+    // A name after a dot is a column or a schema's function (sim.now); after AS or a table's name it is an alias.
+    if (before.endsWith('.')) continue;
+    if (name in NEWER_FUNCTIONS) return { message: `function ${name}() does not exist`, code: '42883' };
+    if (name === 'random' && /^\(\s*[^)\s]/.test(lower.slice(m.index! + m[0].length - 1))) {
+      return { message: 'function random(integer, integer) does not exist', code: '42883' };
+    }
+  }
+  const words = lower.trim();
+  const isMerge = /^(with\b[\s\S]*\)\s*)?merge\b/.test(words);
+  if (isMerge && /\breturning\b/.test(lower)) return { message: 'syntax error at or near "RETURNING"', code: '42601' };
+  if (isMerge && /\bnot\s+matched\s+by\b/.test(lower)) return { message: 'syntax error at or near "BY"', code: '42601' };
+  const returning = /\breturning\b([\s\S]*)$/.exec(lower);
+  // RETURNING old.x / new.x, unless the statement names a table or a subquery old or new itself.
+  const aliased = /\b(old|new)\b(?!\s*\.)/.test(lower);
+  if (returning && !aliased) {
+    const row = /\b(old|new)\s*\./.exec(returning[1]!);
+    if (row) return { message: `missing FROM-clause entry for table "${row[1]}"`, code: '42P01' };
+  }
+  if (/\bis\s+(not\s+)?json\b/.test(lower)) return { message: 'syntax error at or near "JSON"', code: '42601' };
+  for (const m of lower.matchAll(/\b(from|join|lateral)\s*\(\s*(select|values|with)\b/g)) {
+    const open = lower.indexOf('(', m.index! + m[1]!.length);
+    const end = closing(lower, open);
+    if (end === -1) continue;
+    const next = /^\s*([a-z_][a-z0-9_]*|[^\sa-z_]|$)/.exec(lower.slice(end))?.[1] ?? '';
+    if (next === '' || !/^[a-z_]/.test(next) || NOT_AN_ALIAS.has(next)) {
+      return { message: `${m[2] === 'values' ? 'VALUES' : 'subquery'} in FROM must have an alias`, code: '42601' };
+    }
+  }
+  return null;
+}
+
+/** Why PostgreSQL 15 would reject `sql`, when the tab's newer PostgreSQL would run it; null when 15 takes it (as far as this knows). */
+export const pg15Refusal: (sql: string) => Pg15Refusal | null = memoByText(refusal);
+
+/** A statement that fails inside the database with `r`'s message and SQLSTATE (aborting a transaction around it). */
+export function raising(r: Pg15Refusal): string {
+  const text = `${r.message} (PostgreSQL 15, the course's standard, rejects this; the browser's PostgreSQL is newer)`;
+  return `DO $eo_pg15$ BEGIN RAISE EXCEPTION USING MESSAGE = ${quoteLiteral(text)}, ERRCODE = '${r.code}'; END $eo_pg15$`;
+}
+
+function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
