@@ -19,9 +19,7 @@ export type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** A statement left un-awaited on a client still runs before the client's next one (node-postgres sends them in call order); what makes it wrong — its error unobserved, the COMMIT after it then silently a rollback — needs a fault that fails that statement, which no menu has. */
-  | 'un-awaited statement'
-  /** Relays poll five times 2 s apart and make one late pass 75 s after their last poll, then stop: a claim a crashed relay left with a longer lease is never taken over, though a relay that polls on would publish the row when it runs out. */
-  | 'relays stop polling';
+  | 'un-awaited statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -69,11 +67,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm: none today; a new alarm is named here with its weakness or mended. */
 export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // right-claim-table-with-lease with a five-minute claim instead of 60 s. A relay that crashed
-  // between its claim and its publish (seed 3: "order 2 was never published") leaves a claim the
-  // late pass, 75 s after the last poll, still finds live; the relays stop there, where a relay
-  // that polls on would publish the row five minutes later. Refused on PostgreSQL 15 too.
-  'relay-concurrency/right-claim-lease-five-minutes.ts': 'relays stop polling',
 };
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */

@@ -25,12 +25,14 @@ const RELAY_INTERVAL_MS = 2_000;
 export const DUAL_WRITE_RELAY_POLLS = 10;
 
 /**
- * After its regular passes a relay makes one more, this long after the last: past the 60 s lease a
- * relay's claim on a row may hold when that relay crashed, as a relay that polls on would find it.
+ * After its regular passes a relay makes a few more, sparse, as a relay that polls on would: the
+ * first this long after its last regular pass, past the 60 s lease a crashed relay's claim on a
+ * row may hold; the next this long after that, past a claim of several minutes. Each wait is from
+ * the pass before.
  */
-const RELAY_LATE_PASS_MS = 75_000;
+const RELAY_LATE_PASSES_MS = [75_000, 360_000];
 
-/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation, then once more `RELAY_LATE_PASS_MS` later; a crash restarts it. */
+/** A relay that calls `pass(env)` every 2 s, `polls` times per incarnation, then at each of `RELAY_LATE_PASSES_MS`; a crash restarts it. */
 export function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, codeErrors: CodeError[], polls = RELAY_POLLS): ProcessSpec {
   const onePass = async (env: Env) => {
     try {
@@ -50,8 +52,10 @@ export function relayProcess(id: string, pass: (env: Env) => Promise<unknown>, c
         await onePass(env);
         await env.sleep(RELAY_INTERVAL_MS);
       }
-      await env.sleep(RELAY_LATE_PASS_MS);
-      await onePass(env);
+      for (const wait of RELAY_LATE_PASSES_MS) {
+        await env.sleep(wait);
+        await onePass(env);
+      }
     },
   };
 }
