@@ -10,6 +10,7 @@
  * read outside strings, quoted identifiers, comments and dollar quotes.
  */
 import { memoByText } from '../engine/text-memo';
+import { sqlCodeOnly } from './sql-words';
 
 /** Why PostgreSQL 15 rejects a statement: its message and SQLSTATE. */
 export interface Pg15Refusal {
@@ -47,63 +48,6 @@ const NOT_AN_ALIAS = new Set(
   'where order group having limit offset for join inner left right full cross natural on using union except intersect window returning fetch'.split(' '),
 );
 
-/** `sql` with every string, quoted identifier, comment and dollar quote blanked to spaces (same length). */
-function codeOnly(sql: string): string {
-  const out = sql.split('');
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to && k < out.length; k++) if (out[k] !== '\n') out[k] = ' ';
-  };
-  let i = 0;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (c === '-' && sql[i + 1] === '-') {
-      const eol = sql.indexOf('\n', i + 2);
-      const end = eol === -1 ? n : eol;
-      blank(i, end);
-      i = end;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      let depth = 1;
-      let k = i + 2;
-      while (k < n && depth > 0) {
-        if (sql[k] === '/' && sql[k + 1] === '*') {
-          depth++;
-          k += 2;
-        } else if (sql[k] === '*' && sql[k + 1] === '/') {
-          depth--;
-          k += 2;
-        } else k++;
-      }
-      blank(i, k);
-      i = k;
-    } else if (c === "'" || c === '"') {
-      const escapes = c === "'" && i > 0 && /[eE]/.test(sql[i - 1]!);
-      let k = i + 1;
-      while (k < n) {
-        if (escapes && sql[k] === '\\') k += 2;
-        else if (sql[k] === c && sql[k + 1] === c) k += 2;
-        else if (sql[k] === c) break;
-        else k++;
-      }
-      // A quoted identifier keeps a placeholder word, so that it still reads as an alias.
-      blank(i, k + 1);
-      if (c === '"') out[i] = 'q';
-      i = k + 1;
-    } else if (c === '$' && (i === 0 || !/[A-Za-z0-9_$]/.test(sql[i - 1]!))) {
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));
-      if (!tag) {
-        i++;
-        continue;
-      }
-      const close = sql.indexOf(tag[0], i + tag[0].length);
-      const end = close === -1 ? n : close + tag[0].length;
-      blank(i, end);
-      i = end;
-    } else i++;
-  }
-  return out.join('');
-}
-
 /** The index just past the parenthesis that closes the one opened at `open`, or -1. */
 function closing(code: string, open: number): number {
   let depth = 0;
@@ -115,8 +59,7 @@ function closing(code: string, open: number): number {
 }
 
 function refusal(sql: string): Pg15Refusal | null {
-  const code = codeOnly(sql);
-  const lower = code.toLowerCase();
+  const lower = sqlCodeOnly(sql).toLowerCase();
   for (const m of lower.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
     const name = m[1]!;
     const before = lower.slice(0, m.index).trimEnd();

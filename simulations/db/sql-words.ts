@@ -36,17 +36,27 @@ export function sqlWords(sql: string): Word[] {
   return sqlTokens(sql).words;
 }
 
-/** The bare words and the plain string constants of `sql`, each in order. */
-function sqlTokens(sql: string): { words: Word[]; strings: StringToken[] } {
+/** A stretch of `sql` that is not code: a comment, a string, a quoted identifier or a dollar quote. */
+interface Opaque {
+  start: number;
+  end: number;
+  identifier?: true;
+}
+
+/** The bare words, the plain string constants and the stretches that are not code of `sql`, each in order. */
+function sqlTokens(sql: string): { words: Word[]; strings: StringToken[]; opaque: Opaque[] } {
   const words: Word[] = [];
   const strings: StringToken[] = [];
+  const opaque: Opaque[] = [];
   let i = 0;
   const n = sql.length;
   while (i < n) {
     const c = sql[i];
+    const start = i;
     if (c === '-' && sql[i + 1] === '-') {
       const eol = sql.indexOf('\n', i + 2);
       i = eol === -1 ? n : eol + 1;
+      opaque.push({ start, end: i });
     } else if (c === '/' && sql[i + 1] === '*') {
       // Block comments nest in PostgreSQL.
       let depth = 1;
@@ -60,10 +70,10 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[] } {
           i += 2;
         } else i++;
       }
+      opaque.push({ start, end: Math.min(i, n) });
     } else if (c === "'") {
       // E'…' strings take backslash escapes; every string takes '' for a quote.
       const escapes = i > 0 && /[eE]/.test(sql[i - 1]) && (i < 2 || !WORD_PART.test(sql[i - 2]));
-      const start = i;
       i++;
       while (i < n) {
         if (escapes && sql[i] === '\\') i += 2;
@@ -75,6 +85,7 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[] } {
       i++;
       // The value only matters for the few clock words (see onSimulatedClock): no escapes read.
       strings.push({ value: sql.slice(start + 1, Math.min(i, n) - 1).replace(/''/g, "'"), start, end: Math.min(i, n) });
+      opaque.push({ start, end: Math.min(i, n) });
     } else if (c === '"') {
       i++;
       while (i < n) {
@@ -84,21 +95,36 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[] } {
         } else i++;
       }
       i++;
+      opaque.push({ start, end: Math.min(i, n), identifier: true });
     } else if (c === '$' && !(i > 0 && WORD_PART.test(sql[i - 1]))) {
       // $tag$…$tag$ (tag possibly empty); $1 is a parameter.
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 64));
       if (tag) {
         const close = sql.indexOf(tag[0], i + tag[0].length);
         i = close === -1 ? n : close + tag[0].length;
+        opaque.push({ start, end: i });
       } else i++;
     } else if (WORD_START.test(c)) {
-      const start = i;
       while (i < n && WORD_PART.test(sql[i])) i++;
       // The E of E'…' is the string's prefix, not a word.
       if (!(i - start === 1 && /[eE]/.test(c) && sql[i] === "'")) words.push({ text: sql.slice(start, i), start, end: i });
     } else i++;
   }
-  return { words, strings };
+  return { words, strings, opaque };
+}
+
+/**
+ * `sql` with every comment, string, quoted identifier and dollar quote blanked to spaces (the same
+ * length, line breaks kept), so that patterns over it see only code; a quoted identifier keeps a
+ * `q` where it starts, so that it still reads as a word.
+ */
+export function sqlCodeOnly(sql: string): string {
+  const out = sql.split('');
+  for (const o of sqlTokens(sql).opaque) {
+    for (let k = o.start; k < o.end; k++) if (out[k] !== '\n') out[k] = ' ';
+    if (o.identifier) out[o.start] = 'q';
+  }
+  return out.join('');
 }
 
 /** What each time keyword means, as a cast of `now()`: the same instant, the transaction's start. */
