@@ -6,7 +6,7 @@
  * (a table, a trigger, a setting) reaches the next.
  */
 import pg from 'pg';
-import { exploreSeed, type RunResult } from '../simulations/run/run';
+import { countsAgainstCode, exploreSeed, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import type { SimDatabase } from '../simulations/db/port';
 import type { Exploration } from './judge-corpus';
@@ -41,8 +41,8 @@ export async function exploreFile(
       e.failures++;
       e.firstFailure ??= { seed: r.seed, message: failed.message };
     }
-    // As the lab's Explore counts (summarize): a break beyond keys is not held against the code.
-    const broken = r.invariants.filter((i) => !i.held && !i.beyondKeys);
+    // As the lab's Explore counts: a break beyond keys is not held against the code.
+    const broken = r.invariants.filter(countsAgainstCode);
     if (broken.length) {
       e.violations++;
       for (const b of broken) e.byInvariant[b.id] = (e.byInvariant[b.id] ?? 0) + 1;

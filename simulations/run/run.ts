@@ -287,6 +287,11 @@ export interface ScheduleSummary {
 }
 
 
+/** Whether a broken invariant counts against the code in an exploration: not when it broke only beyond keys. */
+export function countsAgainstCode(inv: InvariantResult): boolean {
+  return !inv.held && !inv.beyondKeys;
+}
+
 /**
  * The summary of one run, as the explorer counts it: an invariant broken only across the gap the
  * lesson's design leaves open (`beyondKeys`) is not counted, and a run with nothing else broken is
@@ -294,7 +299,7 @@ export interface ScheduleSummary {
  */
 export function summarize(result: RunResult): ScheduleSummary {
   const failed = result.codeErrors.find((e) => e.failure);
-  const broken = result.invariants.filter((i) => !i.held && !i.beyondKeys).map((i) => i.id);
+  const broken = result.invariants.filter(countsAgainstCode).map((i) => i.id);
   return {
     seed: result.seed,
     verdict: result.verdict === 'violated' && broken.length === 0 ? 'held' : result.verdict,
@@ -434,7 +439,7 @@ function keyOf(broken: readonly string[]): string {
  * same invariant. Every candidate is a full deterministic run.
  */
 export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: RunResult): Promise<Counterexample> {
-  const target = failing.invariants.find((i) => !i.held && !i.beyondKeys)!.id;
+  const target = failing.invariants.find(countsAgainstCode)!.id;
   const budget = opts.shrinkBudget ?? 300;
   let tries = 0;
   let best = { faults: failing.faults, choices: trimZeros(failing.choices), result: failing };
@@ -446,7 +451,7 @@ export async function shrink(db: SimDatabase, opts: ExploreOptions, failing: Run
     if (tries % HOST_TURN_EVERY_RUNS === 0) await hostTick();
     tries++;
     const r = await runScenario(db, { scenario: opts.scenario, code: opts.code, variant: opts.variant, seed: failing.seed, faults, choices, verdictOnly: true });
-    if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && !i.held && !i.beyondKeys)) {
+    if (r.verdict === 'violated' && r.invariants.some((i) => i.id === target && countsAgainstCode(i))) {
       best = { faults, choices: trimZeros(r.choices), result: r };
       return true;
     }

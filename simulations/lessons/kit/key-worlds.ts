@@ -10,7 +10,7 @@ import { SIM_EPOCH_MS } from '../../engine/sim-time';
 import { formatSimMoment } from '../../engine/sim-time';
 import type { CheckoutOrder, Fault } from '../../engine/types';
 import { businessDateOf, simDate } from './business-date';
-import { type Returned } from './one-shot';
+import { answeredCall, type Returned } from './one-shot';
 
 export const HOUR_MS = 3_600_000;
 
@@ -219,9 +219,8 @@ export const receiptAfterCharge: Invariant = {
   check({ outcome }) {
     const confirmed = new Map<number, number>();
     for (const e of outcome.trace) {
-      const data = e.data as { answers?: unknown; failed?: unknown } | undefined;
-      if (e.type !== 'reply' || typeof data?.answers !== 'number' || data.failed) continue;
-      const call = outcome.trace[data.answers];
+      if (e.type !== 'reply' || (e.data as { failed?: unknown } | undefined)?.failed) continue;
+      const call = answeredCall(outcome.trace, e);
       const orderId = (call?.data as { request?: { orderId?: unknown } } | undefined)?.request?.orderId;
       if (call?.call === 'payments.charge' && typeof orderId === 'number' && !confirmed.has(orderId)) confirmed.set(orderId, e.i);
     }

@@ -89,15 +89,20 @@ export function crashedBeforeComplete(trace: readonly TraceEvent[], first: Effec
   if (!crash || crash.i > second.step) return null;
   const carriesKey = (e: TraceEvent) => e.type === 'db' && Array.isArray((e.data as { params?: unknown } | undefined)?.params) && (e.data as { params: unknown[] }).params.includes(key);
   const keyOf = (call: TraceEvent | undefined) => (call?.data as { options?: { idempotencyKey?: unknown } } | undefined)?.options?.idempotencyKey;
-  // Calls under the key still waiting for their answer, and where the last answer came.
+  // Calls under the key still waiting for their answer, where the last answer came, and the
+  // process's last call of any kind.
   let unanswered = 1;
   let lastAnswer = first.step;
+  let lastCall = first.step;
   for (let i = first.step + 1; i < crash.i; i++) {
     const e = trace[i]!;
     if (e.actor === first.by && carriesKey(e)) return null;
-    if (e.type === 'call' && e.actor === first.by && keyOf(e) === key) unanswered++;
-    const answers = (e.data as { answers?: unknown } | undefined)?.answers;
-    if ((e.type === 'reply' || e.type === 'timeout') && typeof answers === 'number' && keyOf(trace[answers]) === key && trace[answers]!.actor === first.by) {
+    if (e.type === 'call' && e.actor === first.by) {
+      lastCall = i;
+      if (keyOf(e) === key) unanswered++;
+    }
+    const call = answeredCall(trace, e);
+    if (call && keyOf(call) === key && call.actor === first.by) {
       unanswered--;
       lastAnswer = i;
     }
@@ -105,20 +110,23 @@ export function crashedBeforeComplete(trace: readonly TraceEvent[], first: Effec
   if (unanswered > 0) return crash.i;
   const unrun = (crash.data as { unrun?: unknown } | undefined)?.unrun;
   if (!Array.isArray(unrun) || unrun.length === 0) return null;
-  for (let i = lastAnswer + 1; i < crash.i; i++) {
-    const e = trace[i]!;
-    if (e.type === 'call' && e.actor === first.by) return null;
-  }
-  return crash.i;
+  return lastCall > lastAnswer ? null : crash.i;
 }
 
-/** The first repeat among `effects` (in ledger order) that is not excused by {@link crashedBeforeComplete}, and the excused ones. */
+/** The call event a reply or a timeout answers (`data.answers`), or undefined for any other event. */
+export function answeredCall(trace: readonly TraceEvent[], e: TraceEvent): TraceEvent | undefined {
+  if (e.type !== 'reply' && e.type !== 'timeout') return undefined;
+  const answers = (e.data as { answers?: unknown } | undefined)?.answers;
+  return typeof answers === 'number' ? trace[answers] : undefined;
+}
+
+/** The first repeat among `effects` (in ledger order) not across the gap of {@link crashedBeforeComplete}, with an earlier effect it repeats; and how many were across it. */
 function repeats<T extends Effect>(trace: readonly TraceEvent[], effects: readonly T[]): { bug?: [T, T]; excused: number } {
   let excused = 0;
   for (let j = 1; j < effects.length; j++) {
     const second = effects[j]!;
-    const excuse = effects.slice(0, j).every((first) => crashedBeforeComplete(trace, first, second) !== null);
-    if (!excuse) return { bug: [effects.find((first) => crashedBeforeComplete(trace, first, second) === null)!, second], excused };
+    const plain = effects.slice(0, j).find((first) => crashedBeforeComplete(trace, first, second) === null);
+    if (plain) return { bug: [plain, second], excused };
     excused++;
   }
   return { excused };
