@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { isParked, type ParkedQuery, type SimDatabase } from '../simulations/db/port';
 import { AdvisoryLocks, callsAdvisory, rewriteAdvisory } from '../simulations/db/advisory-locks';
+import { BackendPids, callsBackendPid, withBackendPid } from '../simulations/db/backend-pid';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { openSimDb, throwawayDatabase } from './helpers/sim-db';
 
@@ -125,6 +126,17 @@ function scripts(db: () => SimDatabase) {
     await step(db(), 'b', 'COMMIT');
   });
 
+  test('pg_backend_pid() differs per process: a lock keyed on it excludes nobody', async () => {
+    const a = await step(db(), 'a', 'SELECT pg_backend_pid()');
+    const b = await step(db(), 'b', 'SELECT pg_catalog.pg_backend_pid() AS pid');
+    expect(typeof a).toBe('number');
+    expect(b).not.toBe(a);
+    expect(await step(db(), 'a', 'SELECT pg_backend_pid() = $1::int', [a])).toBe(true);
+    expect(await step(db(), 'a', 'SELECT pg_advisory_lock(pg_backend_pid())')).toBe('');
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock(pg_backend_pid())')).toBe(true);
+    expect(await step(db(), 'b', 'SELECT pg_try_advisory_lock($1::bigint)', [a])).toBe(false);
+  });
+
   test('two processes each waiting for the other: one of them fails with a deadlock, the other goes on once it lets go', async () => {
     await step(db(), 'a', 'SELECT pg_advisory_lock(1)');
     await step(db(), 'b', 'SELECT pg_advisory_lock(2)');
@@ -193,5 +205,21 @@ describe('the rewrite', () => {
     expect(l.conflicts('a', 'b:2', false)).toBe(false);
     l.drop('a');
     expect(l.empty).toBe(true);
+  });
+});
+
+describe('pg_backend_pid() per process', () => {
+  test('each call is answered with the number of the calling process, other text untouched', () => {
+    expect(callsBackendPid('SELECT pg_advisory_lock(pg_backend_pid())')).toBe(true);
+    expect(callsBackendPid(`SELECT 'my_pg_backend_pid'`)).toBe(false);
+    expect(withBackendPid('SELECT pg_catalog.pg_backend_pid(), PG_BACKEND_PID ( )', 4102)).toBe('SELECT (4102)::integer, (4102)::integer');
+    expect(withBackendPid('SELECT sim.pg_backend_pid()', 4102)).toBe('SELECT sim.pg_backend_pid()');
+  });
+
+  test('numbers are handed out in the order processes ask, and again after a clear', () => {
+    const pids = new BackendPids();
+    expect([pids.of('relay-2'), pids.of('relay-1'), pids.of('relay-2')]).toEqual([4101, 4102, 4101]);
+    pids.clear();
+    expect(pids.of('relay-1')).toBe(4101);
   });
 });

@@ -16,9 +16,15 @@ import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock } from './statement-shape';
 import { transactionBoundary } from './sql-words';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
+import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
 
 /** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text) }));
+/** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
+const backendPidText = memoByText((key) => {
+  const cut = key.indexOf('\0');
+  return withBackendPid(key.slice(cut + 1), Number(key.slice(0, cut)));
+});
 /** A statement's advisory-lock calls made as one process: `${pid}\0${text}` → the rewritten text. */
 const advisoryText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -70,6 +76,8 @@ export class PgliteSimDatabase implements SimDatabase {
   /** Statements still waiting for an advisory lock, oldest first (one leaves the set as it settles). */
   private readonly waits = new Set<AdvisoryWait>();
   private waking = false;
+  /** Each process's pg_backend_pid(): on PGlite's one session they would all share one. */
+  private readonly backendPids = new BackendPids();
 
   private constructor(
     private readonly pg: PgliteConnection,
@@ -146,6 +154,7 @@ export class PgliteSimDatabase implements SimDatabase {
 
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
+    if (statementShape(text).backendPid) text = backendPidText(`${this.backendPids.of(pid)}\0${text}`);
     const shape = statementShape(text);
     const effect = shape.effect;
     if (effect === 'begin') {
@@ -279,6 +288,7 @@ export class PgliteSimDatabase implements SimDatabase {
     this.txClockMs = null;
     this.advisory.clear();
     this.waits.clear();
+    this.backendPids.clear();
     this.outsideSql = false;
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,

@@ -78,6 +78,27 @@ function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Rec
   });
 }
 
+/**
+ * The result the code gets of a statement `event` records. Inside a transaction, reading its rows
+ * marks the event `rowsRead: true`: a check made inside a transaction holds on PostgreSQL only if no
+ * other worker could change its answer before the transaction acted on it, and the checker of that
+ * (lessons/kit/overlap.ts) asks which answers the code looked at. Outside one, the rows as they are.
+ */
+function resultOf(rows: Record<string, unknown>[], event: TraceEvent, inTransaction: boolean): { rows: Record<string, unknown>[] } {
+  if (!inTransaction) return { rows };
+  const data = event.data as Record<string, unknown>;
+  const result = {} as { rows: Record<string, unknown>[] };
+  Object.defineProperty(result, 'rows', {
+    enumerable: true,
+    configurable: true,
+    get: () => ((data.rowsRead = true), rows),
+    set: (v: Record<string, unknown>[]) => {
+      rows = v;
+    },
+  });
+  return result;
+}
+
 /** The env of process `pid`: `register` turns a call into a step; `signal` tells its lifecycle actor what the queue did. */
 export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) => Promise<unknown>, signal: (s: WorkerSignal) => void): Env {
   const { clock, db: simDb } = host;
@@ -110,8 +131,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
               try {
                 const res = await got.result();
-                host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows } });
-                return { rows: res.rows };
+                const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows } });
+                return resultOf(res.rows, event, simDb.inTransaction(pid));
               } catch (err) {
                 failed(err);
                 throw markFailedStatement(err);
@@ -119,7 +140,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             }, () => got.settled());
           }
           const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows } });
-          return { rows: TRIES_ADVISORY.test(text) ? answersWatched(got.rows, event) : got.rows };
+          return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(got.rows, event) : got.rows, event, simDb.inTransaction(pid));
         } catch (err) {
           failed(err);
           throw withCallSite(markFailedStatement(err), callSite);

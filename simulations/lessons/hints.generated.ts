@@ -46,6 +46,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "own-record",
         "invariant": "own-record",
         "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },
@@ -117,6 +122,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "messages-settled",
         "invariant": "messages-settled",
         "text": "A message was never acknowledged: the worker kept answering 'retry-later' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },
@@ -173,6 +183,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "no-email-inside-transaction",
         "invariant": "no-email-inside-transaction",
         "text": "The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },
@@ -229,6 +244,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "no-email-inside-transaction",
         "invariant": "no-email-inside-transaction",
         "text": "The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },
@@ -268,6 +288,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "own-record",
         "invariant": "own-record",
         "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },
@@ -422,6 +447,11 @@ export const LESSON_HINTS: Readonly<Record<string, LessonHints>> = {
         "id": "own-record",
         "invariant": "own-record",
         "text": "The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider's key covers only the gap between a send and a crash before complete."
+      },
+      {
+        "id": "check-holds-when-acting",
+        "invariant": "check-holds-when-acting",
+        "text": "Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker's transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read."
       }
     ]
   },

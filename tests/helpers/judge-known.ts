@@ -26,9 +26,6 @@ export type Weakness =
  * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
  */
 export const KNOWN_MISSES: Record<string, Weakness> = {
-  // Races only overlapping transactions or excluding locks produce.
-  'concurrent-redelivery/lock-after-read.ts': 'PGlite one session',
-  'moving-answers/check-in-tx.ts': 'PGlite one session',
   // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
   'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.
@@ -36,9 +33,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // unpublished (seed 6); the tab parks the statement and runs it whole after the release, on a
   // snapshot that sees the other relay's mark, and the relay rule counts a lock held at the read.
   'relay-concurrency/lock-per-row-in-select-list.ts': 'PGlite one session',
-  // An advisory lock keyed on pg_backend_pid(): one key per connection on PostgreSQL (caught at seed
-  // 6), but the tab's one session gives every relay the same pid, so there they do take turns.
-  'relay-concurrency/advisory-lock-on-backend-pid.ts': 'PGlite one session',
   // A CTE locks a batch FOR UPDATE SKIP LOCKED and serves only as a gate (EXISTS) for an unlocked
   // read of the first rows: the rule sees FOR UPDATE in the read. PostgreSQL 15 catches it at seed 5.
   'relay-concurrency/cte-lock-as-gate.ts': 'PGlite one session',
@@ -46,10 +40,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
   // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
   'business-date-reminder/ack-when-claimed.ts': 'fixed fault moments',
-  // Two deliveries never reach an expired claim at the same moment (the duplicate comes at the
-  // start), so two unlocked read-then-update takeovers never race; the tab's one session could
-  // not overlap them anyway.
-  'concurrent-redelivery/takeover-read-then-update-in-tx.ts': 'fixed fault moments',
   // Two clients from env.db.connect(), or a session lock and its unlock through env.db.query,
   // are one connection in the simulator (on pg.Pool they are two).
   'dual-write/two-clients.ts': 'pool is one connection',

@@ -3,6 +3,7 @@ import { ACTORS, TABLES, crashAfterDb, crashBeforeAck, duplicate, receiptWorld }
 import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
 
 export default defineLesson({
   id: 'concurrent-redelivery',
@@ -29,7 +30,7 @@ export default defineLesson({
   },
   faultMenu: [duplicate, crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1)],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, checkHoldsWhenActing],
   tables: TABLES,
   actors: ACTORS,
   crashable: ['worker-1', 'worker-2'],
@@ -64,6 +65,7 @@ export default defineLesson({
         invariant: 'no-email-inside-transaction',
         text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
       },
+      CHECK_HOLDS_HINT,
     ],
   },
   questions: [

@@ -9,6 +9,7 @@ import type { ProcessSpec } from '../../engine/scheduler';
 import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
+import { bracketed, HeldLocks } from './held-locks';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 /** The same customer's next order, where a world places two. */
@@ -284,7 +285,7 @@ export const eachRowOnce: Invariant = {
  *   counts as well, and so does LOCK TABLE outbox in a mode that conflicts with itself. A
  *   `pg_try_advisory…` lock counts when its answer decides something: the code read it, or the
  *   call filters rows in the statement's WHERE. A lock keyed on the relay's own name (its process
- *   id in the key), or a shared one (shared locks admit each other), excludes nobody, and does not
+ *   id in the key, its connection's pg_backend_pid(), its transaction's id), or a shared one (shared locks admit each other), excludes nobody, and does not
  *   count; or
  * - every row that read returned was locked earlier in the same transaction (ids locked FOR UPDATE
  *   SKIP LOCKED, then their payloads fetched by id): they stay this transaction's until it ends.
@@ -293,8 +294,6 @@ export const eachRowOnce: Invariant = {
  * leaves the other relay free to read and publish the same rows.
  */
 const FOR_UPDATE = /\bfor\s+(no\s+key\s+)?update\b/i;
-const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
-const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 /** The outbox table, bare or schema-qualified (`public.outbox`, `"public"."outbox"`). */
 const OUTBOX = String.raw`(?:"?public"?\s*\.\s*)?"?outbox"?(?![\w"])`;
 const READS_OUTBOX = new RegExp(String.raw`\bfrom\s+(?:only\s+)?${OUTBOX}`, 'i');
@@ -303,8 +302,6 @@ const WRITES_OUTBOX = new RegExp(String.raw`^\s*${WRITE_OF_OUTBOX}`, 'i');
 /** A statement opening with WITH whose common table expression updates or deletes outbox rows (`WITH m AS (UPDATE outbox … RETURNING …) SELECT … FROM m`). */
 const CTE_WRITES_OUTBOX = new RegExp(String.raw`^\s*with\b[\s\S]*?\bas\s*(?:(?:not\s+)?materialized\s*)?\(\s*${WRITE_OF_OUTBOX}`, 'i');
 const RETURNING = /\breturning\b/i;
-const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
-const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
 /**
  * LOCK TABLE on the outbox in a mode that conflicts with itself (SHARE UPDATE EXCLUSIVE, SHARE ROW
  * EXCLUSIVE, EXCLUSIVE, ACCESS EXCLUSIVE, the default): two relays take turns. ROW SHARE, ROW
@@ -340,15 +337,6 @@ function outboxWrite(sql: string): string | null {
   return bracketed(sql, cte.index + cte[0].lastIndexOf('('));
 }
 
-/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
-function bracketed(sql: string, open: number): string {
-  let depth = 0;
-  for (let i = open; i < sql.length; i++) {
-    if (sql[i] === '(') depth++;
-    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
-  }
-  return sql.slice(open + 1);
-}
 
 /** Whether `sql` returns outbox rows that a publish may follow. */
 function readsOutbox(sql: string): boolean {
@@ -379,40 +367,6 @@ function locksWhatItReads(sql: string): boolean {
   return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(write));
 }
 
-/** An exclusive advisory lock that keeps other relays out: not shared (shared locks admit each other), not keyed on the relay's own name, and a try-lock only when its answer decides something. */
-function excludingLock(e: TraceEvent, actor: string): RegExpExecArray | null {
-  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
-  const sql = String(data?.sql ?? '');
-  const lock = ADVISORY_LOCK.exec(sql);
-  if (!lock || lock[3]) return null;
-  if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
-  return !lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql) ? lock : null;
-}
-
-/** The excluding locks a process holds: session-level ones (counted: each unlock lets go of one) and whether its transaction holds any. */
-class HeldLocks {
-  session = 0;
-  inTransaction = false;
-
-  constructor(private readonly actor: string) {}
-
-  /** Take in one statement of the process. */
-  see(e: TraceEvent): void {
-    const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
-    if (UNLOCK_ALL.test(sql)) this.session = 0;
-    else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
-    else if (LOCK_TABLE_OUTBOX_EXCLUSIVELY.test(sql)) this.inTransaction = true;
-    else {
-      const lock = excludingLock(e, this.actor);
-      if (lock && lock[2]) this.inTransaction = true;
-      else if (lock) this.session++;
-    }
-  }
-
-  get any(): boolean {
-    return this.session > 0 || this.inTransaction;
-  }
-}
 
 /** The outbox ids among `rows` (a statement's result); null when a row has none to tell it by. */
 function outboxIds(rows: unknown): number[] | null {
@@ -429,7 +383,7 @@ function outboxIds(rows: unknown): number[] | null {
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
 function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string): boolean {
   // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
-  const held = new HeldLocks(actor);
+  const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY);
   for (const e of tx.before) held.see(e);
   held.inTransaction = false;
   /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING). */

@@ -3,6 +3,7 @@ import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, noStuckKeys } from '../kit/scenario';
 import { ACTORS, TABLES, crashAfterDb, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
 import { defineLesson } from '../kit/define';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
 
 export default defineLesson({
   id: 'lease-expiry',
@@ -33,7 +34,7 @@ export default defineLesson({
   // duplicate placed after the lease (the systematic pass's moments) finds the row done.
   faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate, { kind: 'slow-response', call: 'email.send', ms: 20_000 }],
   maxFaults: 2,
-  invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction],
+  invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction, checkHoldsWhenActing],
   tables: TABLES,
   actors: ACTORS,
   crashable: ['worker-1', 'worker-2'],
@@ -85,6 +86,7 @@ export default defineLesson({
         invariant: 'no-email-inside-transaction',
         text: 'The e-mail went out while a database transaction was still open. If that transaction rolls back — a crash, an error — the row that says the work was claimed or done disappears, and the e-mail does not. Claim in a statement of its own, let it commit, then send, then mark done.',
       },
+      CHECK_HOLDS_HINT,
     ],
   },
   questions: [

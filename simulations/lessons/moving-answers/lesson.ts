@@ -3,6 +3,7 @@ import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswe
 import { held, plural } from '../kit/predictions';
 import { handlerOf, messagesSettled, startsLate, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
 
 export default defineLesson({
   id: 'moving-answers',
@@ -61,7 +62,7 @@ export default defineLesson({
     { kind: 'duplicate-delivery', message: 'm1', afterMs: 2_000 },
   ],
   maxFaults: 3,
-  invariants: [oneConsistentAnswer, orderChecked, messagesSettled],
+  invariants: [oneConsistentAnswer, orderChecked, messagesSettled, checkHoldsWhenActing],
   tables: ['operations', 'crm_updates'],
   actors: ['queue', 'worker-1', 'worker-2', 'postgres', 'lookup'],
   crashable: ['worker-1', 'worker-2'],
@@ -105,6 +106,7 @@ export default defineLesson({
         invariant: 'messages-settled',
         text: 'A message was never acknowledged: the worker kept answering \'retry-later\' (or threw) on every delivery until the queue gave up. Look at what it returns when the key is already done — that delivery has nothing left to do and must be acknowledged — and at a claim that nobody can ever take over.',
       },
+      CHECK_HOLDS_HINT,
     ],
   },
   questions: [

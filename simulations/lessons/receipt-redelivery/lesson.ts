@@ -4,6 +4,7 @@ import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
+import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/overlap';
 
 export default defineLesson({
   id: 'receipt-redelivery',
@@ -32,7 +33,7 @@ export default defineLesson({
   },
   faultMenu: [crashBeforeAck('worker-1'), crashBeforeAck('worker-2'), crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 2), crashAfterSend('worker-1'), duplicate, { kind: 'lose-request', call: 'email.send', nth: 1 }],
   maxFaults: 3,
-  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey],
+  invariants: [atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, ownRecordNotProviderKey, checkHoldsUnlessKeyed],
   tables: TABLES,
   actors: ACTORS,
   crashable: ['worker-1', 'worker-2'],
@@ -78,6 +79,7 @@ export default defineLesson({
         invariant: 'own-record',
         text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
+      CHECK_HOLDS_HINT,
     ],
   },
   questions: [

@@ -5,6 +5,7 @@ import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, w
 import type { Delivery } from '../../engine/types';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
+import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/overlap';
 
 export default defineLesson({
   id: 'webhook-dedupe',
@@ -61,6 +62,7 @@ export default defineLesson({
     messagesSettled,
     noEmailInsideTransaction,
     ownRecordNotProviderKey,
+    checkHoldsUnlessKeyed,
   ],
   tables: ['operations'],
   actors: ['queue', 'handler-1', 'handler-2', 'postgres', 'email'],
@@ -101,6 +103,7 @@ export default defineLesson({
         invariant: 'own-record',
         text: 'The provider was asked to send the same e-mail again after the first handling had finished, and only its idempotency key kept the customer from a second one. Your consumer must know from its own record that the work is done: claim the key in the operations table, read what the claim tells you (a key already done means acknowledge and stop), and mark it done after the send. The provider\'s key covers only the gap between a send and a crash before complete.',
       },
+      CHECK_HOLDS_HINT,
     ],
   },
   questions: [

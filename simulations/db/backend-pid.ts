@@ -1,0 +1,48 @@
+/**
+ * pg_backend_pid() per simulated process on PGlite's one session.
+ *
+ * On PostgreSQL each process has a connection of its own, so anything built on pg_backend_pid()
+ * differs per process: an advisory lock keyed on it excludes nobody. On PGlite's one session every
+ * process would get the same number, and such a lock made the relays take turns in the tab while
+ * they published the same rows twice on PostgreSQL. A statement that calls it is sent with each
+ * call replaced by the calling process's own number (`withBackendPid`). The numbers are handed out
+ * in the order the processes first ask, from one reset to the next, so a run gets the same ones
+ * every time.
+ */
+
+/** A call of pg_backend_pid(), optionally schema-qualified. */
+const CALL = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?pg_backend_pid\s*\(\s*\)/gi;
+const MENTIONS = /pg_backend_pid/i;
+
+/** Whether a statement calls pg_backend_pid(). */
+export function callsBackendPid(text: string): boolean {
+  if (!MENTIONS.test(text)) return false;
+  CALL.lastIndex = 0;
+  return CALL.test(text);
+}
+
+/** `text` with every call of pg_backend_pid() answered by `backendPid`. */
+export function withBackendPid(text: string, backendPid: number): string {
+  return text.replace(CALL, `(${backendPid})::integer`);
+}
+
+/** The first number handed out; the next process gets the next one. */
+const FIRST_PID = 4101;
+
+/** Each process's backend pid, from one reset to the next. */
+export class BackendPids {
+  private readonly pids = new Map<string, number>();
+
+  of(process: string): number {
+    let pid = this.pids.get(process);
+    if (pid === undefined) {
+      pid = FIRST_PID + this.pids.size;
+      this.pids.set(process, pid);
+    }
+    return pid;
+  }
+
+  clear(): void {
+    this.pids.clear();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The locks that keep other processes out, as a process's statements take and release them: what
+ * PGlite's one session cannot show by itself, since it runs one transaction at a time. Read by the
+ * relay's lock rule (./outbox-world.ts) and by the check on what a transaction decided
+ * (./overlap.ts).
+ *
+ * An advisory lock excludes others when it is exclusive (shared locks admit each other), keyed on
+ * something the other processes would use too (not the process's own name, its connection's
+ * pg_backend_pid() or its transaction's id), and, for a `pg_try_advisory…` lock, when its answer
+ * decides something: the code read it, or the call filters rows in the statement's WHERE.
+ */
+import type { TraceEvent } from '../../engine/types';
+
+const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
+const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
+/** What differs per connection or per transaction: a lock keyed on it is every process's own. */
+const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\(/i;
+const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
+const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
+
+/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
+export function bracketed(sql: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    if (sql[i] === '(') depth++;
+    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
+  }
+  return sql.slice(open + 1);
+}
+
+/** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
+function excludingLock(e: TraceEvent, actor: string): RegExpExecArray | null {
+  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
+  const sql = String(data?.sql ?? '');
+  const lock = ADVISORY_LOCK.exec(sql);
+  if (!lock || lock[3]) return null;
+  if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
+  if (OWN_CONNECTION.test(bracketed(sql, lock.index + lock[0].length - 1))) return null;
+  return !lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql) ? lock : null;
+}
+
+/**
+ * The excluding locks a process holds: session-level ones (counted: each unlock lets go of one) and
+ * whether its transaction holds any. `tableLock` matches a LOCK TABLE that keeps the others out.
+ */
+export class HeldLocks {
+  session = 0;
+  inTransaction = false;
+
+  constructor(
+    private readonly actor: string,
+    private readonly tableLock: RegExp,
+  ) {}
+
+  /** Take in one statement of the process. */
+  see(e: TraceEvent): void {
+    const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+    if (UNLOCK_ALL.test(sql)) this.session = 0;
+    else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
+    else if (this.tableLock.test(sql)) this.inTransaction = true;
+    else {
+      const lock = excludingLock(e, this.actor);
+      if (lock && lock[2]) this.inTransaction = true;
+      else if (lock) this.session++;
+    }
+  }
+
+  get any(): boolean {
+    return this.session > 0 || this.inTransaction;
+  }
+}

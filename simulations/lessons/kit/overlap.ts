@@ -1,0 +1,212 @@
+/**
+ * What a transaction checked still holds when it acts on it, as PostgreSQL runs two workers'
+ * transactions at once.
+ *
+ * PGlite runs one transaction at a time, so in this tab `BEGIN; SELECT … (no row); …; COMMIT`
+ * followed by the side effect looks atomic: the other worker waits for the COMMIT and then finds
+ * the row. On PostgreSQL (READ COMMITTED) the two transactions overlap: a plain SELECT takes no
+ * lock, both find no row, and both go on to the side effect. This checker judges a transaction by
+ * what its code observably did, the way PostgreSQL would have treated it:
+ *
+ * - it read the rows of a plain SELECT from a table (no FOR UPDATE/SHARE, or one that locked no
+ *   row) while nothing excluded the other worker: an unchecked answer;
+ * - and before the side effect nothing made the decision atomic after all:
+ *   - an excluding lock taken before that read (./held-locks.ts: an advisory lock every worker
+ *     takes, a LOCK TABLE in a mode that conflicts with itself), or a session lock held since
+ *     before BEGIN;
+ *   - a write whose answer the code read (INSERT … ON CONFLICT … RETURNING, UPDATE … RETURNING: the
+ *     row it got is the claim), or a plain INSERT without ON CONFLICT, which a unique key fails
+ *     if the other worker got there first;
+ *   - a SELECT … FOR UPDATE/SHARE that returned rows (the other worker waits on them, then reads
+ *     what this one committed);
+ *   - the REPEATABLE READ or SERIALIZABLE isolation level (PostgreSQL fails the second writer).
+ *
+ * The side effect is a provider call made inside that transaction, or after it committed and
+ * before the process ran any other statement (which may be the real decision: a claim of its own).
+ * It counts only when another process handled the same message while the caller was handling it
+ * (from the delivery to its ack, crash or next delivery): two transactions that could have run at
+ * once. Where the provider honours idempotency keys, a call that carries one is left to the
+ * provider (`checkHoldsUnlessKeyed`).
+ */
+import type { TraceEvent } from '../../engine/types';
+import { formatSimTime } from '../../engine/sim-time';
+import { memoByText } from '../../engine/text-memo';
+import { sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
+import { HeldLocks } from './held-locks';
+import type { Invariant } from './scenario';
+
+/** LOCK TABLE of any table in a mode that conflicts with itself: two workers take turns. */
+const LOCK_TABLE_EXCLUSIVELY =
+  /^\s*lock\s+(?:table\s+)?(?:only\s+)?[\w."]+(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
+
+/** What a statement is, for this checker (worked out once per text). */
+type Shape = 'read' | 'locking-read' | 'write' | 'plain-insert' | 'isolation' | 'rollback' | 'other';
+
+const shapeOf = memoByText((sql: string): Shape => {
+  const code = sqlCodeOnly(sql);
+  if (/\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b|\bdefault_transaction_isolation\b/i.test(code)) return 'isolation';
+  if (/^\s*(?:rollback|abort)\b/i.test(code)) return 'rollback';
+  const writes = /^\s*(?:insert|update|delete|merge)\b/i.test(code) || /^\s*with\b[\s\S]*\b(?:insert\s+into|update\s+[\w."]+\s+set|delete\s+from)\b/i.test(code);
+  if (writes) return /^\s*insert\b/i.test(code) && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
+  if (!/^\s*(?:select|with|table|values)\b/i.test(code) || !/\bfrom\b/i.test(code)) return 'other';
+  return /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
+});
+
+/** A process's open transaction, as far as this checker follows it. */
+interface Open {
+  /** Whether something made its decisions atomic (see the module's comment). */
+  safe: boolean;
+  /** Its first answer read while nothing excluded the other workers; null while there is none. */
+  unchecked: TraceEvent | null;
+}
+
+/** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
+export interface UncheckedAct {
+  call: TraceEvent;
+  read: TraceEvent;
+  /** Whether the call came after the transaction committed (else inside it). */
+  afterCommit: boolean;
+}
+
+/** One process's handling of one delivery: from the queue handing it over to its ack, its crash or its next delivery. */
+interface Handling {
+  process: string;
+  message: string;
+  from: number;
+  to: number;
+}
+
+/** Every handling of a delivery in `trace`. */
+function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
+  const all: Handling[] = [];
+  const current = new Map<string, Handling>();
+  const end = (process: string, at: number) => {
+    const h = current.get(process);
+    if (h) h.to = at;
+    current.delete(process);
+  };
+  for (const e of trace) {
+    if (e.type === 'receive' && e.target) {
+      end(e.target, e.i);
+      const message = (e.data as { messageId?: unknown } | undefined)?.messageId;
+      if (typeof message !== 'string') continue;
+      const h = { process: e.target, message, from: e.i, to: trace.length };
+      all.push(h);
+      current.set(e.target, h);
+    } else if (e.type === 'ack' || e.type === 'crash' || e.type === 'restart' || e.type === 'finish') {
+      end(e.actor, e.i);
+    }
+  }
+  return all;
+}
+
+/** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */
+export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false): UncheckedAct | null {
+  const handlings = handlingsOf(trace);
+  /** Whether another process handled `h`'s message while `h` was under way. */
+  const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
+  const handling = new Map<string, Handling>();
+  const open = new Map<string, Open>();
+  const locks = new Map<string, HeldLocks>();
+  /** A process's committed transaction that left an unchecked answer, until the process runs another statement. */
+  const pending = new Map<string, TraceEvent>();
+  for (const e of trace) {
+    if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
+      open.delete(e.actor);
+      locks.delete(e.actor);
+      pending.delete(e.actor);
+      continue;
+    }
+    if (e.type === 'receive' && e.target) {
+      const h = handlings.find((x) => x.from === e.i);
+      if (h) handling.set(e.target, h);
+      else handling.delete(e.target);
+      pending.delete(e.target);
+      continue;
+    }
+    if (e.type === 'call') {
+      const h = handling.get(e.actor);
+      if (!h || !overlapped(h)) continue;
+      if (keyedCallsAreSafe && (e.data as { options?: { idempotencyKey?: unknown } } | undefined)?.options?.idempotencyKey) continue;
+      const tx = open.get(e.actor);
+      if (tx && !tx.safe && tx.unchecked) return { call: e, read: tx.unchecked, afterCommit: false };
+      const read = pending.get(e.actor);
+      if (!tx && read) return { call: e, read, afterCommit: true };
+      continue;
+    }
+    if (e.type !== 'db' && e.type !== 'db-error') continue;
+    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; waitingFor?: unknown } | undefined;
+    // A statement parked on a lock is recorded again once it runs.
+    if (data?.waitingFor !== undefined) continue;
+    const sql = String(data?.sql ?? '');
+    let held = locks.get(e.actor);
+    if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY)));
+    const boundary = transactionBoundary(sql);
+    const shape = shapeOf(sql);
+    if (boundary === 'begin') {
+      held.inTransaction = false;
+      open.set(e.actor, { safe: held.session > 0 || shape === 'isolation', unchecked: null });
+      pending.delete(e.actor);
+      continue;
+    }
+    const tx = open.get(e.actor);
+    if (boundary === 'end') {
+      open.delete(e.actor);
+      held.inTransaction = false;
+      if (tx && !tx.safe && tx.unchecked && shape !== 'rollback' && e.type === 'db') pending.set(e.actor, tx.unchecked);
+      else pending.delete(e.actor);
+      continue;
+    }
+    pending.delete(e.actor);
+    held.see(e);
+    if (!tx || tx.safe || e.type === 'db-error') continue;
+    const rowsRead = data?.rowsRead === true;
+    const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
+    if (shape === 'isolation' || shape === 'plain-insert' || (shape === 'write' && rowsRead) || (shape === 'locking-read' && returned > 0)) tx.safe = true;
+    else if (tx.unchecked === null && held.any) tx.safe = true;
+    else if (tx.unchecked === null && rowsRead && (shape === 'read' || shape === 'locking-read')) tx.unchecked = e;
+  }
+  return null;
+}
+
+/**
+ * A worker acts only on what it checked in a way no other worker could change before it acted:
+ * the model of two overlapping transactions on PostgreSQL (see the module's comment), which this
+ * tab's one session cannot run.
+ */
+function checkHolds(keyedCallsAreSafe: boolean): Invariant {
+  return {
+    id: 'check-holds-when-acting',
+    title: 'A transaction acts only on what no other worker could change before it did',
+    check({ outcome, db }) {
+      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe);
+      if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
+      const { call, read, afterCommit } = found;
+      const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
+      const model =
+        db.name === 'pglite'
+          ? 'This verdict rests on a model of PostgreSQL: PGlite runs one transaction at a time, so here the other worker waited for the COMMIT, while on PostgreSQL the two transactions run at once. '
+          : '';
+      return {
+        held: false,
+        detail:
+          `${call.actor} called ${call.call} at ${formatSimTime(call.t)} ${afterCommit ? 'after committing a transaction' : 'inside a transaction'} whose decision rested on "${sql.length > 90 ? `${sql.slice(0, 89)}…` : sql}" (${formatSimTime(read.t)}), a read that locks nothing. ` +
+          `Another worker got the same message: its transaction can read the same answer before this one commits, and both go on to ${call.call}. ${model}` +
+          'Decide with a statement that takes the operation atomically (INSERT … ON CONFLICT DO NOTHING RETURNING, or an UPDATE … WHERE … RETURNING, and look at what it returned), or take a lock every worker takes before you read.',
+        step: call.i,
+      };
+    },
+  };
+}
+
+/** For lessons whose provider keeps no idempotency key, or whose answers move: every second call is the harm. */
+export const checkHoldsWhenActing = checkHolds(false);
+/** For lessons whose provider honours idempotency keys: a call with a key is the provider's to dedupe. */
+export const checkHoldsUnlessKeyed = checkHolds(true);
+
+/** The targeted hint of every lesson that checks it. */
+export const CHECK_HOLDS_HINT = {
+  id: 'check-holds-when-acting',
+  invariant: 'check-holds-when-acting',
+  text: 'Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker\'s transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read.',
+};

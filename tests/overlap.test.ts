@@ -1,0 +1,83 @@
+/**
+ * The model of two overlapping transactions (simulations/lessons/kit/overlap.ts), on traces built
+ * by hand: which decisions PostgreSQL would let a second worker slip past, and which it would not.
+ */
+import { describe, expect, test } from 'vitest';
+import { firstUncheckedAct } from '../simulations/lessons/kit/overlap';
+import type { TraceEvent } from '../simulations/engine/types';
+
+type Ev = Omit<TraceEvent, 'i' | 't' | 'step' | 'text'>;
+
+const receive = (pid: string, messageId = 'm1'): Ev => ({ actor: 'queue', type: 'receive', target: pid, data: { messageId, attempt: 1, body: {} } });
+const db = (pid: string, sql: string, extra: Record<string, unknown> = {}): Ev => ({ actor: pid, type: 'db', data: { sql, params: [], rows: [], ...extra } });
+const read = (pid: string, sql: string, rows: unknown[] = []): Ev => db(pid, sql, { rows, rowsRead: true });
+const send = (pid: string, options: Record<string, unknown> = {}): Ev => ({ actor: pid, type: 'call', call: 'email.send', data: { request: {}, options } });
+const ack = (pid: string): Ev => ({ actor: pid, type: 'ack', data: { messageId: 'm1' } });
+
+function trace(...events: Ev[]): TraceEvent[] {
+  return events.map((e, i) => ({ ...e, i, t: i * 10, step: i, text: '' }));
+}
+
+/** worker-2 holds the same message throughout, so every handling of worker-1 overlaps one. */
+const both = (...worker1: Ev[]) => trace(receive('worker-2'), receive('worker-1'), ...worker1, ack('worker-1'), ack('worker-2'));
+
+const SELECT = 'SELECT 1 FROM operations WHERE op_key = $1';
+const INSERT_IGNORED = `INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT DO NOTHING`;
+
+describe('a decision PostgreSQL lets a second worker slip past', () => {
+  test('a read, a lock after it and an insert whose answer is ignored, then the call after COMMIT', () => {
+    const found = firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))'), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')));
+    expect(found?.afterCommit).toBe(true);
+    expect(found?.call.actor).toBe('worker-1');
+    expect(String((found?.read.data as { sql: string }).sql)).toBe(SELECT);
+  });
+
+  test('a call inside the transaction, on a read that locked nothing', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), send('worker-1')))?.afterCommit).toBe(false);
+  });
+
+  test('FOR UPDATE that found no row locks nothing', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR UPDATE`), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a lock keyed on the connection pid excludes nobody', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'SELECT pg_advisory_xact_lock(pg_backend_pid())'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+});
+
+describe('a decision PostgreSQL makes atomic', () => {
+  const safe = (...worker1: Ev[]) => expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), ...worker1, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+
+  test('an excluding lock before the read', () => safe(db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))'), read('worker-1', SELECT)));
+  test('a write whose answer the code read', () => safe(read('worker-1', SELECT), read('worker-1', `${INSERT_IGNORED} RETURNING op_key`)));
+  test('a plain INSERT, which the unique key fails for the second worker', () => safe(read('worker-1', SELECT), db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1, 'running')`)));
+  test('FOR UPDATE that locked a row', () => safe(read('worker-1', `${SELECT} FOR UPDATE`, [{ '?column?': 1 }])));
+  test('SERIALIZABLE', () => safe(db('worker-1', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE'), read('worker-1', SELECT)));
+  test('a read whose rows the code never looked at', () => safe(db('worker-1', SELECT), db('worker-1', INSERT_IGNORED)));
+
+  test('a session lock taken before BEGIN', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'SELECT pg_advisory_lock(hashtext($1))'), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
+  test('a ROLLBACK, or a statement of its own between the COMMIT and the call (its own claim)', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'ROLLBACK'), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), db('worker-1', `${INSERT_IGNORED} RETURNING op_key`), send('worker-1')))).toBeNull();
+  });
+});
+
+describe('when it counts', () => {
+  const unsafe = [db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT')];
+
+  test('only when another process handled the same message at the same time', () => {
+    // worker-1 acks before worker-2 ever gets the message: a redelivery, not an overlap.
+    expect(firstUncheckedAct(trace(receive('worker-1'), ...unsafe, send('worker-1'), ack('worker-1'), receive('worker-2')))).toBeNull();
+    expect(firstUncheckedAct(trace(receive('worker-1'), receive('worker-2', 'm2'), ...unsafe, send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(trace(receive('worker-1'), ...unsafe, receive('worker-2'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a keyed call is the provider’s to dedupe where the lesson says so', () => {
+    const keyed = both(...unsafe, send('worker-1', { idempotencyKey: 'k' }));
+    expect(firstUncheckedAct(keyed, true)).toBeNull();
+    expect(firstUncheckedAct(keyed, false)).not.toBeNull();
+  });
+});
