@@ -40,6 +40,22 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR UPDATE`), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
 
+  test('a lock taken in the statement that reads: its snapshot came first', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', 'SELECT pg_advisory_xact_lock(1), (SELECT count(*) FROM operations) AS n', [{ n: 0 }]), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a plain INSERT into another table than the one checked (an outbox row) claims nothing', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', `INSERT INTO outbox (topic) VALUES ('x')`), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('an UPDATE … RETURNING that found nothing locked nothing', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `UPDATE operations SET lease_until = now() WHERE op_key = $1 AND lease_until < now() RETURNING op_key`), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a plain SELECT after the COMMIT (a log line) is no new decision', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), db('worker-1', SELECT), send('worker-1')))).not.toBeNull();
+  });
+
   test('a lock keyed on the connection pid excludes nobody', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'SELECT pg_advisory_xact_lock(pg_backend_pid())'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
@@ -49,11 +65,27 @@ describe('a decision PostgreSQL makes atomic', () => {
   const safe = (...worker1: Ev[]) => expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), ...worker1, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
 
   test('an excluding lock before the read', () => safe(db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))'), read('worker-1', SELECT)));
-  test('a write whose answer the code read', () => safe(read('worker-1', SELECT), read('worker-1', `${INSERT_IGNORED} RETURNING op_key`)));
+  test('a write whose rows the code read', () => safe(read('worker-1', SELECT), read('worker-1', `${INSERT_IGNORED} RETURNING op_key`, [{ op_key: 'k' }])));
   test('a plain INSERT, which the unique key fails for the second worker', () => safe(read('worker-1', SELECT), db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1, 'running')`)));
   test('FOR UPDATE that locked a row', () => safe(read('worker-1', `${SELECT} FOR UPDATE`, [{ '?column?': 1 }])));
   test('SERIALIZABLE', () => safe(db('worker-1', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE'), read('worker-1', SELECT)));
   test('a read whose rows the code never looked at', () => safe(db('worker-1', SELECT), db('worker-1', INSERT_IGNORED)));
+
+  test('a re-read under a lock taken after the first read (double-checked)', () =>
+    safe(read('worker-1', SELECT), db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))'), read('worker-1', SELECT), db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`)));
+  test('a read after this transaction wrote the same table', () => safe(db('worker-1', `INSERT INTO operations AS o (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET token = 1 WHERE o.lease_until < now()`), read('worker-1', 'SELECT token FROM operations WHERE op_key = $1', [{ token: 1 }])));
+  test('a data-modifying CTE with an alias whose rows the code read', () => safe(read('worker-1', `WITH t AS (UPDATE operations AS o SET lease_until = now() WHERE o.op_key = $1 RETURNING o.op_key) SELECT * FROM t`, [{ op_key: 'k' }])));
+  test('LOCK TABLE behind a comment', () => safe(db('worker-1', '-- one at a time\nLOCK TABLE operations IN SHARE ROW EXCLUSIVE MODE'), read('worker-1', SELECT)));
+
+  test('a claim of its own that returned its row, before the transaction', () => {
+    expect(firstUncheckedAct(both(db('worker-1', `${INSERT_IGNORED} RETURNING op_key`, { rows: [{ op_key: 'k' }] }), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
+  test('SERIALIZABLE set for the session before BEGIN, until RESET ALL', () => {
+    const session = db('worker-1', 'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE');
+    expect(firstUncheckedAct(both(session, db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(both(session, db('worker-1', 'RESET ALL'), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
 
   test('a session lock taken before BEGIN', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'SELECT pg_advisory_lock(hashtext($1))'), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
@@ -61,7 +93,7 @@ describe('a decision PostgreSQL makes atomic', () => {
 
   test('a ROLLBACK, or a statement of its own between the COMMIT and the call (its own claim)', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'ROLLBACK'), send('worker-1')))).toBeNull();
-    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), db('worker-1', `${INSERT_IGNORED} RETURNING op_key`), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), read('worker-1', `${INSERT_IGNORED} RETURNING op_key`, [{ op_key: 'k' }]), send('worker-1')))).toBeNull();
   });
 });
 

@@ -52,6 +52,15 @@ function scripts(db: () => SimDatabase) {
     await value(db(), 'a', 'COMMIT', T0 + 8_000);
   });
 
+  test('a clock first read inside a savepoint that is rolled back to is still the clock afterwards', async () => {
+    await value(db(), 'a', 'BEGIN', T0 + 1_000);
+    await value(db(), 'a', 'SAVEPOINT s', T0 + 2_000);
+    expect(ms(await value(db(), 'a', 'SELECT now()', T0 + 3_000))).toBe(T0 + 1_000);
+    await value(db(), 'a', 'ROLLBACK TO SAVEPOINT s', T0 + 4_000);
+    expect(ms(await value(db(), 'a', 'SELECT now()', T0 + 5_000))).toBe(T0 + 1_000);
+    await value(db(), 'a', 'COMMIT', T0 + 6_000);
+  });
+
   test('a savepoint rolled back to does not end the transaction: now() stays at BEGIN', async () => {
     await value(db(), 'a', 'BEGIN', T0 + 1_000);
     await value(db(), 'a', 'SAVEPOINT s', T0 + 2_000);

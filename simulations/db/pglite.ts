@@ -14,12 +14,12 @@ import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, 
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock } from './statement-shape';
-import { transactionBoundary } from './sql-words';
+import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
 
 /** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -174,6 +174,8 @@ export class PgliteSimDatabase implements SimDatabase {
       throw err;
     } finally {
       if (effect === 'end' && this.owner === pid) this.endTransaction(pid);
+      // ROLLBACK TO SAVEPOINT undid a clock set since the savepoint: set it again next time.
+      else if (shape.toSavepoint) this.clockMs = null;
       // A transaction the text did not announce (a BEGIN behind a comment) still owns the session.
       else if (this.owner === null && this.statements.inTransaction) {
         this.owner = pid;

@@ -19,7 +19,7 @@ import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
 import { mayReadClock } from './statement-shape';
-import { transactionBoundary } from './sql-words';
+import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { prepareSimDatabase, resetSql, SEARCH_PATH, setClockSql } from './sql-clock';
@@ -130,6 +130,8 @@ export class PostgresSimDatabase implements SimDatabase {
     const blocker = await this.watch(conn, () => settled, running);
     const finish = () => {
       if (effect === 'end') this.endTransaction(conn);
+      // ROLLBACK TO SAVEPOINT undid a clock set since the savepoint: set it again next time.
+      else if (rollsBackToSavepoint(text)) conn.clockMs = null;
       if (error) throw error;
       return value!;
     };

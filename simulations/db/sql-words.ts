@@ -244,6 +244,14 @@ export const transactionBoundary = memoByText((sql: string): 'begin' | 'end' | n
   const word = transactionControl(sql)?.toLowerCase();
   if (word === 'begin' || word === 'start') return 'begin';
   if (word === 'commit' || word === 'end' || word === 'abort') return 'end';
-  if (word === 'rollback') return /^\s*rollback\s+(?:(?:work|transaction)\s+)?to\b/i.test(sqlWords(sql).map((w) => w.text).join(' ')) ? null : 'end';
+  if (word === 'rollback') return rollsBackToSavepoint(sql) ? null : 'end';
   return null;
 });
+
+/**
+ * Whether `sql` is ROLLBACK TO SAVEPOINT: it stays inside the transaction, but undoes every
+ * set_config made since the savepoint, the virtual clock's included.
+ */
+export const rollsBackToSavepoint = memoByText(
+  (sql: string): boolean => transactionControl(sql)?.toLowerCase() === 'rollback' && /^\s*rollback\s+(?:(?:work|transaction)\s+)?to\b/i.test(sqlWords(sql).map((w) => w.text).join(' ')),
+);

@@ -28,6 +28,11 @@ export function bracketed(sql: string, open: number): string {
   return sql.slice(open + 1);
 }
 
+/** `sql` without the comments before its first word (`-- why\nLOCK TABLE …`). */
+function withoutLeadingComments(sql: string): string {
+  return sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+}
+
 /** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
 function excludingLock(e: TraceEvent, actor: string): RegExpExecArray | null {
   const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
@@ -57,7 +62,7 @@ export class HeldLocks {
     const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
     if (UNLOCK_ALL.test(sql)) this.session = 0;
     else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
-    else if (this.tableLock.test(sql)) this.inTransaction = true;
+    else if (this.tableLock.test(withoutLeadingComments(sql))) this.inTransaction = true;
     else {
       const lock = excludingLock(e, this.actor);
       if (lock && lock[2]) this.inTransaction = true;
