@@ -154,8 +154,11 @@ export class PgliteSimDatabase implements SimDatabase {
 
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
-    if (statementShape(text).backendPid) text = backendPidText(`${this.backendPids.of(pid)}\0${text}`);
-    const shape = statementShape(text);
+    let shape = statementShape(text);
+    if (shape.backendPid) {
+      text = backendPidText(`${this.backendPids.of(pid)}\0${text}`);
+      shape = statementShape(text);
+    }
     const effect = shape.effect;
     if (effect === 'begin') {
       this.owner = pid;
