@@ -39,9 +39,19 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Hashes already computed: a handler derives the same few keys on every delivery and retry. */
+const hashed = new Map<string, string>();
+const HASHED_MAX = 4096;
+
 /** Hex SHA-256 of a UTF-8 string. */
 export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  let hex = hashed.get(text);
+  if (hex === undefined) {
+    hex = bytesToHex(sha256(utf8ToBytes(text)));
+    if (hashed.size >= HASHED_MAX) hashed.clear();
+    hashed.set(text, hex);
+  }
+  return hex;
 }
 
 /** The key of one logical operation: hex SHA-256 of `${kind}:${canonical(identity)}`. */

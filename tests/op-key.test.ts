@@ -40,6 +40,13 @@ describe('fixed examples', () => {
     expect(key).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('sha256Hex gives the same hash from its memo, and after the memo was emptied', () => {
+    const first = sha256Hex('order-1042:charge');
+    for (let i = 0; i < 5000; i++) expect(sha256Hex(`filler-${i}`)).toBe(nodeSha256(`filler-${i}`));
+    expect(sha256Hex('order-1042:charge')).toBe(first);
+    expect(sha256Hex('order-1042:charge')).toBe(nodeSha256('order-1042:charge'));
+  });
+
   it('sha256Hex matches node:crypto', () => {
     expect(sha256Hex('order-1042:charge')).toBe(nodeSha256('order-1042:charge'));
     expect(sha256Hex('order-1042:charge')).toBe('e2511a0675c71d1be210a69d4e4c14df3250d4ac2e10b665eb300aacf87436e1');

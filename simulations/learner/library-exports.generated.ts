@@ -95,7 +95,7 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "opKey": {
     "file": "lib/op-key.ts",
-    "line": 48,
+    "line": 58,
     "kind": "value"
   },
   "OrderMessage": {
@@ -130,7 +130,7 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "sha256Hex": {
     "file": "lib/op-key.ts",
-    "line": 43,
+    "line": 47,
     "kind": "value"
   },
   "TransformRequest": {
