@@ -14,8 +14,8 @@ export interface ExploreProgress {
 
 /** How long an exploration runs before its progress reports a rate. */
 const RATE_AFTER_MS = 250;
-/** Progress goes out at most this often (the last report always does). */
-const PROGRESS_EVERY_MS = 100;
+/** Progress goes out at most this often (the first and the last report always do): each post wakes the page, which re-renders on the same cores. */
+const PROGRESS_EVERY_MS = 250;
 
 /**
  * A reporter for an exploration of `total` schedules starting now on clock `now`: call it with
