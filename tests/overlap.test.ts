@@ -56,6 +56,20 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), db('worker-1', SELECT), send('worker-1')))).not.toBeNull();
   });
 
+  test('a DELETE that deleted nothing, then a read of that table: nothing of it is held', () => {
+    const cleared = db('worker-1', `DELETE FROM operations WHERE op_key = $1 AND lease_until < now()`, { affected: 0 });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), cleared, read('worker-1', SELECT), db('worker-1', INSERT_IGNORED, { affected: 0 }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('an upsert that returns a row either way, before the transaction, claims nothing', () => {
+    const counted = db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET result = '1' RETURNING result`, { rows: [{ result: '1' }], affected: 1 });
+    expect(firstUncheckedAct(both(counted, db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('an upsert that returns a row either way, after the read that decided', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING op_key`, [{ op_key: 'k' }]), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
   test('a lock keyed on the connection pid excludes nobody', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'SELECT pg_advisory_xact_lock(pg_backend_pid())'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
@@ -75,7 +89,17 @@ describe('a decision PostgreSQL makes atomic', () => {
     safe(read('worker-1', SELECT), db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))'), read('worker-1', SELECT), db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`)));
   test('a read after this transaction wrote the same table', () => safe(db('worker-1', `INSERT INTO operations AS o (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET token = 1 WHERE o.lease_until < now()`), read('worker-1', 'SELECT token FROM operations WHERE op_key = $1', [{ token: 1 }])));
   test('a data-modifying CTE with an alias whose rows the code read', () => safe(read('worker-1', `WITH t AS (UPDATE operations AS o SET lease_until = now() WHERE o.op_key = $1 RETURNING o.op_key) SELECT * FROM t`, [{ op_key: 'k' }])));
+  test('a DELETE that deleted a row holds it: a read of that table after it waited for the other worker', () =>
+    safe(db('worker-1', `DELETE FROM operations WHERE op_key = $1 AND lease_until < now()`, { affected: 1 }), read('worker-1', SELECT)));
+  test('an upsert that returns a row either way, as the first decision: it locked that row', () =>
+    safe(read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING state`, [{ state: 'running' }])));
+  test('an upsert whose conflict arm has a WHERE (compare-and-set) and whose row the code read', () =>
+    safe(read('worker-1', SELECT), read('worker-1', `INSERT INTO operations AS o (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() WHERE o.lease_until < now() RETURNING op_key`, [{ op_key: 'k' }])));
   test('LOCK TABLE behind a comment', () => safe(db('worker-1', '-- one at a time\nLOCK TABLE operations IN SHARE ROW EXCLUSIVE MODE'), read('worker-1', SELECT)));
+
+  test('an upsert returning xmax (inserted or not) before the transaction: the code can tell', () => {
+    expect(firstUncheckedAct(both(db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET op_key = EXCLUDED.op_key RETURNING (xmax = 0) AS inserted`, { rows: [{ inserted: true }] }), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
 
   test('a claim of its own that returned its row, before the transaction', () => {
     expect(firstUncheckedAct(both(db('worker-1', `${INSERT_IGNORED} RETURNING op_key`, { rows: [{ op_key: 'k' }] }), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();

@@ -131,7 +131,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
               try {
                 const res = await got.result();
-                const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows } });
+                const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows, affected: res.affectedRows } });
                 return resultOf(res.rows, event, simDb.inTransaction(pid));
               } catch (err) {
                 failed(err);
@@ -139,7 +139,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
               }
             }, () => got.settled());
           }
-          const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows } });
+          const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows, affected: got.affectedRows } });
           return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(got.rows, event) : got.rows, event, simDb.inTransaction(pid));
         } catch (err) {
           failed(err);

@@ -50,6 +50,12 @@ interface Shape {
   reads: string[];
   /** The tables it writes (INSERT INTO, UPDATE, DELETE FROM, in a WITH too). */
   writes: string[];
+  /**
+   * An upsert whose conflict arm updates without a WHERE (`ON CONFLICT … DO UPDATE SET …`): it
+   * returns a row whether it inserted or not, so the row it returned decides nothing (unless it
+   * returns `xmax`, the idiom that tells an insert from an update).
+   */
+  alwaysReturns: boolean;
 }
 
 /** A table's bare lower-case name: schema and quotes dropped. */
@@ -68,6 +74,8 @@ const shapeOf = memoByText((sql: string): Shape => {
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
   const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
   const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));
+  const conflictArm = /\bon\s+conflict\b[\s\S]*?\bdo\s+update\s+set\b([\s\S]*)$/i.exec(code)?.[1];
+  const alwaysReturns = conflictArm !== undefined && !/\bwhere\b/i.test(conflictArm.split(/\breturning\b/i)[0]!) && !/\bxmax\b/i.test(code);
   let kind: Shape['kind'] = 'other';
   if (/^\s*(?:rollback|abort)\b/i.test(code)) kind = 'rollback';
   else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
@@ -75,7 +83,7 @@ const shapeOf = memoByText((sql: string): Shape => {
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
     kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
   }
-  return { kind, isolation, resetsSession, reads, writes };
+  return { kind, isolation, resetsSession, reads, writes, alwaysReturns };
 });
 
 /** A process's open transaction, as far as this checker follows it. */
@@ -172,7 +180,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       continue;
     }
     if (e.type !== 'db' && e.type !== 'db-error') continue;
-    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; waitingFor?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
     // A statement parked on a lock is recorded again once it runs.
     if (data?.waitingFor !== undefined) continue;
     const sql = String(data?.sql ?? '');
@@ -181,6 +189,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const boundary = transactionBoundary(sql);
     const shape = shapeOf(sql);
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
+    /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
+    const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
       held.inTransaction = false;
       const safe = held.session > 0 || shape.isolation !== null || strictSession.has(e.actor) || claimed.has(e.actor);
@@ -203,13 +213,13 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // Outside a transaction: a statement that takes the operation (or may: a plain INSERT) is a decision of its own.
       if (shape.isolation === 'session') strictSession.add(e.actor);
       if (shape.resetsSession) strictSession.delete(e.actor);
-      if (shape.kind === 'plain-insert' || ((shape.kind === 'write' || shape.kind === 'locking-read') && returned > 0)) {
+      if (shape.kind === 'plain-insert' || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
         pending.delete(e.actor);
         claimed.add(e.actor);
       }
       continue;
     }
-    for (const t of shape.writes) tx.written.add(t);
+    if (touched) for (const t of shape.writes) tx.written.add(t);
     if (tx.safe) continue;
     const rowsRead = data?.rowsRead === true;
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
@@ -221,7 +231,11 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // The unique key fails the second worker's INSERT into the table the check read.
       if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t))) tx.safe = true;
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
-      if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) tx.safe = true;
+      if (returned > 0 && shape.alwaysReturns) {
+        // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
+        // checked; one made on an earlier read is not, since the row comes back either way.
+        if (tx.unchecked === null) tx.safe = true;
+      } else if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) tx.safe = true;
       else if (rowsRead && tx.unchecked === null) {
         // An UPDATE … RETURNING or FOR UPDATE that found nothing locked nothing: acting on "nobody has it" is unchecked.
         tx.unchecked = e;
