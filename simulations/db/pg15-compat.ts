@@ -99,8 +99,12 @@ export const pg15Refusal: (sql: string) => Pg15Refusal | null = memoByText(refus
 
 /** A statement that fails inside the database with `r`'s message and SQLSTATE (aborting a transaction around it). */
 export function raising(r: Pg15Refusal): string {
-  const text = `${r.message} (PostgreSQL 15, the course's standard, rejects this; the browser's PostgreSQL is newer)`;
-  return `DO $eo_pg15$ BEGIN RAISE EXCEPTION USING MESSAGE = ${quoteLiteral(text)}, ERRCODE = '${r.code}'; END $eo_pg15$`;
+  return raisingText(`${r.message} (PostgreSQL 15, the course's standard, rejects this; the browser's PostgreSQL is newer)`, r.code);
+}
+
+/** A statement that fails inside the database with `message` and SQLSTATE `code`. */
+export function raisingText(message: string, code: string): string {
+  return `DO $eo_pg15$ BEGIN RAISE EXCEPTION USING MESSAGE = ${quoteLiteral(message)}, ERRCODE = '${code}'; END $eo_pg15$`;
 }
 
 function quoteLiteral(s: string): string {

@@ -255,3 +255,17 @@ export const transactionBoundary = memoByText((sql: string): 'begin' | 'end' | n
 export const rollsBackToSavepoint = memoByText(
   (sql: string): boolean => transactionControl(sql)?.toLowerCase() === 'rollback' && /^\s*rollback\s+(?:(?:work|transaction)\s+)?to\b/i.test(sqlWords(sql).map((w) => w.text).join(' ')),
 );
+
+/**
+ * Whether `sql` creates or names a temporary object (CREATE TEMP TABLE, SELECT … INTO TEMP, a
+ * `pg_temp.` name). On PostgreSQL one belongs to its connection and is gone when that closes; the
+ * tab's one session would share it between every simulated process and keep it over a crash.
+ */
+export const usesTemporary = memoByText((sql: string): boolean => {
+  const code = sqlCodeOnly(sql);
+  return /\bcreate\s+(?:or\s+replace\s+)?(?:(?:global|local)\s+)?temp(?:orary)?\s+(?:unlogged\s+)?(?:table|view|sequence|recursive\s+view)\b/i.test(code) || /\binto\s+(?:temp|temporary)\b/i.test(code) || /\bpg_temp\s*\./i.test(code);
+});
+
+/** Why the tab refuses a statement `usesTemporary` finds. */
+export const TEMPORARY_REFUSAL =
+  'temporary tables are not simulated here: on PostgreSQL a TEMP table belongs to one connection and is gone when it closes (and pg.Pool may give each query another connection), while this tab runs every worker on one session, where it would be shared by all of them and survive a crash. Keep what has to outlive a statement in an ordinary table';

@@ -1,0 +1,66 @@
+/**
+ * TEMP tables in the tab: PostgreSQL gives each connection its own, gone when it closes, and the
+ * tab's one session cannot (a TEMP table there would be every process's, and outlive a crash), so
+ * PGlite refuses them inside the database, where an open transaction aborts as on a server.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { isParked, type SimDatabase } from '../simulations/db/port';
+import { TEMPORARY_REFUSAL, usesTemporary } from '../simulations/db/sql-words';
+import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
+import { openSimDb } from './helpers/sim-db';
+
+async function run(db: SimDatabase, pid: string, sql: string): Promise<{ rows?: unknown[]; error?: string; code?: string }> {
+  try {
+    const got = await db.query(pid, sql, [], SIM_EPOCH_MS);
+    if (isParked(got)) throw new Error('parked');
+    return { rows: got.rows };
+  } catch (err) {
+    return { error: (err as Error).message, code: (err as { code?: string }).code };
+  }
+}
+
+describe('which statements make or name a temporary object', () => {
+  test.each([
+    'CREATE TEMP TABLE seen (k text PRIMARY KEY)',
+    'create temporary table if not exists seen (k text)',
+    'CREATE LOCAL TEMP TABLE seen AS SELECT 1',
+    'CREATE GLOBAL TEMPORARY TABLE seen (k text) ON COMMIT DROP',
+    'CREATE TEMP VIEW v AS SELECT 1',
+    'CREATE TEMP SEQUENCE s',
+    'SELECT 1 AS k INTO TEMP seen',
+    'INSERT INTO pg_temp.seen VALUES ($1)',
+    '/* cache */ CREATE TEMP TABLE seen (k text)',
+  ])('%s', (sql) => expect(usesTemporary(sql)).toBe(true));
+
+  test.each([
+    'CREATE TABLE seen (k text)',
+    "SELECT 'CREATE TEMP TABLE x' AS text",
+    'SELECT temp FROM readings',
+    'INSERT INTO temperatures (temp) VALUES (1)',
+    '-- CREATE TEMP TABLE x\nSELECT 1',
+    'DISCARD TEMP',
+  ])('not: %s', (sql) => expect(usesTemporary(sql)).toBe(false));
+});
+
+describe('PGlite refuses them inside the database', () => {
+  let lite: Awaited<ReturnType<typeof openSimDb>>;
+  beforeAll(async () => {
+    lite = await openSimDb();
+  });
+  afterAll(() => lite?.close());
+
+  test('outside a transaction: the statement fails with why, and no table is made', async () => {
+    const got = await run(lite.db, 'worker-1', 'CREATE TEMP TABLE seen (k text PRIMARY KEY)');
+    expect(got.error).toBe(TEMPORARY_REFUSAL);
+    expect(got.code).toBe('0A000');
+    expect((await run(lite.db, 'worker-2', "SELECT to_regclass('seen') IS NULL AS gone")).rows).toEqual([{ gone: true }]);
+  });
+
+  test('inside a transaction: it aborts, as a failed statement does on PostgreSQL', async () => {
+    await run(lite.db, 'worker-1', 'BEGIN');
+    expect((await run(lite.db, 'worker-1', 'CREATE TEMPORARY TABLE seen (k text)')).code).toBe('0A000');
+    expect((await run(lite.db, 'worker-1', 'SELECT 1 AS one')).code).toBe('25P02');
+    await run(lite.db, 'worker-1', 'ROLLBACK');
+    expect((await run(lite.db, 'worker-1', 'SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+}, 60_000);
