@@ -1,5 +1,5 @@
 /** The lesson "The charge that timed out": Provider retention. Its code is ./starter.ts and ./solution.ts. */
-import { HOUR_MS, NEXT_DAY_RERUN_MS, NEXT_ORDER, NEXT_ORDER_AFTER_MS, TIMEOUT_ORDER, everyoneSawTheCharge, timeoutOrderCharged } from '../kit/key-worlds';
+import { HOUR_MS, NEXT_DAY_RERUN_MS, NEXT_ORDER, NEXT_ORDER_AFTER_MS, TIMEOUT_ORDER, everyoneSawTheCharge, nextOrderFor, timeoutOrderCharged } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -23,8 +23,9 @@ export default defineLesson({
     starter: 'Retries the timed-out charge with no idempotency key: the provider cannot tell the retry from a new purchase. The next-day rerun charges a third time.',
     solution: 'The key comes from the order. Retries within the day are answered by the provider from the key (replayed: true); the rerun the next day is answered by our own operations table, which still holds the charge after the provider forgot the key.',
   },
-  build(mod) {
+  build(mod, variation) {
     const chargeOrder = exportedFunction<(order: CheckoutOrder, env: Env) => Promise<unknown>>(mod, 'chargeOrder');
+    const next = nextOrderFor(variation?.seed);
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
     return {
@@ -35,9 +36,9 @@ export default defineLesson({
             startAfterMs: NEXT_DAY_RERUN_MS,
             why: `the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
           }),
-          oneShot('next-order', (env) => chargeOrder({ ...NEXT_ORDER }, env), observed, codeErrors, {
+          oneShot('next-order', (env) => chargeOrder({ ...next }, env), observed, codeErrors, {
             startAfterMs: NEXT_ORDER_AFTER_MS,
-            why: `an hour later the same customer checks out again: order ${NEXT_ORDER.id}, $${(NEXT_ORDER.totalCents / 100).toFixed(2)}`,
+            why: `an hour later the same customer checks out again: order ${next.id}, $${(next.totalCents / 100).toFixed(2)}`,
           }),
         ],
         messages: [],

@@ -1,5 +1,5 @@
 /** The lesson "Yesterday's job, rerun by hand": Manual reruns. Its code is ./starter.ts and ./solution.ts. */
-import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, everyOrderBilled, receiptAfterCharge } from '../kit/key-worlds';
+import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, jobOrdersFor, everyOrderBilled, receiptAfterCharge } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -23,11 +23,11 @@ export default defineLesson({
     starter: 'Charges and e-mails every order on every run. Correct only if nobody ever runs the job twice.',
     solution: 'Every operation is claimed under its own key and completed after it happened; a rerun (or a retry, or a takeover after a crash) finds it done and moves on. The same keys go to the providers, so a retry within the day is answered from their memory too. One gap no key closes: a crash after a charge or a receipt went through and before its complete, taken over the next day when the provider has forgotten the key.',
   },
-  build(mod) {
+  build(mod, variation) {
     const run = exportedFunction<(orders: BillingOrder[], env: Env) => Promise<unknown>>(mod, 'runBillingJob');
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
-    const orders = () => JOB_ORDERS.map((o) => ({ ...o }));
+    const orders = () => jobOrdersFor(variation?.seed);
     return {
       spec: {
         processes: [

@@ -26,6 +26,15 @@ export const NEXT_DAY_RERUN_MS = 25 * HOUR_MS;
 export const NEXT_ORDER: CheckoutOrder = { id: 2078, customerId: 'cus_grace', totalCents: 4_500 };
 export const NEXT_ORDER_AFTER_MS = HOUR_MS;
 
+/**
+ * Grace's next order on seeds 2, 6, 10, …: the same amount as order 2077 (she buys the same thing
+ * again). A key naming the customer and the amount is then answered with the first charge, which
+ * different amounts would hide.
+ */
+export function nextOrderFor(seed: number | undefined): CheckoutOrder {
+  return seed !== undefined && seed % 4 === 2 ? { ...NEXT_ORDER, totalCents: TIMEOUT_ORDER.totalCents } : NEXT_ORDER;
+}
+
 export const timeoutOrderCharged: Invariant = {
   id: 'order-charged',
   title: 'Each order is charged',
@@ -193,6 +202,15 @@ export const JOB_ORDERS: BillingOrder[] = [
   { id: 3003, customerId: 'cus_ada', totalCents: 990, email: 'ada@example.com' },
 ];
 export const JOB_IDS = JOB_ORDERS.map((o) => o.id);
+
+/**
+ * The job's orders for `seed`: on seeds 2, 6, 10, … Ada's second order costs what her first does
+ * (she bought the same thing twice), so a key naming the customer and the amount bills one of them.
+ */
+export function jobOrdersFor(seed: number | undefined): BillingOrder[] {
+  const same = seed !== undefined && seed % 4 === 2;
+  return JOB_ORDERS.map((o) => ({ ...o, ...(same && o.id === 3003 ? { totalCents: JOB_ORDERS[0]!.totalCents } : {}) }));
+}
 /** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */
 export const OPERATOR_RERUN_MS = 26 * HOUR_MS;
 
