@@ -53,12 +53,12 @@ export async function launchBrowser() {
 /**
  * A fresh context and page in `colorScheme`, recording every request URL (the page's and its
  * workers') and every console error and page error. `device` overrides the 1280 × 900 desktop
- * (e.g. `PHONE`).
+ * (e.g. `PHONE`); `exploreWorkers` is the page's database workers setting ('1' unless given).
  */
 /** The bound of a wait for a state: 90 s, three times what a loaded machine was seen to need. */
 export const E2E_WAIT_MS = 90_000;
 
-export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true, device = {} } = {}) {
+export async function openPage(browser, { colorScheme = 'light', javaScriptEnabled = true, device = {}, exploreWorkers = '1' } = {}) {
   const context = await browser.newContext({
     colorScheme,
     javaScriptEnabled,
@@ -66,6 +66,20 @@ export async function openPage(browser, { colorScheme = 'light', javaScriptEnabl
     deviceScaleFactor: 1,
     ...device,
   });
+  // One database worker per page unless a test asks for more (tests/e2e/explore-pool.e2e.mjs
+  // tests the pool): each helper boots another PGlite and warms it up, on the same cores as the
+  // test's own steps. Set before the page's scripts, and only where nothing set it yet, so a
+  // test's own init script, or a reload, keeps what the test chose. `exploreWorkers: null` leaves
+  // the page its default (one worker per core).
+  if (exploreWorkers !== null) {
+    await context.addInitScript((workers) => {
+      try {
+        if (localStorage.getItem('effectively-once.explore-workers') === null) localStorage.setItem('effectively-once.explore-workers', workers);
+      } catch {
+        /* a page without storage (about:blank, a sandboxed frame) keeps its default */
+      }
+    }, exploreWorkers);
+  }
   // Every wait without its own bound (waitFor, waitForFunction, clicks) is sized for a loaded
   // machine three times slower than a quiet one: a state, not a time, ends it.
   context.setDefaultTimeout(E2E_WAIT_MS);
