@@ -16,7 +16,7 @@ export default defineLesson({
     'Here a worker checks whether the customer\'s address is deliverable and hands the answer on to the CRM, then crashes before acking. The redelivery comes 30 s later; the data has moved, and the starter\'s second lookup tells the CRM something else.',
     'If downstream must see one answer, store the first result under the operation\'s key (complete(db, key, answer)) and serve any replay from the store instead of asking again. Give the claim a lease shorter than the queue\'s patience — claim(env.db, key, 60): the message comes back every 30 s and at most 10 times, and while a crashed worker\'s lease runs, every redelivery can only be told to come back later.',
     'Why not a Map in the module? Each worker is its own process with its own memory, and a crash wipes it: a cache in a variable is gone after the restart and was never seen by the other worker. Only the database outlives both.',
-    'On every seed but 1, 5, 9, … (the demonstration\'s) Explore brings the workers up at 09:00:58, two seconds before the minute turns and the data moves: a redelivery 30 s later falls in the next minute, so a key must not change when the clock does, and two deliveries handled at once can hear two answers, so the second must not look up before the first has stored its answer.',
+    'On every seed but 1, 5, 9, … (the demonstration\'s) Explore brings the workers up at 09:00:58, two seconds before the minute turns and the data moves (on seeds 3, 11, 19, … at 09:59:58, before the hour turns): a redelivery 30 s later falls in the next minute, or hour, so a key must not change when the clock does, and two deliveries handled at once can hear two answers, so the second must not look up before the first has stored its answer.',
   ],
   explanations: {
     starter: 'Looks the address up on every delivery. Safe for the world, but the replay\'s answer is not the first one, and the CRM now holds both.',
@@ -24,11 +24,12 @@ export default defineLesson({
   },
   build(mod, variation) {
     const handler = handlerOf(mod, 'checkCustomer');
-    // Every seed but the demonstration's class: the workers come up at 09:00:58, so a redelivery
-    // 30 s later is in the next minute, and the lookup's data moves at 09:01:00, while a slow first
-    // lookup is still out.
+    // Every seed but the demonstration's class: the workers come up at 09:00:58 (on seeds 3, 11,
+    // 19, … at 09:59:58), so a redelivery 30 s later is in the next minute (or hour), and the
+    // lookup's data moves at the turn, while a slow first lookup is still out.
     const late = variation?.seed !== undefined && variation.seed % 4 !== 1;
-    const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), 58_000, `${id} comes up at 09:00:58`) : checkWorker(id, handler, codeErrors));
+    const [lateMs, lateAt] = variation?.seed !== undefined && variation.seed % 8 === 3 ? [3_598_000, '09:59:58'] : [58_000, '09:00:58'];
+    const worker = (id: string) => (late ? startsLate(checkWorker(id, handler, codeErrors), lateMs, `${id} comes up at ${lateAt}`) : checkWorker(id, handler, codeErrors));
     const codeErrors: CodeError[] = [];
     return {
       spec: {
@@ -38,7 +39,8 @@ export default defineLesson({
         maxReceives: 10,
         providers: { timeoutMs: 5_000, metered: { credits: 100, answerPeriodMs: 20_000 } },
         setupSql: CRM_SETUP_SQL,
-        horizonMs: 3_600_000,
+        // Two hours: workers that come up at 09:59:58 still have every redelivery inside it.
+        horizonMs: 2 * 3_600_000,
       },
       observed: {},
       codeErrors,

@@ -8,6 +8,16 @@ import { caughtThrow, codeErrorOf, startsLate, nearBoundaryOn, WORKER_RESTART, t
 import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
+/**
+ * When the customer reaches checkout on a boundary seed: just before the hour (and the minute)
+ * turns, or just before the half minute, where a time rounded to the nearest minute turns over.
+ */
+function lateStart(seed: number): [number, string] {
+  return seed % 8 === 3
+    ? [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns']
+    : [25_000, 'the customer reaches checkout at 09:00:25, five seconds before the half minute, where a time rounded to the minute turns over'];
+}
+
 export default defineLesson({
   id: 'random-key-on-retry',
   title: 'A fresh key on every retry',
@@ -19,7 +29,7 @@ export default defineLesson({
     'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work. (Half an hour later Ada checks out again, order 1043: a purchase of its own, which must be charged too.)',
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
-    'On seeds 3, 7, 11, … Explore has the customer reach checkout at 09:00:55: a retry then falls in the next minute, and a key must not change when the clock does.',
+    'On seeds 3, 11, 19, … Explore has the customer reach checkout at 09:59:55, and on seeds 7, 15, 23, … at 09:00:25: a retry then falls in the next minute and the next hour, or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
     'On seeds 2, 6, 10, … Ada\'s second order costs the same as her first, $49.99: a key built from the customer and the amount names two purchases at once.',
   ],
   explanations: {
@@ -55,7 +65,7 @@ export default defineLesson({
     return {
       spec: {
         processes: [
-          nearBoundaryOn(variation?.seed) ? startsLate(checkout, 55_000, 'the customer reaches checkout at 09:00:55, five seconds before the minute turns') : checkout,
+          nearBoundaryOn(variation?.seed) ? startsLate(checkout, ...lateStart(variation!.seed)) : checkout,
           oneShot('next-order', (env) => chargeOrder({ ...nextOrder }, env), observed, codeErrors, {
             startAfterMs: NEXT_ORDER_AFTER_MS,
             why: `half an hour later the same customer checks out again: order ${nextOrder.id}, $${(nextOrder.totalCents / 100).toFixed(2)}${nextOrder.totalCents === ORDER.totalCents ? ', the same amount as order ' + ORDER.id : ''}`,
@@ -65,7 +75,8 @@ export default defineLesson({
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000 },
-        horizonMs: 3_600_000,
+        // Two hours: a checkout that starts at 09:59:55 still has its retries and a rerun inside it.
+        horizonMs: 2 * 3_600_000,
       },
       observed,
       codeErrors,
