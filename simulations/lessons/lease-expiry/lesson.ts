@@ -17,7 +17,7 @@ export default defineLesson({
     "The fix needs two things, and the starter has neither: a finite lease (lease_until = now() + 60 s), and a claim that takes an expired row over (ON CONFLICT … DO UPDATE … WHERE state <> 'done' AND lease_until < now()) where the starter's DO NOTHING never does. lib's claim() has both: once the lease has expired, and only if the row is not done, the next claim takes it over.",
     "As in the last lesson, the e-mail provider here keeps no idempotency keys: the operations table has to get the receipt out, once.",
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
-    'On seeds 3, 7, 11, … worker-2\'s host clock runs 90 s ahead of the database\'s, as a drifting machine\'s does: env.clock.now() on it reads that clock. A lease written and compared on the database\'s clock, with now() in the SQL, is not fooled.',
+    'On seeds 3, 11, 19, … worker-2\'s host clock runs 90 s ahead of the database\'s, and on seeds 7, 15, 23, … 90 s behind it, as a drifting machine\'s does: env.clock.now() on it reads that clock. A lease written and compared on the database\'s clock, with now() in the SQL, is not fooled.',
   ],
   explanations: {
     starter: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',
