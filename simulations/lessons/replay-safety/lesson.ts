@@ -65,6 +65,11 @@ export default defineLesson({
     { kind: 'crash', process: 'first-run', after: 'db', nth: 4 },
     { kind: 'crash', process: 'first-run', after: 'db', nth: 5 },
     { kind: 'crash', process: 'first-run', after: 'db', nth: 6 },
+    // Later statements: after the COMMIT of a handler that counts in a transaction of its own,
+    // before what it writes after it.
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 7 },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 8 },
+    { kind: 'crash', process: 'first-run', after: 'db', nth: 9 },
   ] satisfies Fault[],
   maxFaults: 2,
   invariants: [
