@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isParked, type SimDatabase } from '../simulations/db/port';
-import { TEMPORARY_REFUSAL, usesTemporary } from '../simulations/db/sql-words';
+import { SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, usesTemporary } from '../simulations/db/sql-words';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { openSimDb } from './helpers/sim-db';
 
@@ -42,6 +42,26 @@ describe('which statements make or name a temporary object', () => {
   ])('not: %s', (sql) => expect(usesTemporary(sql)).toBe(false));
 });
 
+describe('which statements keep state in a session-level setting', () => {
+  test.each([
+    "SELECT set_config('receipts.order_1042', 'sent', false)",
+    "SELECT set_config($1, 'sent', false)",
+    "SELECT set_config('a.b', format('%s,%s', 1, 2), 'false')",
+    "SELECT set_config('a.b', 'x', false::boolean) AS v",
+    'SET app.sent = 1',
+    "SET SESSION relay.busy TO 'on'",
+  ])('%s', (sql) => expect(setsSessionState(sql)).toBe(true));
+
+  test.each([
+    "SELECT set_config('app.sent', 'x', true)",
+    'SET LOCAL app.sent = 1',
+    "SET lock_timeout = '1s'",
+    'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE',
+    "SELECT current_setting('app.sent', true)",
+    "SELECT 'set_config(x, y, false)' AS text",
+  ])('not: %s', (sql) => expect(setsSessionState(sql)).toBe(false));
+});
+
 describe('PGlite refuses them inside the database', () => {
   let lite: Awaited<ReturnType<typeof openSimDb>>;
   beforeAll(async () => {
@@ -54,6 +74,15 @@ describe('PGlite refuses them inside the database', () => {
     expect(got.error).toBe(TEMPORARY_REFUSAL);
     expect(got.code).toBe('0A000');
     expect((await run(lite.db, 'worker-2', "SELECT to_regclass('seen') IS NULL AS gone")).rows).toEqual([{ gone: true }]);
+  });
+
+  test('a session-level setting fails with why; one local to the transaction works', async () => {
+    const got = await run(lite.db, 'worker-1', "SELECT set_config('receipts.order_1042', 'sent', false)");
+    expect(got.error).toBe(SESSION_STATE_REFUSAL);
+    expect(got.code).toBe('0A000');
+    await run(lite.db, 'worker-1', 'BEGIN');
+    expect((await run(lite.db, 'worker-1', "SELECT set_config('receipts.order_1042', 'sent', true) AS v")).rows).toEqual([{ v: 'sent' }]);
+    await run(lite.db, 'worker-1', 'COMMIT');
   });
 
   test('inside a transaction: it aborts, as a failed statement does on PostgreSQL', async () => {

@@ -14,7 +14,7 @@ import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, 
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock } from './statement-shape';
-import { rollsBackToSavepoint, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
+import { rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
@@ -22,8 +22,10 @@ import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
 /** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
 /** Feature not supported (0A000): a TEMP object, which the tab's one session cannot give each process. */
 const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
+/** The same for a session-level setting (SET a.custom, set_config(…, false)). */
+const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -159,9 +161,9 @@ export class PgliteSimDatabase implements SimDatabase {
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     let shape = statementShape(text);
-    if (shape.temporary) {
+    if (shape.temporary || shape.sessionState) {
       // Failed inside the database, as a statement PostgreSQL rejects: an open transaction aborts.
-      text = TEMPORARY_REFUSAL_SQL;
+      text = shape.temporary ? TEMPORARY_REFUSAL_SQL : SESSION_STATE_REFUSAL_SQL;
       params = [];
       shape = statementShape(text);
     }

@@ -269,3 +269,37 @@ export const usesTemporary = memoByText((sql: string): boolean => {
 /** Why the tab refuses a statement `usesTemporary` finds. */
 export const TEMPORARY_REFUSAL =
   'temporary tables are not simulated here: on PostgreSQL a TEMP table belongs to one connection and is gone when it closes (and pg.Pool may give each query another connection), while this tab runs every worker on one session, where it would be shared by all of them and survive a crash. Keep what has to outlive a statement in an ordinary table';
+
+/**
+ * Whether `sql` sets a session-level setting the way code keeps state in it: `set_config(…, …,
+ * false)` (not local to the transaction), or `SET [SESSION] a.custom_name`. On PostgreSQL such a
+ * setting is its connection's, gone when it closes; the tab's one session would share it between
+ * every simulated process and keep it over a crash.
+ */
+export const setsSessionState = memoByText((sql: string): boolean => {
+  const code = sqlCodeOnly(sql);
+  if (/^\s*set\s+(?:session\s+)?(?!local\b)[a-z_][\w$]*\s*\.\s*[a-z_]/i.test(code)) return true;
+  for (const m of code.matchAll(/\bset_config\s*\(/gi)) {
+    // The call's top-level arguments, read from the raw text at the positions the code-only text
+    // shows to be outside strings and comments.
+    const args: string[] = [];
+    let depth = 0;
+    let from = m.index! + m[0].length;
+    for (let i = from; i < code.length; i++) {
+      const c = code[i];
+      if (c === '(') depth++;
+      else if (c === ')' && depth > 0) depth--;
+      else if ((c === ',' && depth === 0) || (c === ')' && depth === 0)) {
+        args.push(sql.slice(from, i).trim());
+        from = i + 1;
+        if (c === ')') break;
+      }
+    }
+    if (args.length === 3 && /^(?:false|'f(?:alse)?'|'off'|'no'|'0'|0)(?:\s*::\s*bool(?:ean)?)?$/i.test(args[2]!)) return true;
+  }
+  return false;
+});
+
+/** Why the tab refuses a statement `setsSessionState` finds. */
+export const SESSION_STATE_REFUSAL =
+  'session-level settings are not simulated here: on PostgreSQL a setting made with SET or set_config(…, false) belongs to one connection and is gone when it closes (and pg.Pool may give each query another connection), while this tab runs every worker on one session, where it would be shared by all of them and survive a crash. Keep what has to outlive a statement in a table (set_config(…, true) and SET LOCAL, which end with the transaction, are fine)';
