@@ -40,9 +40,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // read of the first rows: the rule sees FOR UPDATE in the read. PostgreSQL 15 catches it at seed 5.
   'relay-concurrency/cte-lock-as-gate.ts': 'PGlite one session',
   // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
-  // Reminders are redelivered after 90 s, past the 60 s lease: no delivery ever finds a dead
-  // worker's claim still live, the one case in which acknowledging a claimed key loses the day.
-  'business-date-reminder/ack-when-claimed.ts': 'fixed fault moments',
   // Two clients from env.db.connect(), or a session lock and its unlock through env.db.query,
   // are one connection in the simulator (on pg.Pool they are two).
   'dual-write/two-clients.ts': 'pool is one connection',

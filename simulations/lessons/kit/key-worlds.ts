@@ -88,6 +88,13 @@ const MIDNIGHT_MS = 15 * HOUR_MS;
 /** How long a received reminder stays invisible before the queue hands it out again. */
 export const REMINDER_VISIBILITY_MS = 90_000;
 /**
+ * On seeds 2, 6, 10, … a received reminder comes back after 30 s, while a dead worker's 60 s claim
+ * is still live: a delivery that takes "claimed, not done" for "sent" then loses that day's reminder.
+ */
+export function reminderVisibilityFor(seed: number | undefined): number {
+  return seed !== undefined && seed % 4 === 2 ? 30_000 : REMINDER_VISIBILITY_MS;
+}
+/**
  * When the scheduler fires, and for which business date. The rerun after the late deploy comes a
  * minute before midnight: a redelivery of it (a worker dying before its ack) runs after midnight,
  * on the next calendar day, and is still a reminder for the first business date.
