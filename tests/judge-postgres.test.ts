@@ -22,6 +22,10 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
   // A locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
+  // Locks the candidates, logs the answer, publishes the candidates it read unlocked.
+  'relay-concurrency/lock-candidates-publish-candidates.ts': 'overlapping transactions',
+  // Each relay's advisory key is hashed in JavaScript from its own name: it excludes nobody.
+  'relay-concurrency/advisory-lock-js-hash-of-relay-name.ts': 'overlapping transactions',
 };
 
 /**

@@ -70,6 +70,27 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING op_key`, [{ op_key: 'k' }]), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
 
+  test('a plain INSERT of another key than the one checked (a fresh attempt row) claims nothing', () => {
+    const checked = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`, { params: ['k:attempt-7'] }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a row of its own written under another key (a heartbeat) holds nothing of what it reads next', () => {
+    const heartbeat = db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now()`, { params: ['heartbeat:worker-1'], affected: 1 });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), heartbeat, db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a log row inserted before the transaction under another key is no claim of the key it checks', () => {
+    const logged = db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`, { params: ['delivery:42'] });
+    expect(firstUncheckedAct(both(logged, db('worker-1', 'BEGIN'), db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('an EXECUTE is judged as the statement it prepared', () => {
+    const prepare = db('worker-1', `PREPARE receipt_state(text) AS ${SELECT}`);
+    expect(firstUncheckedAct(both(prepare, db('worker-1', 'BEGIN'), read('worker-1', `EXECUTE receipt_state('k')`), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', `PREPARE lock_it(text) AS ${SELECT} FOR UPDATE`), db('worker-1', 'BEGIN'), read('worker-1', `EXECUTE lock_it('k')`, [{ '?column?': 1 }]), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
   test('a lock keyed on the connection pid excludes nobody', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'SELECT pg_advisory_xact_lock(pg_backend_pid())'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
@@ -99,6 +120,17 @@ describe('a decision PostgreSQL makes atomic', () => {
 
   test('an upsert returning xmax (inserted or not) before the transaction: the code can tell', () => {
     expect(firstUncheckedAct(both(db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET op_key = EXCLUDED.op_key RETURNING (xmax = 0) AS inserted`, { rows: [{ inserted: true }] }), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
+  test('a claim of the key it then checks, before the transaction, and a read of another table', () => {
+    const claim = db('worker-1', `${INSERT_IGNORED} RETURNING op_key`, { params: ['k'], rows: [{ op_key: 'k' }] });
+    expect(firstUncheckedAct(both(claim, db('worker-1', 'BEGIN'), db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(both(claim, db('worker-1', 'BEGIN'), db('worker-1', 'SELECT 1 FROM receipts WHERE order_id = $1', { params: [1042], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
+  test('a plain INSERT of the key it checked', () => {
+    const checked = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
   });
 
   test('a claim of its own that returned its row, before the transaction', () => {

@@ -85,6 +85,14 @@ describe('PGlite refuses them inside the database', () => {
     await run(lite.db, 'worker-1', 'COMMIT');
   });
 
+  test("what the learner's code prepared is gone at the next run's reset, the engine's own statements stay", async () => {
+    await run(lite.db, 'worker-1', 'PREPARE seen_state(text) AS SELECT $1::text AS k');
+    expect((await run(lite.db, 'worker-2', "EXECUTE seen_state('x')")).rows).toEqual([{ k: 'x' }]);
+    await lite.db.reset();
+    expect((await run(lite.db, 'worker-1', "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'seen_state'")).rows).toEqual([{ n: 0 }]);
+    expect((await run(lite.db, 'worker-1', 'SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+  });
+
   test('inside a transaction: it aborts, as a failed statement does on PostgreSQL', async () => {
     await run(lite.db, 'worker-1', 'BEGIN');
     expect((await run(lite.db, 'worker-1', 'CREATE TEMPORARY TABLE seen (k text)')).code).toBe('0A000');

@@ -121,6 +121,15 @@ export class PgliteStatements {
   get countSql(): string {
     return `(SELECT count(*)::int FROM pg_prepared_statements WHERE starts_with(name, '${this.prefix}'))`;
   }
+  /**
+   * A statement that deallocates every prepared statement but this object's own: what the learner's
+   * code prepared (PREPARE) in one run must not be there in the next, as on PostgreSQL, where each
+   * run's connections start with none.
+   */
+  get deallocateOthersSql(): string {
+    return `DO $eo_dealloc$ DECLARE r record; BEGIN FOR r IN SELECT name FROM pg_prepared_statements WHERE NOT starts_with(name, '${this.prefix}') LOOP EXECUTE format('DEALLOCATE %I', r.name); END LOOP; END $eo_dealloc$`;
+  }
+
 
   /**
    * Run `text` with `params`. `script`, if given, runs just before it, in the same call; if it

@@ -14,7 +14,7 @@ import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, 
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock } from './statement-shape';
-import { rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
+import { preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
@@ -25,7 +25,7 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -84,6 +84,8 @@ export class PgliteSimDatabase implements SimDatabase {
   private waking = false;
   /** Each process's pg_backend_pid(): on PGlite's one session they would all share one. */
   private readonly backendPids = new BackendPids();
+  /** Whether a process ran PREPARE since the last reset: the reset deallocates what it prepared. */
+  private learnerPrepared = false;
 
   private constructor(
     private readonly pg: PgliteConnection,
@@ -161,6 +163,7 @@ export class PgliteSimDatabase implements SimDatabase {
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     let shape = statementShape(text);
+    if (shape.prepares) this.learnerPrepared = true;
     if (shape.temporary || shape.sessionState) {
       // Failed inside the database, as a statement PostgreSQL rejects: an open transaction aborts.
       text = shape.temporary ? TEMPORARY_REFUSAL_SQL : SESSION_STATE_REFUSAL_SQL;
@@ -307,6 +310,10 @@ export class PgliteSimDatabase implements SimDatabase {
     this.waits.clear();
     this.backendPids.clear();
     this.outsideSql = false;
+    if (this.learnerPrepared) {
+      this.learnerPrepared = false;
+      await this.pg.exec(this.statements.deallocateOthersSql);
+    }
     // One round trip: empty the tables, start the clock, and count our prepared statements (the
     // query panel shares this connection and may have run DEALLOCATE or DISCARD). One statement,
     // prepared like the engine's own (and counted with them), so each run only binds and runs it.

@@ -303,3 +303,15 @@ export const setsSessionState = memoByText((sql: string): boolean => {
 /** Why the tab refuses a statement `setsSessionState` finds. */
 export const SESSION_STATE_REFUSAL =
   'session-level settings are not simulated here: on PostgreSQL a setting made with SET or set_config(…, false) belongs to one connection and is gone when it closes (and pg.Pool may give each query another connection), while this tab runs every worker on one session, where it would be shared by all of them and survive a crash. Keep what has to outlive a statement in a table (set_config(…, true) and SET LOCAL, which end with the transaction, are fine)';
+
+/** `PREPARE name [(types)] AS statement`: the name (lower case, unquoted) and the statement as written; null for anything else. */
+export const preparedStatement = memoByText((sql: string): { name: string; text: string } | null => {
+  const m = /^\s*prepare\s+("?[\w$]+"?)\s*(?:\([^)]*\))?\s+as\s+([\s\S]+)$/i.exec(sqlCodeOnly(sql));
+  return m ? { name: m[1]!.replace(/"/g, '').toLowerCase(), text: sql.slice(sql.length - m[2]!.length) } : null;
+});
+
+/** `EXECUTE name [(arguments)]`: the name (lower case, unquoted); null for anything else. */
+export const executedName = memoByText((sql: string): string | null => {
+  const m = /^\s*execute\s+("?[\w$]+"?)/i.exec(sqlCodeOnly(sql));
+  return m ? m[1]!.replace(/"/g, '').toLowerCase() : null;
+});

@@ -10,6 +10,7 @@ import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransac
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
 import { bracketed, HeldLocks } from './held-locks';
+import { executedName, preparedStatement, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 /** The same customer's next order, where a world places two. */
@@ -380,25 +381,53 @@ function outboxIds(rows: unknown): number[] | null {
   return ids;
 }
 
+/**
+ * The statements the run prepared (PREPARE), by name: an EXECUTE is judged as the statement it
+ * runs. One map for all processes: in the tab they share one session, so one may run what another
+ * prepared (on PostgreSQL each prepares its own, the same text).
+ */
+function preparedIn(trace: readonly TraceEvent[]): Map<string, string> {
+  const prepared = new Map<string, string>();
+  for (const e of trace) {
+    if (e.type !== 'db') continue;
+    const p = preparedStatement(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
+    if (p) prepared.set(p.name, p.text);
+  }
+  return prepared;
+}
+
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
-function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string): boolean {
+function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string, prepared: ReadonlyMap<string, string>): boolean {
   // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
   const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY);
   for (const e of tx.before) held.see(e);
   held.inTransaction = false;
-  /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING). */
-  const lockedRows = new Set<number>();
+  /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING), each with the position it was locked at. */
+  const lockedRows = new Map<number, number>();
+  /** Where the latest SAVEPOINT was set, and the latest covered read made: ROLLBACK TO SAVEPOINT releases the row locks taken since. */
+  let savepointAt = -1;
+  let coveredAt = -1;
+  let position = 0;
   /** Whether the latest read of the outbox was covered; null before any read. */
   let lastReadCovered: boolean | null = null;
   for (const e of tx.events) {
     const data = e.data as { sql?: unknown; rows?: unknown } | undefined;
-    const sql = String(data?.sql ?? '');
+    const text = String(data?.sql ?? '');
+    const executing = executedName(text);
+    const sql = executing !== null ? (prepared.get(executing) ?? text) : text;
     held.see(e);
+    position++;
+    if (/^\s*savepoint\b/i.test(sqlCodeOnly(sql))) savepointAt = position;
+    if (rollsBackToSavepoint(sql) && savepointAt >= 0) {
+      for (const [id, at] of lockedRows) if (at > savepointAt) lockedRows.delete(id);
+      if (lastReadCovered === true && coveredAt > savepointAt && !held.any) lastReadCovered = false;
+    }
     if (!readsOutbox(sql)) continue;
     const ids = outboxIds(data?.rows);
     if (locksWhatItReads(sql)) {
-      for (const id of ids ?? []) lockedRows.add(id);
+      for (const id of ids ?? []) lockedRows.set(id, position);
       lastReadCovered = true;
+      coveredAt = position;
     } else {
       // Rows this transaction locked before, read again by id, are still its own until COMMIT.
       lastReadCovered = held.any || (ids !== null && ids.length > 0 && ids.every((id) => lockedRows.has(id)));
@@ -418,7 +447,8 @@ export const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   check({ outcome, db }) {
-    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor));
+    const prepared = preparedIn(outcome.trace);
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const why =

@@ -31,7 +31,7 @@
 import type { TraceEvent } from '../../engine/types';
 import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
-import { sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
+import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
 import type { Invariant } from './scenario';
 
@@ -94,9 +94,39 @@ interface Open {
   unchecked: TraceEvent | null;
   /** The tables that answer came from. */
   uncheckedTables: readonly string[];
-  /** Tables it has written: a later read of one sees the row this transaction holds, or waited for. */
-  written: Set<string>;
+  /** The values of that answer's statement (its parameters); null when unknown. */
+  uncheckedValues: Values;
+  /** Tables it has written, with the values it wrote them with: a later read of those rows sees what this transaction holds, or waited for. */
+  written: Map<string, Values>;
 }
+
+/**
+ * A statement's parameter values, as text: what ties a write to a later read of the same rows (a
+ * claim of key k, then a read of k). Null when unknown (no parameters, or an EXECUTE whose
+ * arguments are in its text): then any two statements on the same table are taken to meet.
+ */
+type Values = ReadonlySet<string> | null;
+
+function valuesOf(data: { params?: unknown } | undefined): Values {
+  const params = Array.isArray(data?.params) ? data.params : [];
+  const out = new Set<string>();
+  for (const p of params) if (p !== null && p !== undefined && typeof p !== 'object') out.add(String(p));
+  return out.size ? out : null;
+}
+
+/** Whether two statements' values may name the same rows. */
+function meet(a: Values, b: Values): boolean {
+  if (a === null || b === null) return true;
+  for (const v of a) if (b.has(v)) return true;
+  return false;
+}
+
+function union(a: Values | undefined, b: Values): Values {
+  if (a === undefined) return b;
+  if (a === null || b === null) return null;
+  return new Set([...a, ...b]);
+}
+
 
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
 export interface UncheckedAct {
@@ -148,8 +178,14 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
   const locks = new Map<string, HeldLocks>();
   /** A process's committed transaction that left an unchecked answer, until the process decides again. */
   const pending = new Map<string, TraceEvent>();
-  /** Processes whose handling already took the operation with a statement of its own (a claim that returned its row). */
-  const claimed = new Set<string>();
+  /** Processes whose handling already took the operation with a statement of its own (a claim that returned its row): the tables and values it took. */
+  const claimed = new Map<string, { tables: readonly string[]; values: Values }>();
+  /**
+   * Prepared statements (PREPARE), by name: an EXECUTE is judged as the statement it runs. One map
+   * for all processes: in the tab they share one session, so one process may run what another
+   * prepared (on PostgreSQL each prepares its own, the same text).
+   */
+  const prepared = new Map<string, string>();
   /** Processes whose session runs its transactions at REPEATABLE READ or SERIALIZABLE. */
   const strictSession = new Set<string>();
   for (const e of trace) {
@@ -183,7 +219,25 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
     // A statement parked on a lock is recorded again once it runs.
     if (data?.waitingFor !== undefined) continue;
-    const sql = String(data?.sql ?? '');
+    const text = String(data?.sql ?? '');
+    const preparing = preparedStatement(text);
+    if (preparing && e.type === 'db') {
+      prepared.set(preparing.name, preparing.text);
+      continue;
+    }
+    const executing = executedName(text);
+    const sql = executing !== null ? (prepared.get(executing) ?? text) : text;
+    const values = executing !== null ? null : valuesOf(data as { params?: unknown } | undefined);
+    /**
+     * Whether this process's handling already took the operation before its transaction (a claim
+     * that returned its row), so that what it reads now decides nothing another worker could slip
+     * past. A row of its own in the same table under other values (a log line, a heartbeat) is no
+     * claim of what it now reads there.
+     */
+    const alreadyTaken = (tables: readonly string[]) => {
+      const c = claimed.get(e.actor);
+      return c !== undefined && (!tables.some((t) => c.tables.includes(t)) || meet(c.values, values));
+    };
     let held = locks.get(e.actor);
     if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY)));
     const boundary = transactionBoundary(sql);
@@ -193,8 +247,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
       held.inTransaction = false;
-      const safe = held.session > 0 || shape.isolation !== null || strictSession.has(e.actor) || claimed.has(e.actor);
-      open.set(e.actor, { safe, unchecked: null, uncheckedTables: [], written: new Set() });
+      const safe = held.session > 0 || shape.isolation !== null || strictSession.has(e.actor);
+      open.set(e.actor, { safe, unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
       pending.delete(e.actor);
       continue;
     }
@@ -215,11 +269,12 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       if (shape.resetsSession) strictSession.delete(e.actor);
       if (shape.kind === 'plain-insert' || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
         pending.delete(e.actor);
-        claimed.add(e.actor);
+        const before = claimed.get(e.actor);
+        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, values) });
       }
       continue;
     }
-    if (touched) for (const t of shape.writes) tx.written.add(t);
+    if (touched) for (const t of shape.writes) tx.written.set(t, union(tx.written.get(t), values));
     if (tx.safe) continue;
     const rowsRead = data?.rowsRead === true;
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
@@ -229,21 +284,23 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       tx.safe = true;
     } else if (shape.kind === 'plain-insert') {
       // The unique key fails the second worker's INSERT into the table the check read.
-      if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t))) tx.safe = true;
+      if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) tx.safe = true;
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
       if (returned > 0 && shape.alwaysReturns) {
         // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
         // checked; one made on an earlier read is not, since the row comes back either way.
         if (tx.unchecked === null) tx.safe = true;
       } else if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) tx.safe = true;
-      else if (rowsRead && tx.unchecked === null) {
+      else if (rowsRead && tx.unchecked === null && !alreadyTaken([...shape.reads, ...shape.writes])) {
         // An UPDATE … RETURNING or FOR UPDATE that found nothing locked nothing: acting on "nobody has it" is unchecked.
         tx.unchecked = e;
         tx.uncheckedTables = [...shape.reads, ...shape.writes];
+        tx.uncheckedValues = values;
       }
-    } else if (shape.kind === 'read' && rowsRead && tx.unchecked === null && !shape.reads.some((t) => tx.written.has(t))) {
+    } else if (shape.kind === 'read' && rowsRead && tx.unchecked === null && !shape.reads.some((t) => tx.written.has(t) && meet(tx.written.get(t)!, values)) && !alreadyTaken(shape.reads)) {
       tx.unchecked = e;
       tx.uncheckedTables = shape.reads;
+      tx.uncheckedValues = values;
     }
   }
   return null;
