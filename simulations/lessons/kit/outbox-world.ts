@@ -10,7 +10,8 @@ import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransac
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
 import { bracketed, HeldLocks } from './held-locks';
-import { executedName, preparedStatement, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
+import { executedName, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
+import { preparedStatements } from './prepared';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
 /** The same customer's next order, where a world places two. */
@@ -381,21 +382,6 @@ function outboxIds(rows: unknown): number[] | null {
   return ids;
 }
 
-/**
- * The statements the run prepared (PREPARE), by name: an EXECUTE is judged as the statement it
- * runs. One map for all processes: in the tab they share one session, so one may run what another
- * prepared (on PostgreSQL each prepares its own, the same text).
- */
-function preparedIn(trace: readonly TraceEvent[]): Map<string, string> {
-  const prepared = new Map<string, string>();
-  for (const e of trace) {
-    if (e.type !== 'db') continue;
-    const p = preparedStatement(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
-    if (p) prepared.set(p.name, p.text);
-  }
-  return prepared;
-}
-
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
 function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string, prepared: ReadonlyMap<string, string>): boolean {
   // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
@@ -446,8 +432,8 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
 export const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
-  check({ outcome, db }) {
-    const prepared = preparedIn(outcome.trace);
+  async check({ outcome, db }) {
+    const prepared = await preparedStatements(outcome.trace, db);
     const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;

@@ -33,6 +33,7 @@ import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
 import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
+import { preparedStatements } from './prepared';
 import type { Invariant } from './scenario';
 
 /** LOCK TABLE of any table in a mode that conflicts with itself: two workers take turns. */
@@ -169,7 +170,7 @@ function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
 }
 
 /** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */
-export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false): UncheckedAct | null {
+export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map()): UncheckedAct | null {
   const handlings = handlingsOf(trace);
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
@@ -185,7 +186,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
    * for all processes: in the tab they share one session, so one process may run what another
    * prepared (on PostgreSQL each prepares its own, the same text).
    */
-  const prepared = new Map<string, string>();
+  const prepared = new Map<string, string>(preparedBefore);
   /** Processes whose session runs its transactions at REPEATABLE READ or SERIALIZABLE. */
   const strictSession = new Set<string>();
   for (const e of trace) {
@@ -315,10 +316,10 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
   return {
     id: 'check-holds-when-acting',
     title: 'A transaction acts only on what no other worker could change before it did',
-    check({ outcome, db }) {
+    async check({ outcome, db }) {
       // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
       if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
-      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe);
+      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe, await preparedStatements(outcome.trace, db));
       if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
