@@ -93,6 +93,18 @@ describe('PGlite refuses them inside the database', () => {
     expect((await run(lite.db, 'worker-1', 'SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
   });
 
+  test('two processes that prepare the same statement each succeed, as on connections of their own; one that prepares twice fails', async () => {
+    const prepare = 'PREPARE claim_it(text) AS SELECT $1::text AS k';
+    expect((await run(lite.db, 'worker-1', prepare)).error).toBeUndefined();
+    expect((await run(lite.db, 'worker-2', prepare)).error).toBeUndefined();
+    expect((await run(lite.db, 'worker-2', "EXECUTE claim_it('x')")).rows).toEqual([{ k: 'x' }]);
+    expect((await run(lite.db, 'worker-1', prepare)).code).toBe('42P05');
+    expect((await run(lite.db, 'worker-2', 'PREPARE claim_it(text) AS SELECT 2 AS other')).code).toBe('42P05');
+    await lite.db.reset();
+    expect((await run(lite.db, 'worker-1', "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'claim_it'")).rows).toEqual([{ n: 0 }]);
+    expect((await run(lite.db, 'worker-2', prepare)).error).toBeUndefined();
+  });
+
   test('inside a transaction: it aborts, as a failed statement does on PostgreSQL', async () => {
     await run(lite.db, 'worker-1', 'BEGIN');
     expect((await run(lite.db, 'worker-1', 'CREATE TEMPORARY TABLE seen (k text)')).code).toBe('0A000');

@@ -86,6 +86,12 @@ export class PgliteSimDatabase implements SimDatabase {
   private readonly backendPids = new BackendPids();
   /** Whether a process ran PREPARE since the last reset: the reset deallocates what it prepared. */
   private learnerPrepared = false;
+  /**
+   * What each process prepared since the last reset: name → the statement and who prepared it. On
+   * PostgreSQL each connection prepares its own; here they share one session, where a second
+   * process's PREPARE of the same name would fail with "already exists".
+   */
+  private readonly preparedBy = new Map<string, { text: string; pids: Set<string> }>();
 
   private constructor(
     private readonly pg: PgliteConnection,
@@ -163,7 +169,19 @@ export class PgliteSimDatabase implements SimDatabase {
   /** One statement on `pid`'s behalf, with the session's owner kept. */
   private async run(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult> {
     let shape = statementShape(text);
-    if (shape.prepares) this.learnerPrepared = true;
+    const preparing = shape.prepares ? preparedStatement(text) : null;
+    // A DEALLOCATE removes it for every process here: from then on each PREPARE goes to the database.
+    if (/^\s*deallocate\b/i.test(text)) this.preparedBy.clear();
+    if (preparing) {
+      this.learnerPrepared = true;
+      const known = this.preparedBy.get(preparing.name);
+      if (known && known.text === preparing.text && !known.pids.has(pid) && !this.statements.inTransaction) {
+        // Another process prepared the very same statement: on its own connection this process's
+        // PREPARE would succeed, and its EXECUTE run that text. (One that prepares twice fails, as on PostgreSQL.)
+        known.pids.add(pid);
+        return { rows: [], affectedRows: 0 };
+      }
+    }
     if (shape.temporary || shape.sessionState) {
       // Failed inside the database, as a statement PostgreSQL rejects: an open transaction aborts.
       text = shape.temporary ? TEMPORARY_REFUSAL_SQL : SESSION_STATE_REFUSAL_SQL;
@@ -185,6 +203,11 @@ export class PgliteSimDatabase implements SimDatabase {
     try {
       const res = await this.statements.query(text, params, clockSql);
       if (clockSql) this.clockMs = at;
+      if (preparing) {
+        const known = this.preparedBy.get(preparing.name);
+        if (known) known.pids.add(pid);
+        else this.preparedBy.set(preparing.name, { text: preparing.text, pids: new Set([pid]) });
+      }
       return res;
     } catch (err) {
       // The clock update may or may not have happened: set it again next time.
@@ -310,6 +333,7 @@ export class PgliteSimDatabase implements SimDatabase {
     this.waits.clear();
     this.backendPids.clear();
     this.outsideSql = false;
+    this.preparedBy.clear();
     if (this.learnerPrepared) {
       this.learnerPrepared = false;
       await this.pg.exec(this.statements.deallocateOthersSql);

@@ -72,10 +72,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */
 export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
-  // Prepares its claim once per connection (when pg_prepared_statements has no such name). In the
-  // tab the workers share one session: both find none, both PREPARE, and the second fails with
-  // "already exists" (29 of 200 schedules in a fresh tab). On PostgreSQL each connection has its own.
-  'receipt-redelivery/right-prepared-claim.ts': 'PGlite one session',
 };
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */
