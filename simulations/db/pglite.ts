@@ -25,7 +25,7 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, deallocates: /^\s*deallocate\b/i.test(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -171,7 +171,7 @@ export class PgliteSimDatabase implements SimDatabase {
     let shape = statementShape(text);
     const preparing = shape.prepares ? preparedStatement(text) : null;
     // A DEALLOCATE removes it for every process here: from then on each PREPARE goes to the database.
-    if (/^\s*deallocate\b/i.test(text)) this.preparedBy.clear();
+    if (shape.deallocates) this.preparedBy.clear();
     if (preparing) {
       this.learnerPrepared = true;
       const known = this.preparedBy.get(preparing.name);

@@ -23,9 +23,8 @@ async function bootReport(page) {
 
 test('the lab boots PostgreSQL from the prebuilt data directory, served by the app itself', { timeout: 90_000 }, async (t) => {
   const { context, page, requests, errors } = await openPage(browser);
-  // Explore's helper workers run the same script as the tab's worker and may boot once it has
-  // warmed up: on one explore worker, every worker of that script is the tab's.
-  await context.addInitScript(() => localStorage.setItem('effectively-once.explore-workers', '1'));
+  // Explore's helper workers run the same script as the tab's worker: openPage's one explore
+  // worker (its default) makes every worker of that script the tab's.
   const warnings = [];
   page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   try {

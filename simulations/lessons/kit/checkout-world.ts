@@ -6,7 +6,7 @@
  * the order, not stored) is new there too.
  */
 
-import { type Invariant } from './scenario';
+import { samePriceOn, type Invariant } from './scenario';
 import type { CheckoutOrder, TraceEvent } from '../../engine/types';
 
 export const ORDER: CheckoutOrder = { id: 1042, customerId: 'cus_ada', totalCents: 4999 };
@@ -24,7 +24,7 @@ export const NEXT_ORDER_AFTER_MS = 30 * 60_000;
  * charge, which different amounts would hide.
  */
 export function nextOrderFor(seed: number | undefined): CheckoutOrder {
-  return seed !== undefined && seed % 4 === 2 ? { ...NEXT_ORDER, totalCents: ORDER.totalCents } : NEXT_ORDER;
+  return samePriceOn(seed) ? { ...NEXT_ORDER, totalCents: ORDER.totalCents } : NEXT_ORDER;
 }
 
 /** Which run of checkout (1 for the first, 2 after its first restart, …) was running at trace event `at`. */

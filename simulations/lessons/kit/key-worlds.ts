@@ -5,7 +5,7 @@
  * operations table remembers for as long as we keep it, however long the provider remembers.
  */
 import type { ProcessSpec } from '../../engine/scheduler';
-import { nearBoundaryOn, type Invariant } from './scenario';
+import { nearBoundaryOn, samePriceOn, type Invariant } from './scenario';
 import { SIM_EPOCH_MS } from '../../engine/sim-time';
 import { formatSimMoment } from '../../engine/sim-time';
 import type { CheckoutOrder, Fault } from '../../engine/types';
@@ -32,7 +32,7 @@ export const NEXT_ORDER_AFTER_MS = HOUR_MS;
  * different amounts would hide.
  */
 export function nextOrderFor(seed: number | undefined): CheckoutOrder {
-  return seed !== undefined && seed % 4 === 2 ? { ...NEXT_ORDER, totalCents: TIMEOUT_ORDER.totalCents } : NEXT_ORDER;
+  return samePriceOn(seed) ? { ...NEXT_ORDER, totalCents: TIMEOUT_ORDER.totalCents } : NEXT_ORDER;
 }
 
 export const timeoutOrderCharged: Invariant = {
@@ -92,7 +92,7 @@ export const REMINDER_VISIBILITY_MS = 90_000;
  * is still live: a delivery that takes "claimed, not done" for "sent" then loses that day's reminder.
  */
 export function reminderVisibilityFor(seed: number | undefined): number {
-  return seed !== undefined && seed % 4 === 2 ? 30_000 : REMINDER_VISIBILITY_MS;
+  return samePriceOn(seed) ? 30_000 : REMINDER_VISIBILITY_MS;
 }
 /**
  * When the scheduler fires, and for which business date. The rerun after the late deploy comes a
@@ -215,7 +215,7 @@ export const JOB_IDS = JOB_ORDERS.map((o) => o.id);
  * (she bought the same thing twice), so a key naming the customer and the amount bills one of them.
  */
 export function jobOrdersFor(seed: number | undefined): BillingOrder[] {
-  const same = seed !== undefined && seed % 4 === 2;
+  const same = samePriceOn(seed);
   return JOB_ORDERS.map((o) => ({ ...o, ...(same && o.id === 3003 ? { totalCents: JOB_ORDERS[0]!.totalCents } : {}) }));
 }
 /** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */

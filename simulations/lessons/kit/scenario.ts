@@ -150,6 +150,14 @@ export function slowRedeliveryOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 3 === 0;
 }
 
+/**
+ * Whether a run with `seed` gives a world's second purchase the first one's price (or, where a
+ * lesson says so, brings a redelivery back early): seeds 2, 6, 10, ….
+ */
+export function samePriceOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 4 === 2;
+}
+
 /** Whether a run with `seed` holds the customer's second order: even seeds. */
 export function secondOrderOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 2 === 0;
