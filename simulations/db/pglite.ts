@@ -6,6 +6,10 @@
  *
  * Each statement is one round trip into PGlite (./pglite-statements.ts): the clock update, when
  * the clock has moved, travels in the same call, and a repeated statement is only bound and run.
+ *
+ * Over 400 lines because it is one class keeping one session's state (owner, clock, advisory
+ * waits, backend pids, prepared statements) consistent across run, drop and reset; the per-process
+ * emulations it uses live beside it (./advisory-locks.ts, ./backend-pid.ts).
  */
 import { PgliteStatements, type PgliteConnection } from './pglite-statements';
 import { clockUpdate, prepareSimDatabase, resetStatementSql, SEARCH_PATH_EXPR, SEARCH_PATH_SQL, setClockExpr, setClockSql } from './sql-clock';
