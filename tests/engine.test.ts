@@ -190,6 +190,7 @@ describe('which faults took effect', () => {
     'lose-response': 'lose-response',
     'slow-response': 'slow-response',
     'refuse-item': 'refuse-item',
+    'fail-statement': 'fail-statement',
   };
 
   test('each fault names the event it took effect at, and every fault event is named (every scenario, drawn plans)', async () => {

@@ -15,8 +15,8 @@ import { poolInsideTransactionRefusal, poolTransactionRefusal, rowSummary, safeJ
 import type { Prng } from './prng';
 import type { Queue, WorkerSignal } from './queue';
 import { FollowUp, type StepRequest } from './step';
-import { pg15Refusal, raising } from '../db/pg15-compat';
-import type { Delivery, Env, TraceEvent } from './types';
+import { pg15Refusal, raising, raisingText } from '../db/pg15-compat';
+import type { Delivery, Env, Fault, TraceEvent } from './types';
 
 /** What an env reaches of its run. */
 export interface EnvHost {
@@ -47,6 +47,9 @@ export interface EnvHost {
   /** Process `pid` released its client (no error) while its transaction was open; `callSite` in traced runs. */
   releasedOpen(pid: string, callSite?: Error): void;
 }
+
+/** What a statement failed by a fail-statement fault runs instead: PostgreSQL's error when it breaks a deadlock. */
+const INJECTED_DEADLOCK_SQL = raisingText('deadlock detected', '40P01');
 
 /** A statement that asks for an advisory lock and answers whether it got it. */
 const TRIES_ADVISORY = /\bpg_try_advisory_/i;
@@ -108,8 +111,15 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
   const dbQuery = <R>(text: string, params?: unknown[], refusal?: string, callSite: Error | undefined = host.verdictOnly ? undefined : new Error('query')): Promise<QueryResult<R>> => {
     // `callSite`: where the process called from. An SQL error is rethrown with this stack, so it
     // points at the learner's line rather than at the engine.
+    /** The fail-statement fault this statement meets, if any (counted as the statement runs). */
+    let injected: Fault | undefined;
     const failed = (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
+      if (injected) {
+        const e = host.emit({ actor: pid, type: 'db-error', target: 'postgres', fault: 'fail-statement', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message} — a fault: the database chose this statement to fail`, data: { sql: text, params: params ?? [], error: message } });
+        host.plan.fired(injected, e.i);
+        return;
+      }
       host.emit({ actor: pid, type: 'db-error', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} failed: ${message}`, data: { sql: text, params: params ?? [], error: message } });
     };
     return register({
@@ -122,10 +132,17 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       exec: async () => {
         try {
           if (refusal) throw new Error(refusal);
+          injected = host.plan.failsStatement(pid, text, transactionControl(text) !== null);
           // The trace keeps the SQL as written; the database gets its time keywords on the simulated
-          // clock, and SQL only a PostgreSQL newer than 15 accepts fails inside it as on 15.
-          const newer = pg15Refusal(text);
-          const got = newer ? await simDb.query(pid, raising(newer), [], clock.now()) : await simDb.query(pid, onSimulatedClock(text), params, clock.now());
+          // clock, and SQL only a PostgreSQL newer than 15 accepts fails inside it as on 15. A
+          // statement a fault fails is replaced by one that fails inside the database, so a
+          // transaction around it is aborted there, on either back-end.
+          const newer = injected ? null : pg15Refusal(text);
+          const got = injected
+            ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], clock.now())
+            : newer
+              ? await simDb.query(pid, raising(newer), [], clock.now())
+              : await simDb.query(pid, onSimulatedClock(text), params, clock.now());
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {

@@ -2,8 +2,8 @@
  * The fault plan of one run: the one place where faults are matched against what happens and
  * marked as fired. Crashes before or after the nth step of a kind (optionally narrowed to
  * statements that start with some SQL), crashes at a scheduler step, lost requests, lost and slow
- * responses of the nth call of a kind, items of a batch refused, and duplicate deliveries of a
- * message (from a step, or at a moment after its first delivery). Each fault fires at
+ * responses of the nth call of a kind, items of a batch refused, statements that fail, and
+ * duplicate deliveries of a message (from a step, or at a moment after its first delivery). Each fault fires at
  * most once, whatever the incarnation; the plan records the trace event it took effect at.
  */
 import { sqlStartsWith } from './faults';
@@ -42,12 +42,32 @@ export class FaultPlan {
   private readonly duplicates = new Map<string, DuplicateDelivery[]>();
   private readonly callCounts = new Map<CallKind, number>();
   private readonly hasCallFaults: boolean;
+  /** Per fail-statement fault, the statements of its process it has counted so far. */
+  private readonly statementCounts = new Map<Fault, number>();
+  private readonly statementFaults: Extract<Fault, { kind: 'fail-statement' }>[];
 
   constructor(readonly faults: readonly Fault[]) {
     for (const f of faults) {
       if (f.kind === 'duplicate-delivery') this.duplicates.set(f.message, [...(this.duplicates.get(f.message) ?? []), f]);
     }
     this.hasCallFaults = faults.some((f) => 'call' in f);
+    this.statementFaults = faults.filter((f): f is Extract<Fault, { kind: 'fail-statement' }> => f.kind === 'fail-statement');
+  }
+
+  /**
+   * Count statement `sql` of `pid` (transaction control is never counted: `control` says it is),
+   * and say which fail-statement fault makes it fail, if any.
+   */
+  failsStatement(pid: string, sql: string, control: boolean): Fault | undefined {
+    if (this.statementFaults.length === 0 || control) return undefined;
+    let hit: Fault | undefined;
+    for (const f of this.statementFaults) {
+      if (f.process !== pid || this.tookEffect.has(f) || (f.sql !== undefined && !sqlStartsWith(sql, f.sql))) continue;
+      const n = (this.statementCounts.get(f) ?? 0) + 1;
+      this.statementCounts.set(f, n);
+      if (!hit && (f.nth ?? 1) === n) hit = f;
+    }
+    return hit;
   }
 
   /** Record that `fault` took effect at trace event `eventIndex`. */

@@ -54,7 +54,7 @@ export function sqlStartsWith(text: string, prefix: string): boolean {
 
 function sqlPrefix(v: unknown, kind: StepKind, where: string): { sql?: string } {
   if (v === undefined) return {};
-  if (kind !== 'db') throw new FaultPlanError(`${where}: sql only narrows a crash at a "db" step`);
+  if (kind !== 'db') throw new FaultPlanError(`${where}: sql only narrows a crash at a "db" step, or a failed statement`);
   if (typeof v !== 'string' || !v.trim() || v.length > MAX_SQL_PREFIX_LENGTH) {
     throw new FaultPlanError(`${where}: sql must be the start of a statement, 1 to ${MAX_SQL_PREFIX_LENGTH} characters, like "INSERT INTO orders"`);
   }
@@ -106,6 +106,10 @@ export function parseFaultPlan(value: unknown): Fault[] {
         if (typeof f.item !== 'number' || !Number.isInteger(f.item) || f.item < 0 || f.item > 10_000) throw new FaultPlanError(`${where}: item must be an index from 0 to 10000`);
         return { kind: 'refuse-item', call: oneOf(f.call, CALL_KINDS, where, 'call'), nth: nth(f.nth, where), item: f.item };
       }
+      case 'fail-statement': {
+        const process = name(f.process, where, 'process');
+        return { kind: 'fail-statement', process, nth: nth(f.nth, where), ...sqlPrefix(f.sql, 'db', where) };
+      }
       case 'duplicate-delivery': {
         const message = name(f.message, where, 'message');
         return {
@@ -116,7 +120,7 @@ export function parseFaultPlan(value: unknown): Fault[] {
         };
       }
       default:
-        throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, refuse-item, duplicate-delivery`);
+        throw new FaultPlanError(`${where}: unknown kind ${String(JSON.stringify(f.kind)).slice(0, 40)}; kinds are crash, lose-response, lose-request, slow-response, refuse-item, fail-statement, duplicate-delivery`);
     }
   });
 }
@@ -157,6 +161,8 @@ export function describeFault(f: Fault): string {
       return `the ${ordinalWord(f.nth)} ${f.call} answers after ${f.ms / 1000} s`;
     case 'refuse-item':
       return `the ${ordinalWord(f.nth)} ${f.call} refuses its item ${f.item} with 429`;
+    case 'fail-statement':
+      return `fail the ${ordinalWord(f.nth)} statement of ${f.process}${matching(f.sql)} with a deadlock (40P01)`;
     case 'duplicate-delivery':
       if (f.afterMs !== undefined) {
         return `deliver ${f.message} again ${f.afterMs / 1000} s after its first delivery, to a second consumer while the first holds it or as a copy after its ack${f.atStep === undefined ? '' : `, not before scheduler step ${f.atStep}`}`;

@@ -104,7 +104,15 @@ export type Fault =
    * provider's rate limiter, unbilled, as a burst from elsewhere on the account would: a failure in
    * the middle of a batch, where the provider's own limits fail only its last items.
    */
-  | { kind: 'refuse-item'; call: CallKind; nth?: number; item: number };
+  | { kind: 'refuse-item'; call: CallKind; nth?: number; item: number }
+  /**
+   * The `nth` statement `process` sends (BEGIN, COMMIT, ROLLBACK and savepoint commands not
+   * counted; with `sql`, only statements that start with it, compared as {@link CrashSqlFilter}
+   * says) fails with SQLSTATE 40P01, as PostgreSQL fails one of two transactions that wait for
+   * each other: the statement does nothing, and a transaction around it is aborted, so its COMMIT
+   * rolls back. Counted over the whole run, across restarts.
+   */
+  | ({ kind: 'fail-statement'; process: string; nth?: number } & CrashSqlFilter);
 
 /** One entry of the trace: the single stream every view and checker reads. */
 export interface TraceEvent {

@@ -69,6 +69,8 @@ function placements(f: Fault): Fault[] {
     case 'lose-request':
     case 'slow-response':
       return [f, ...NTHS.slice(0, 3).map((nth) => ({ ...f, nth }))];
+    case 'fail-statement':
+      return [f, ...NTHS.map((nth) => ({ ...f, nth }))];
     case 'refuse-item':
       // Every item of the first calls' batches, the first items first.
       return [f, ...NTHS.slice(0, 2).flatMap((nth) => REFUSED_ITEMS.map((item) => ({ ...f, nth, item })))];

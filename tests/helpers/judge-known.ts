@@ -18,12 +18,8 @@ export type Weakness =
   | 'pool is one connection'
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
-  /** No fault fails a statement: code that swallows a statement's failure (a savepoint rolled back to, a catch) and commits anyway is never tested. */
-  | 'no statement fails'
   /** The race is inside one statement (its snapshot taken before the locks it tries): no schedule puts another process between the two. */
-  | 'inside one statement'
-  /** A statement left un-awaited on a client still runs before the client's next one (node-postgres sends them in call order); what makes it wrong — its error unobserved, the COMMIT after it then silently a rollback — needs a fault that fails that statement, which no menu has. */
-  | 'un-awaited statement';
+  | 'inside one statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -46,10 +42,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // are one connection in the simulator (on pg.Pool they are two).
   'dual-write/two-clients.ts': 'pool is one connection',
   'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
-  // Its INSERT runs before the COMMIT, as node-postgres sends a client's queries in call order; it
-  // is wrong when that INSERT fails: nothing observes the error, the COMMIT then rolls back, and
-  // the order id is returned for an order that was never saved. No fault fails it.
-  'dual-write/outbox-not-awaited.ts': 'un-awaited statement',
   // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
   // which only a second delivery during the taker's send shows. Two faults show it in the tab
   // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
@@ -65,9 +57,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // An advisory lock keyed on a number hashed in JavaScript from the relay's own name: each relay
   // takes a lock nobody else takes, which the text of the call cannot show. PostgreSQL 15 catches it.
   'relay-concurrency/advisory-lock-js-hash-of-relay-name.ts': 'PGlite one session',
-  // The outbox INSERT under a savepoint whose failure is rolled back to and swallowed, the order
-  // committed anyway: wrong only when that INSERT fails, which no fault does. Missed on PostgreSQL 15 too.
-  'dual-write/savepoint-swallows-outbox-error.ts': 'no statement fails',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

@@ -56,6 +56,10 @@ export default defineLesson({
     { kind: 'crash', process: 'shop', after: 'db', sql: 'INSERT INTO outbox', nth: 1 },
     crash('relay-1', 'after', 'queue.publish'),
     crash('relay-1', 'after', 'db', 2),
+    // A statement of the shop's that fails (PostgreSQL breaking a deadlock): its transaction is
+    // aborted, and code that swallows the failure (a savepoint rolled back to, a .catch, an
+    // un-awaited INSERT) commits the order without its outbox row, or confirms one never saved.
+    { kind: 'fail-statement', process: 'shop', nth: 2 },
   ],
   maxFaults: 2,
   invariants: [nothingLost, noPhantom, confirmedSaved],
