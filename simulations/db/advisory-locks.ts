@@ -26,6 +26,7 @@
  * Not modelled: `pg_advisory_unlock` of a lock not held warns on PostgreSQL and answers false here
  * silently; a call spelled in a string literal is rewritten too.
  */
+import { sqlCodeOnly } from './sql-words';
 
 /** The advisory-lock functions, as PostgreSQL names them. */
 const FUNCTIONS = [
@@ -114,6 +115,18 @@ export function callsAdvisory(text: string): boolean {
   if (!MENTIONS.test(text)) return false;
   CALL.lastIndex = 0;
   return CALL.test(text);
+}
+
+/** A call of a session-level advisory-lock function (not a `…_xact_…` one), unlock_all included. */
+const SESSION_CALL = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?(?:pg_(?:try_)?advisory_(?:lock|unlock)(?:_shared)?|pg_advisory_unlock_all)\s*\(/i;
+
+/**
+ * Whether `text` takes or lets go of a session-level advisory lock in its code (comments and
+ * string literals aside): such a lock belongs to the connection, so it needs one connection from
+ * the lock to the unlock.
+ */
+export function usesSessionAdvisory(text: string): boolean {
+  return MENTIONS.test(text) && SESSION_CALL.test(sqlCodeOnly(text));
 }
 
 /** Whether a statement may wait for an advisory lock. */

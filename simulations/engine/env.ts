@@ -6,12 +6,13 @@
  */
 import type { Db, DbClient, QueryResult } from '../../lib/db';
 import { isParked, type SimDatabase } from '../db/port';
+import { usesSessionAdvisory } from '../db/advisory-locks';
 import { onSimulatedClock, transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
 import type { FaultPlan } from './fault-plan';
 import { markFailedStatement } from './statement-failure';
-import { poolInsideTransactionRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
+import { otherClientInsideTransactionRefusal, poolInsideTransactionRefusal, poolSessionLockRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
 import type { Prng } from './prng';
 import type { Queue, WorkerSignal } from './queue';
 import { FollowUp, type StepRequest } from './step';
@@ -173,7 +174,13 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       const word = transactionControl(text);
       // While this process's client holds a transaction open, a pool query goes to another
       // connection on PostgreSQL: the simulation's one session would run it inside that transaction.
-      const refusal = word ? poolTransactionRefusal(word) : simDb.inTransaction(pid) ? poolInsideTransactionRefusal() : undefined;
+      const refusal = word
+        ? poolTransactionRefusal(word)
+        : simDb.inTransaction(pid)
+          ? poolInsideTransactionRefusal()
+          : usesSessionAdvisory(text)
+            ? poolSessionLockRefusal()
+            : undefined;
       return dbQuery<R>(text, params, refusal);
     },
     connect: async (): Promise<DbClient> => {
@@ -189,6 +196,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
         query: <R>(text: string, params?: unknown[]) => {
           if (released) return Promise.reject(markFailedStatement(new Error('query on a released client')));
           const boundary = transactionBoundary(text);
+          /** Whether this client holds its process's transaction, as far as its statements so far go. */
+          const mine = began;
           if (boundary === 'begin') {
             began = true;
             if (!host.verdictOnly) host.began(pid, new Error('BEGIN'));
@@ -196,7 +205,11 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             began = false;
           }
           const callSite = host.verdictOnly ? undefined : new Error('query');
-          const run = inFlight === 0 ? dbQuery<R>(text, params, undefined, callSite) : lastSettled.then(() => dbQuery<R>(text, params, undefined, callSite));
+          // Another client of this process holds a transaction open: on PostgreSQL this client is
+          // another connection, outside it; the simulator's one session per process cannot keep
+          // the two apart. Decided when the statement runs, after the client's earlier ones.
+          const exec = () => dbQuery<R>(text, params, !mine && simDb.inTransaction(pid) ? otherClientInsideTransactionRefusal() : undefined, callSite);
+          const run = inFlight === 0 ? exec() : lastSettled.then(exec);
           inFlight++;
           const settled = () => {
             inFlight--;

@@ -102,6 +102,26 @@ export function poolInsideTransactionRefusal(): string {
   );
 }
 
+/** Why a client refuses a statement while another client of the same process holds a transaction open. */
+export function otherClientInsideTransactionRefusal(): string {
+  return (
+    `a query on a second client while another client of this process holds a transaction open: each client from env.db.connect() ` +
+    `is a connection of its own, so on PostgreSQL this statement runs outside that transaction: it commits on its own at once ` +
+    `(a crash before the other client's COMMIT keeps it), cannot see that transaction's uncommitted rows, and waits forever for a ` +
+    `row it has locked. Run it on the client that began the transaction`
+  );
+}
+
+/** Why `env.db.query` refuses a session-level advisory lock or unlock. */
+export function poolSessionLockRefusal(): string {
+  return (
+    `a session-level advisory lock or unlock through env.db.query: like pg.Pool's query, each statement runs on whichever pooled ` +
+    `connection is free, so the unlock can land on a connection that does not hold the lock (it answers false, and the lock stays ` +
+    `held by an idle connection for good), and another caller's lock on the holder's connection is granted at once. Take one client ` +
+    `(env.db.connect()) for the lock, the work and the unlock, or use pg_advisory_xact_lock inside a transaction`
+  );
+}
+
 /** Why `env.db.query` refuses a statement that begins or ends a transaction (`word`: BEGIN, COMMIT, …). */
 export function poolTransactionRefusal(word: string): string {
   return (

@@ -14,8 +14,6 @@ export type Weakness =
   | 'fixed fault moments'
   /** PGlite runs one transaction at a time: races between two open transactions do not happen, and text rules stand in. */
   | 'PGlite one session'
-  /** Each simulated process has one connection: env.db.query and a client from env.db.connect() share it, unlike pg.Pool. */
-  | 'pool is one connection'
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** The race is inside one statement (its snapshot taken before the locks it tries): no schedule puts another process between the two. */
@@ -37,11 +35,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // A CTE locks a batch FOR UPDATE SKIP LOCKED and serves only as a gate (EXISTS) for an unlocked
   // read of the first rows: the rule sees FOR UPDATE in the read. PostgreSQL 15 catches it at seed 5.
   'relay-concurrency/cte-lock-as-gate.ts': 'PGlite one session',
-  // PostgreSQL 15 misses these too, on the same schedules: what shows them is not in the world.
-  // Two clients from env.db.connect(), or a session lock and its unlock through env.db.query,
-  // are one connection in the simulator (on pg.Pool they are two).
-  'dual-write/two-clients.ts': 'pool is one connection',
-  'concurrent-redelivery/session-lock-through-pool.ts': 'pool is one connection',
   // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
   // which only a second delivery during the taker's send shows. Two faults show it in the tab
   // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
