@@ -25,7 +25,6 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   // Locks the candidates, logs the answer, publishes the candidates it read unlocked.
   'relay-concurrency/lock-candidates-publish-candidates.ts': 'overlapping transactions',
   // Each relay's advisory key is hashed in JavaScript from its own name: it excludes nobody.
-  'relay-concurrency/advisory-lock-js-hash-of-relay-name.ts': 'overlapping transactions',
 };
 
 /**

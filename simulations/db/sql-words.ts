@@ -315,3 +315,13 @@ export const executedName = memoByText((sql: string): string | null => {
   const m = /^\s*execute\s+("?[\w$]+"?)/i.exec(sqlCodeOnly(sql));
   return m ? m[1]!.replace(/"/g, '').toLowerCase() : null;
 });
+
+/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
+export function bracketed(sql: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    if (sql[i] === '(') depth++;
+    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
+  }
+  return sql.slice(open + 1);
+}

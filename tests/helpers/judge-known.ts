@@ -47,9 +47,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // Row locks taken on the candidates' ids, whose answer is only logged, then the unlocked
   // candidates published: the relay rule sees a locking read last. PostgreSQL 15 catches it.
   'relay-concurrency/lock-candidates-publish-candidates.ts': 'PGlite one session',
-  // An advisory lock keyed on a number hashed in JavaScript from the relay's own name: each relay
-  // takes a lock nobody else takes, which the text of the call cannot show. PostgreSQL 15 catches it.
-  'relay-concurrency/advisory-lock-js-hash-of-relay-name.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

@@ -6,10 +6,13 @@
  *
  * An advisory lock excludes others when it is exclusive (shared locks admit each other), keyed on
  * something the other processes would use too (not the process's own name, its connection's
- * pg_backend_pid() or its transaction's id), and, for a `pg_try_advisory…` lock, when its answer
+ * pg_backend_pid() or its transaction's id, nor a key no other process of the run asked for:
+ * ./advisory-keys.ts), and, for a `pg_try_advisory…` lock, when its answer
  * decides something: the code read it, or the call filters rows in the statement's WHERE.
  */
 import type { TraceEvent } from '../../engine/types';
+import { bracketed } from '../../db/sql-words';
+import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
 const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
@@ -18,29 +21,20 @@ const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\
 const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
 const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
 
-/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
-export function bracketed(sql: string, open: number): string {
-  let depth = 0;
-  for (let i = open; i < sql.length; i++) {
-    if (sql[i] === '(') depth++;
-    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
-  }
-  return sql.slice(open + 1);
-}
-
 /** `sql` without the comments before its first word (`-- why\nLOCK TABLE …`). */
 function withoutLeadingComments(sql: string): string {
   return sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/, '');
 }
 
 /** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
-function excludingLock(e: TraceEvent, actor: string): RegExpExecArray | null {
+function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExecArray | null {
   const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
   const sql = String(data?.sql ?? '');
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
   if (OWN_CONNECTION.test(bracketed(sql, lock.index + lock[0].length - 1))) return null;
+  if (keys.ownOnly(e)) return null;
   return !lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql) ? lock : null;
 }
 
@@ -55,6 +49,8 @@ export class HeldLocks {
   constructor(
     private readonly actor: string,
     private readonly tableLock: RegExp,
+    /** The run's lock keys (./advisory-keys.ts): a lock on a key only this process asked for keeps nobody out. */
+    private readonly keys: LockKeys = NO_LOCK_KEYS,
   ) {}
 
   /** Take in one statement of the process. */
@@ -64,7 +60,7 @@ export class HeldLocks {
     else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
     else if (this.tableLock.test(withoutLeadingComments(sql))) this.inTransaction = true;
     else {
-      const lock = excludingLock(e, this.actor);
+      const lock = excludingLock(e, this.actor, this.keys);
       if (lock && lock[2]) this.inTransaction = true;
       else if (lock) this.session++;
     }

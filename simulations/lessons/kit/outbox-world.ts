@@ -9,8 +9,9 @@ import type { ProcessSpec } from '../../engine/scheduler';
 import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransaction, everyOrderReceipted, WORKER_RESTART, type CodeError, type Invariant } from './scenario';
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
-import { bracketed, HeldLocks } from './held-locks';
-import { executedName, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
+import { HeldLocks } from './held-locks';
+import { advisoryLockKeys, type LockKeys } from './advisory-keys';
+import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -383,9 +384,9 @@ function outboxIds(rows: unknown): number[] | null {
 }
 
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
-function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string, prepared: ReadonlyMap<string, string>): boolean {
+function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, actor: string, prepared: ReadonlyMap<string, string>, lockKeys: LockKeys): boolean {
   // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
-  const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY);
+  const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY, lockKeys);
   for (const e of tx.before) held.see(e);
   held.inTransaction = false;
   /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING), each with the position it was locked at. */
@@ -434,7 +435,8 @@ export const locksWhatItPublishes: Invariant = {
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   async check({ outcome, db }) {
     const prepared = await preparedStatements(outcome.trace, db);
-    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared));
+    const lockKeys = await advisoryLockKeys(outcome.trace, db);
+    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared, lockKeys));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const why =

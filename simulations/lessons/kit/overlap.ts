@@ -33,6 +33,7 @@ import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
 import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
+import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
 import type { Invariant } from './scenario';
 
@@ -170,7 +171,7 @@ function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
 }
 
 /** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */
-export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map()): UncheckedAct | null {
+export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map(), lockKeys: LockKeys = NO_LOCK_KEYS): UncheckedAct | null {
   const handlings = handlingsOf(trace);
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
@@ -240,7 +241,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       return c !== undefined && (!tables.some((t) => c.tables.includes(t)) || meet(c.values, values));
     };
     let held = locks.get(e.actor);
-    if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY)));
+    if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys)));
     const boundary = transactionBoundary(sql);
     const shape = shapeOf(sql);
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
@@ -319,7 +320,7 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
     async check({ outcome, db }) {
       // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
       if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
-      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe, await preparedStatements(outcome.trace, db));
+      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe, await preparedStatements(outcome.trace, db), await advisoryLockKeys(outcome.trace, db));
       if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();

@@ -1,0 +1,121 @@
+/**
+ * The keys of the advisory locks a run's processes asked for, as the database computes them from
+ * each call's own key expression and parameters, and which of those locks were a process's own.
+ *
+ * A lock keeps another process out only if that process asks for the same key. The text of a call
+ * cannot always tell: `pg_advisory_xact_lock($1)` with a number hashed in JavaScript from the
+ * process's name takes a key nobody else takes. So each call's arguments are evaluated by the
+ * database (PGlite or PostgreSQL, the same functions: hashtext, numbers, casts), and a process's
+ * lock counts as its own — excluding nobody — when every transaction of that process, two or
+ * more, asked for that one key, and every other process that took advisory locks did the same
+ * with a key of its own: a key that belongs to the process, not to the work. Keys that vary with
+ * the work (a row's id, an order's key) never count as a process's own, whoever took them: in this
+ * tab one process often takes a row before the other gets there. A key expression the database
+ * cannot evaluate alone (one that names a column of the rows it reads) says nothing either.
+ */
+import type { TraceEvent } from '../../engine/types';
+import type { SimDatabase } from '../../db/port';
+import { bracketed, transactionBoundary } from '../../db/sql-words';
+
+/** A call that takes an advisory lock (not an unlock), as written. */
+const LOCK_CALL = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(/gi;
+const MENTIONS = /advisory_(?:xact_)?lock/i;
+const PARAM = /\$(\d+)/g;
+
+/** Key evaluations already made, by expression and parameters (a run repeats a few). */
+const memo = new Map<string, string | null>();
+const MEMO_MAX = 4_096;
+
+/** Which locks of a run were a process's own. */
+export interface LockKeys {
+  /** Whether the locks `e` asked for are its process's own (see the module's comment). */
+  ownOnly(e: TraceEvent): boolean;
+}
+
+export const NO_LOCK_KEYS: LockKeys = { ownOnly: () => false };
+
+/** The key `args` (a call's argument list, with `$n` of `params`) evaluates to, as text; null when it cannot be evaluated alone. */
+async function keyOf(db: Pick<SimDatabase, 'inspect'>, args: string, params: readonly unknown[]): Promise<string | null> {
+  const used: unknown[] = [];
+  const renumbered = new Map<number, number>();
+  const text = args.replace(PARAM, (_m, n: string) => {
+    const k = Number(n);
+    if (!renumbered.has(k)) {
+      used.push(params[k - 1] ?? null);
+      renumbered.set(k, used.length);
+    }
+    return `$${renumbered.get(k)}::text`;
+  });
+  const memoKey = `${text}\u0000${JSON.stringify(used)}`;
+  if (memo.has(memoKey)) return memo.get(memoKey)!;
+  let key: string | null = null;
+  try {
+    const rows = await db.inspect(`SELECT ROW(${text})::text AS k`, used.map((v) => (v === null || typeof v !== 'object' ? v : JSON.stringify(v))));
+    key = typeof rows[0]?.k === 'string' ? rows[0].k : null;
+  } catch {
+    key = null;
+  }
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(memoKey, key);
+  return key;
+}
+
+/** The lock keys of `trace`'s advisory-lock calls (see the module's comment). */
+export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<SimDatabase, 'inspect'>): Promise<LockKeys> {
+  if (!trace.some((e) => e.type === 'db' && MENTIONS.test(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')))) return NO_LOCK_KEYS;
+  /** Per process, the keys each of its transactions asked for (a statement outside one is a transaction of its own); null once a key could not be evaluated. */
+  const units = new Map<string, (Set<string> | null)[]>();
+  const inTx = new Set<string>();
+  for (const e of trace) {
+    if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
+      inTx.delete(e.actor);
+      continue;
+    }
+    if (e.type !== 'db') continue;
+    const data = e.data as { sql?: unknown; params?: unknown; waitingFor?: unknown } | undefined;
+    if (data?.waitingFor !== undefined) continue;
+    const sql = String(data?.sql ?? '');
+    const boundary = transactionBoundary(sql);
+    let mine = units.get(e.actor);
+    if (!mine) units.set(e.actor, (mine = []));
+    if (boundary === 'begin') {
+      inTx.add(e.actor);
+      mine.push(new Set());
+      continue;
+    }
+    if (boundary === 'end') {
+      inTx.delete(e.actor);
+      continue;
+    }
+    if (!MENTIONS.test(sql)) continue;
+    if (!inTx.has(e.actor)) mine.push(new Set());
+    const params = Array.isArray(data?.params) ? data.params : [];
+    for (const m of sql.matchAll(LOCK_CALL)) {
+      const key = await keyOf(db, bracketed(sql, m.index + m[0].length - 1), params);
+      const unit = mine[mine.length - 1];
+      if (unit === undefined || unit === null) continue;
+      if (key === null) mine[mine.length - 1] = null;
+      else unit.add(key);
+    }
+  }
+  /** The one key every transaction of a process asked for, over two transactions or more; null when its keys vary, or were not known. */
+  const constant = new Map<string, string | null>();
+  for (const [actor, list] of units) {
+    const asking = list.filter((u) => u === null || u.size > 0);
+    if (asking.length < 2 || asking.some((u) => u === null || u.size !== 1)) {
+      if (asking.length) constant.set(actor, null);
+      continue;
+    }
+    const keys = new Set(asking.map((u) => [...u!][0]!));
+    constant.set(actor, keys.size === 1 ? [...keys][0]! : null);
+  }
+  const others = (actor: string) => [...constant].filter(([a]) => a !== actor);
+  return {
+    ownOnly(e) {
+      const mineKey = constant.get(e.actor);
+      if (!mineKey) return false;
+      const rest = others(e.actor);
+      return rest.length > 0 && rest.every(([, k]) => k !== null && k !== mineKey);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Which advisory locks were a process's own (simulations/lessons/kit/advisory-keys.ts): the keys
+ * are evaluated by the database from each call's arguments and parameters, and a lock excludes
+ * nobody when every transaction of its process asked for that one key while every other process
+ * did the same with a key of its own.
+ */
+import { describe, expect, test } from 'vitest';
+import { advisoryLockKeys } from '../simulations/lessons/kit/advisory-keys';
+import type { TraceEvent } from '../simulations/engine/types';
+import { simDbPerFile } from './helpers/sim-db';
+
+const sim = simDbPerFile();
+
+let i = 0;
+function db(actor: string, sql: string, params: unknown[] = []): TraceEvent {
+  return { i: i++, t: 0, step: 0, actor, type: 'db', text: sql, data: { sql, params, rows: [] } } as TraceEvent;
+}
+/** One transaction of `actor` taking the lock `sql` with `params`; returns its events and the lock's. */
+function tx(actor: string, sql: string, params: unknown[] = []): { events: TraceEvent[]; lock: TraceEvent } {
+  const lock = db(actor, sql, params);
+  return { events: [db(actor, 'BEGIN'), lock, db(actor, 'SELECT id FROM outbox WHERE published_at IS NULL'), db(actor, 'COMMIT')], lock };
+}
+
+const XACT = 'SELECT pg_advisory_xact_lock($1)';
+
+describe('a lock is its process\'s own', () => {
+  test('when each relay takes, in every pass, a key of its own (a number hashed in JavaScript from its name)', async () => {
+    const a1 = tx('relay-1', XACT, [1111]);
+    const b1 = tx('relay-2', XACT, [2222]);
+    const a2 = tx('relay-1', XACT, [1111]);
+    const b2 = tx('relay-2', XACT, [2222]);
+    const keys = await advisoryLockKeys([...a1.events, ...b1.events, ...a2.events, ...b2.events], sim.db);
+    expect([a1.lock, a2.lock, b1.lock, b2.lock].map((e) => keys.ownOnly(e))).toEqual([true, true, true, true]);
+  });
+
+  test('when the keys come from hashtext of the process\'s own name, worked out by the database', async () => {
+    const sql = "SELECT pg_try_advisory_xact_lock(hashtext('relay/' || $1)) AS got";
+    const a1 = tx('relay-1', sql, ['relay-1']);
+    const b1 = tx('relay-2', sql, ['relay-2']);
+    const a2 = tx('relay-1', sql, ['relay-1']);
+    const b2 = tx('relay-2', sql, ['relay-2']);
+    const keys = await advisoryLockKeys([...a1.events, ...b1.events, ...a2.events, ...b2.events], sim.db);
+    expect(keys.ownOnly(a1.lock)).toBe(true);
+  });
+});
+
+describe('a lock is not its process\'s own', () => {
+  test('when both relays take the same key', async () => {
+    const a1 = tx('relay-1', XACT, [4242]);
+    const b1 = tx('relay-2', 'SELECT pg_advisory_xact_lock(4242)');
+    const a2 = tx('relay-1', XACT, [4242]);
+    const b2 = tx('relay-2', 'SELECT pg_advisory_xact_lock(4242)');
+    const keys = await advisoryLockKeys([...a1.events, ...b1.events, ...a2.events, ...b2.events], sim.db);
+    expect([a1.lock, b1.lock].map((e) => keys.ownOnly(e))).toEqual([false, false]);
+  });
+
+  test('when keys vary with the work (one per row), even if the two relays never took the same one', async () => {
+    const sql = 'SELECT pg_try_advisory_xact_lock(7001, $1::int) AS got';
+    const a1 = tx('relay-1', sql, [1]);
+    const b1 = tx('relay-2', sql, [3]);
+    const a2 = tx('relay-1', sql, [2]);
+    const b2 = tx('relay-2', sql, [4]);
+    const keys = await advisoryLockKeys([...a1.events, ...b1.events, ...a2.events, ...b2.events], sim.db);
+    expect([a1.lock, a2.lock, b1.lock, b2.lock].map((e) => keys.ownOnly(e))).toEqual([false, false, false, false]);
+  });
+
+  test('when a process took its key in one transaction only, or no other process took any lock', async () => {
+    const a1 = tx('relay-1', XACT, [1111]);
+    const b1 = tx('relay-2', XACT, [2222]);
+    const b2 = tx('relay-2', XACT, [2222]);
+    const once = await advisoryLockKeys([...a1.events, ...b1.events, ...b2.events], sim.db);
+    expect(once.ownOnly(a1.lock)).toBe(false);
+    const a2 = tx('relay-1', XACT, [1111]);
+    const alone = await advisoryLockKeys([...a1.events, ...a2.events, db('relay-2', 'SELECT 1')], sim.db);
+    expect(alone.ownOnly(a1.lock)).toBe(false);
+  });
+
+  test('when the key names a column of the rows the statement reads (the database cannot work it out alone)', async () => {
+    const sql = 'SELECT id, pg_try_advisory_xact_lock(id) AS got FROM outbox WHERE published_at IS NULL';
+    const a1 = tx('relay-1', sql);
+    const b1 = tx('relay-2', sql);
+    const a2 = tx('relay-1', sql);
+    const b2 = tx('relay-2', sql);
+    const keys = await advisoryLockKeys([...a1.events, ...b1.events, ...a2.events, ...b2.events], sim.db);
+    expect(keys.ownOnly(a1.lock)).toBe(false);
+  });
+});
