@@ -96,6 +96,53 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
   });
 });
 
+describe('isolation levels and comments', () => {
+  const judged = (...worker1: Ev[]) => firstUncheckedAct(both(...worker1, send('worker-1')));
+
+  test('REPEATABLE READ with a claim row per worker (write skew): both find nothing, both commit', () => {
+    const found = judged(
+      db('worker-1', 'BEGIN ISOLATION LEVEL REPEATABLE READ'),
+      db('worker-1', 'SELECT bool_or(state = $2) AS done FROM operations WHERE op_key LIKE $1', { params: ['k/%', 'done'], rows: [{ done: null }], rowsRead: true }),
+      db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET state = 'running'`, { params: ['k/worker-1'] }),
+      db('worker-1', 'COMMIT'),
+    );
+    expect(found).not.toBeNull();
+  });
+
+  test('REPEATABLE READ whose write names the rows the check read: PostgreSQL fails it if another transaction got there since the snapshot', () => {
+    const found = judged(
+      db('worker-1', 'BEGIN ISOLATION LEVEL REPEATABLE READ'),
+      db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }),
+      db('worker-1', INSERT_IGNORED, { params: ['k'] }),
+      db('worker-1', 'COMMIT'),
+    );
+    expect(found).toBeNull();
+  });
+
+  test('REPEATABLE READ set for the session counts the same way', () => {
+    const session = db('worker-1', 'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const skew = judged(session, db('worker-1', 'BEGIN'), db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', INSERT_IGNORED, { params: ['k/mine'] }), db('worker-1', 'COMMIT'));
+    expect(skew).not.toBeNull();
+  });
+
+  test('a comment that names SERIALIZABLE or default_transaction_isolation changes nothing', () => {
+    const commented = judged(
+      db('worker-1', 'BEGIN'),
+      read('worker-1', `-- default_transaction_isolation stays read committed: serializable retries cost too much
+${SELECT}`),
+      db('worker-1', INSERT_IGNORED),
+      db('worker-1', 'COMMIT'),
+    );
+    expect(commented).not.toBeNull();
+    expect(judged(db('worker-1', 'BEGIN /* isolation level serializable would do */'), read('worker-1', SELECT), db('worker-1', 'COMMIT'))).not.toBeNull();
+  });
+
+  test('a lock or FOR UPDATE that survives only in a comment locks nothing', () => {
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', '/* SELECT pg_advisory_xact_lock(hashtext($1)) */ SELECT 1'), read('worker-1', SELECT), db('worker-1', 'COMMIT'))).not.toBeNull();
+    expect(judged(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} -- FOR UPDATE`, [{ '?column?': 1 }]), db('worker-1', 'COMMIT'))).not.toBeNull();
+  });
+});
+
 describe('a decision PostgreSQL makes atomic', () => {
   const safe = (...worker1: Ev[]) => expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), ...worker1, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
 

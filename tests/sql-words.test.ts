@@ -6,7 +6,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { onSimulatedClock, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
+import { onSimulatedClock, sqlWithoutComments, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';
@@ -222,4 +222,16 @@ export async function placeOrder(order: { customerId: string; totalCents: number
     expect(client.codeErrors, replayHint(client)).toEqual([]);
     expect(client.invariants.filter((i) => !i.held), replayHint(client)).toEqual([]);
   });
+});
+
+describe('sqlWithoutComments', () => {
+  const blank = (sql: string, comment: string) => sql.replace(comment, comment.replace(/[^\n]/g, ' '));
+  test.each([
+    ['SELECT 1 -- FOR UPDATE', '-- FOR UPDATE'],
+    ['SELECT /* a /* nested */ note */ 1', '/* a /* nested */ note */'],
+    ['-- head\nSELECT 1', '-- head'],
+  ])('%j', (sql, comment) => expect(sqlWithoutComments(sql)).toBe(blank(sql, comment)));
+
+  test.each([["SELECT '-- not a comment', \"a--b\" FROM t"], ['SELECT $$ -- kept $$'], ['SELECT 1']])('%j keeps its strings as written', (sql) =>
+    expect(sqlWithoutComments(sql)).toBe(sql));
 });

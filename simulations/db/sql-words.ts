@@ -41,6 +41,7 @@ interface Opaque {
   start: number;
   end: number;
   identifier?: true;
+  comment?: true;
 }
 
 /** The bare words, the plain string constants and the stretches that are not code of `sql`, each in order. */
@@ -56,7 +57,7 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[]; opaque
     if (c === '-' && sql[i + 1] === '-') {
       const eol = sql.indexOf('\n', i + 2);
       i = eol === -1 ? n : eol + 1;
-      opaque.push({ start, end: i });
+      opaque.push({ start, end: i, comment: true });
     } else if (c === '/' && sql[i + 1] === '*') {
       // Block comments nest in PostgreSQL.
       let depth = 1;
@@ -70,7 +71,7 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[]; opaque
           i += 2;
         } else i++;
       }
-      opaque.push({ start, end: Math.min(i, n) });
+      opaque.push({ start, end: Math.min(i, n), comment: true });
     } else if (c === "'") {
       // E'…' strings take backslash escapes; every string takes '' for a quote.
       const escapes = i > 0 && /[eE]/.test(sql[i - 1]) && (i < 2 || !WORD_PART.test(sql[i - 2]));
@@ -112,6 +113,21 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[]; opaque
   }
   return { words, strings, opaque };
 }
+
+/**
+ * `sql` with its comments blanked to spaces (the same length, line breaks kept), strings and quoted
+ * names as written: what a checker reads of a statement, so that a clause that survives only in a
+ * comment (`-- was FOR UPDATE SKIP LOCKED`) counts for nothing, as in PostgreSQL.
+ */
+export const sqlWithoutComments = memoByText((sql: string): string => {
+  if (!sql.includes('--') && !sql.includes('/*')) return sql;
+  const out = sql.split('');
+  for (const o of sqlTokens(sql).opaque) {
+    if (!o.comment) continue;
+    for (let k = o.start; k < o.end; k++) if (out[k] !== '\n') out[k] = ' ';
+  }
+  return out.join('');
+});
 
 /**
  * `sql` with every comment, string, quoted identifier and dollar quote blanked to spaces (the same

@@ -15,7 +15,7 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import type { SimDatabase } from '../../db/port';
-import { bracketed, transactionBoundary } from '../../db/sql-words';
+import { bracketed, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
 
 /** A call that takes an advisory lock (not an unlock), as written. */
 const LOCK_CALL = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(/gi;
@@ -74,7 +74,7 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
     if (e.type !== 'db') continue;
     const data = e.data as { sql?: unknown; params?: unknown; waitingFor?: unknown } | undefined;
     if (data?.waitingFor !== undefined) continue;
-    const sql = String(data?.sql ?? '');
+    const sql = sqlWithoutComments(String(data?.sql ?? ''));
     const boundary = transactionBoundary(sql);
     let mine = units.get(e.actor);
     if (!mine) units.set(e.actor, (mine = []));

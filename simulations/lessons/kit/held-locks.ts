@@ -11,7 +11,7 @@
  * decides something: the code read it, or the call filters rows in the statement's WHERE.
  */
 import type { TraceEvent } from '../../engine/types';
-import { bracketed } from '../../db/sql-words';
+import { bracketed, sqlWithoutComments } from '../../db/sql-words';
 import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
 const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
@@ -29,7 +29,7 @@ function withoutLeadingComments(sql: string): string {
 /** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
 function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExecArray | null {
   const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
-  const sql = String(data?.sql ?? '');
+  const sql = sqlWithoutComments(String(data?.sql ?? ''));
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
@@ -55,7 +55,7 @@ export class HeldLocks {
 
   /** Take in one statement of the process. */
   see(e: TraceEvent): void {
-    const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+    const sql = sqlWithoutComments(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
     if (UNLOCK_ALL.test(sql)) this.session = 0;
     else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
     else if (this.tableLock.test(withoutLeadingComments(sql))) this.inTransaction = true;

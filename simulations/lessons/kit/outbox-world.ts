@@ -11,7 +11,7 @@ import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
 import { HeldLocks } from './held-locks';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
-import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly } from '../../db/sql-words';
+import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlWithoutComments } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -401,7 +401,7 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
     const data = e.data as { sql?: unknown; rows?: unknown } | undefined;
     const text = String(data?.sql ?? '');
     const executing = executedName(text);
-    const sql = executing !== null ? (prepared.get(executing) ?? text) : text;
+    const sql = sqlWithoutComments(executing !== null ? (prepared.get(executing) ?? text) : text);
     held.see(e);
     position++;
     if (/^\s*savepoint\b/i.test(sqlCodeOnly(sql))) savepointAt = position;

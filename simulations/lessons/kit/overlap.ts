@@ -19,7 +19,10 @@
  *     if the other worker got there first;
  *   - a SELECT … FOR UPDATE/SHARE that returned rows (the other worker waits on them, then reads
  *     what this one committed);
- *   - the REPEATABLE READ or SERIALIZABLE isolation level (PostgreSQL fails the second writer).
+ *   - the SERIALIZABLE isolation level (PostgreSQL fails one of the two); or REPEATABLE READ
+ *     when a later write of the transaction names the rows its check read (PostgreSQL fails that
+ *     write if another transaction changed or added them since the snapshot; writes to other rows,
+ *     a claim row per worker say, pass both: write skew).
  *
  * The side effect is a provider call made inside that transaction, or after it committed and
  * before the process ran any other statement (which may be the real decision: a claim of its own).
@@ -31,7 +34,7 @@
 import type { TraceEvent } from '../../engine/types';
 import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
-import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
+import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
@@ -46,6 +49,8 @@ interface Shape {
   kind: 'read' | 'locking-read' | 'write' | 'plain-insert' | 'rollback' | 'other';
   /** It sets REPEATABLE READ or SERIALIZABLE: for its transaction, or (`session`) for the session's next ones. */
   isolation: 'transaction' | 'session' | null;
+  /** The level it sets, when `isolation` is not null. */
+  level: 'serializable' | 'repeatable read' | null;
   /** It puts the session's settings back (RESET ALL, DISCARD ALL, RESET default_transaction_isolation). */
   resetsSession: boolean;
   /** The tables it reads (FROM, JOIN), by bare lower-case name. */
@@ -69,10 +74,15 @@ const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)`;
 const READ_TABLES = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${NAME}`, 'gi');
 const WRITE_TABLES = new RegExp(String.raw`\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+${NAME}`, 'gi');
 
-const shapeOf = memoByText((sql: string): Shape => {
+const shapeOf = memoByText((written: string): Shape => {
+  // What a comment says counts for nothing: only code and the strings it passes.
+  const sql = sqlWithoutComments(written);
   const code = sqlCodeOnly(sql);
-  const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || /\bdefault_transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql);
+  /** A SET or a set_config(…) call: the statements that change a setting for what follows. */
+  const setsSetting = /^\s*set\b/i.test(code) || /\bset_config\s*\(/i.test(code);
+  const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || (setsSetting && /\bdefault_transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql));
   const isolation = !strict ? null : /\bsession\s+characteristics\b|\bdefault_transaction_isolation\b/i.test(code + sql) ? 'session' : 'transaction';
+  const level = !strict ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
   const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
   const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));
@@ -85,13 +95,15 @@ const shapeOf = memoByText((sql: string): Shape => {
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
     kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
   }
-  return { kind, isolation, resetsSession, reads, writes, alwaysReturns };
+  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns };
 });
 
 /** A process's open transaction, as far as this checker follows it. */
 interface Open {
   /** Whether something made its decisions atomic (see the module's comment). */
   safe: boolean;
+  /** Whether it runs at REPEATABLE READ: a later write of the rows its check read makes it safe. */
+  repeatable: boolean;
   /** Its first answer read while nothing excluded the other workers; null while there is none. */
   unchecked: TraceEvent | null;
   /** The tables that answer came from. */
@@ -188,8 +200,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
    * prepared (on PostgreSQL each prepares its own, the same text).
    */
   const prepared = new Map<string, string>(preparedBefore);
-  /** Processes whose session runs its transactions at REPEATABLE READ or SERIALIZABLE. */
-  const strictSession = new Set<string>();
+  /** Processes whose session runs its transactions at REPEATABLE READ or SERIALIZABLE, with the level. */
+  const strictSession = new Map<string, 'serializable' | 'repeatable read'>();
   for (const e of trace) {
     if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
       open.delete(e.actor);
@@ -249,8 +261,9 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
       held.inTransaction = false;
-      const safe = held.session > 0 || shape.isolation !== null || strictSession.has(e.actor);
-      open.set(e.actor, { safe, unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
+      const level = shape.level ?? strictSession.get(e.actor) ?? null;
+      const safe = held.session > 0 || level === 'serializable';
+      open.set(e.actor, { safe, repeatable: level === 'repeatable read', unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
       pending.delete(e.actor);
       continue;
     }
@@ -267,7 +280,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     if (e.type === 'db-error') continue;
     if (!tx) {
       // Outside a transaction: a statement that takes the operation (or may: a plain INSERT) is a decision of its own.
-      if (shape.isolation === 'session') strictSession.add(e.actor);
+      if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
       if (shape.resetsSession) strictSession.delete(e.actor);
       if (shape.kind === 'plain-insert' || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
         pending.delete(e.actor);
@@ -280,7 +293,12 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     if (tx.safe) continue;
     const rowsRead = data?.rowsRead === true;
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
-    if (shape.isolation !== null) tx.safe = true;
+    if (shape.level === 'serializable') tx.safe = true;
+    else if (shape.level === 'repeatable read') tx.repeatable = true;
+    else if (tx.repeatable && shape.kind === 'write' && tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) {
+      // REPEATABLE READ: this write of the rows the check read fails if another transaction changed or added them since the snapshot.
+      tx.safe = true;
+    }
     else if (lockedBefore && (tx.unchecked === null || (rowsRead && answered))) {
       // A lock every worker takes, held before this statement: reads from here on are checked, a re-read included.
       tx.safe = true;
