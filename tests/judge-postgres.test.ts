@@ -24,6 +24,7 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
   // Locks the candidates, logs the answer, publishes the candidates it read unlocked.
   'relay-concurrency/lock-candidates-publish-candidates.ts': 'overlapping transactions',
+  'lease-expiry/per-attempt-claim-rows.ts': 'overlapping transactions',
   // Each relay's advisory key is hashed in JavaScript from its own name: it excludes nobody.
 };
 

@@ -66,6 +66,9 @@ export default defineLesson({
     { kind: 'duplicate-delivery', message: 'p1' },
     { kind: 'duplicate-delivery', message: 'p5' },
     { kind: 'lose-response', call: 'email.send', nth: 1 },
+    // …and one whose request never reached it: a timeout then says nothing was sent, and a handler
+    // that swallows it and completes the key never sends that reminder.
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
   ],
   maxFaults: 3,
   invariants: [oneReminderPerDay, reminderEachDueDate, messagesSettled, ownRecordNotProviderKey],

@@ -17,7 +17,7 @@ export default defineLesson({
     'Here worker-1 crashes right after the send. Its lease runs out, another worker takes the key over, and sends again: the starter claims and completes correctly but does not tell the provider which operation this is.',
     'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
-    'On seeds 3, 7, 11, … Explore brings the workers up at 23:59:30, so a takeover after a crash falls on the next day: a key must name the operation, not the date it was tried.',
+    'On seeds 3, 11, 19, … Explore brings the workers up at 23:59:30 UTC, and on seeds 7, 15, 23, … at 23:59:30 in New York (04:59:30 UTC), so a takeover after a crash falls on the next day in that zone: a key must name the operation, not the date it was tried, in any time zone.',
   ],
   explanations: {
     starter: 'Claim and complete with a lease, but the send carries no idempotency key, so a takeover after a crash sends a second receipt.',

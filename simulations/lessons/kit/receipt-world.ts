@@ -25,8 +25,15 @@ function withClockAhead(handler: (msg: never, env: Env) => Promise<unknown>, ahe
   return (msg, env) => handler(msg, { ...env, clock: { now: () => env.clock.now() + aheadMs } });
 }
 
-/** From the run's start (09:00) to 23:59:30 the same day. */
+/** From the run's start (09:00 UTC) to 23:59:30 UTC the same day. */
 const NEAR_MIDNIGHT_MS = (14 * 3600 + 59 * 60 + 30) * 1000;
+/** From the run's start to 04:59:30 UTC the next day: 23:59:30 in New York (UTC−5 in January). */
+const NEAR_NEW_YORK_MIDNIGHT_MS = (19 * 3600 + 59 * 60 + 30) * 1000;
+
+/** When the workers come up on a near-midnight seed: before midnight UTC on 3, 11, 19, …, before midnight in New York on 7, 15, 23, …. */
+function nearMidnightOn(seed: number | undefined): [number, string] {
+  return seed !== undefined && seed % 8 === 7 ? [NEAR_NEW_YORK_MIDNIGHT_MS, '04:59:30 UTC (23:59:30 in New York)'] : [NEAR_MIDNIGHT_MS, '23:59:30 UTC'];
+}
 
 /** The messages of a run with `seed`: order 1042's, and on even seeds the customer's next order too. */
 export function receiptMessages(seed: number | undefined): MessageSpec[] {
@@ -46,7 +53,7 @@ export function receiptWorld(
     emailTimeoutMs?: number;
     emailHonoursKeys?: boolean;
     seed?: number;
-    /** On seeds 3, 7, 11, …, the workers come up at 23:59:30: a takeover after a crash falls on the next day. */
+    /** On seeds 3, 11, 19, …, the workers come up at 23:59:30 UTC, and on 7, 15, 23, … at 23:59:30 in New York: a takeover after a crash falls on the next day. */
     nearMidnight?: boolean;
     /** On seeds 3, 7, 11, …, worker-2's host clock runs 90 s off the database's, ahead or (7, 15, …) behind (env.clock.now() reads it; now() in SQL does not). */
     skewedClock?: boolean;
@@ -56,11 +63,11 @@ export function receiptWorld(
 ): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
-  const late = options.nearMidnight === true && nearBoundaryOn(options.seed) ? NEAR_MIDNIGHT_MS : 0;
+  const [late, lateAt] = options.nearMidnight === true && nearBoundaryOn(options.seed) ? nearMidnightOn(options.seed) : [0, ''];
   const skew = options.skewedClock === true && nearBoundaryOn(options.seed);
   const handlerOn = (id: string) => (skew && id === 'worker-2' ? withClockAhead(handler, driftOn(options.seed)) : handler);
   const worker = (id: string) =>
-    late ? startsLate(workerProcess(id, handlerOn(id), codeErrors), late, `${id} comes up at 23:59:30`) : workerProcess(id, handlerOn(id), codeErrors);
+    late ? startsLate(workerProcess(id, handlerOn(id), codeErrors), late, `${id} comes up at ${lateAt}`) : workerProcess(id, handlerOn(id), codeErrors);
   return {
     spec: {
       processes: [worker('worker-1'), worker('worker-2')],

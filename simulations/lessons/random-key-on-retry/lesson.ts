@@ -10,13 +10,16 @@ import { defineLesson } from '../kit/define';
 
 /**
  * When the customer reaches checkout on a boundary seed: just before the hour (and the minute)
- * turns, or just before the half minute, where a time rounded to the nearest minute turns over.
+ * turns, just before midnight UTC (the date turns too), or just before the half minute, where a
+ * time rounded to the nearest minute turns over.
  */
 function lateStart(seed: number): [number, string] {
-  return seed % 8 === 3
-    ? [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns']
-    : [25_000, 'the customer reaches checkout at 09:00:25, five seconds before the half minute, where a time rounded to the minute turns over'];
+  if (seed % 16 === 3) return [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns'];
+  if (seed % 16 === 11) return [LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 UTC, five seconds before the date turns'];
+  return [25_000, 'the customer reaches checkout at 09:00:25, five seconds before the half minute, where a time rounded to the minute turns over'];
 }
+/** From the run's start (09:00 UTC) to 23:59:55 the same day. */
+const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
 
 export default defineLesson({
   id: 'random-key-on-retry',
@@ -29,7 +32,7 @@ export default defineLesson({
     'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work. (Half an hour later Ada checks out again, order 1043: a purchase of its own, which must be charged too.)',
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
-    'On seeds 3, 11, 19, … Explore has the customer reach checkout at 09:59:55, and on seeds 7, 15, 23, … at 09:00:25: a retry then falls in the next minute and the next hour, or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
+    'On seeds 3, 19, 35, … Explore has the customer reach checkout at 09:59:55, on seeds 11, 27, 43, … at 23:59:55 UTC, and on seeds 7, 15, 23, … at 09:00:25: a retry then falls in the next minute, the next hour or the next day, or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
     'On seeds 2, 6, 10, … Ada\'s second order costs the same as her first, $49.99: a key built from the customer and the amount names two purchases at once.',
   ],
   explanations: {
@@ -75,8 +78,8 @@ export default defineLesson({
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000 },
-        // Two hours: a checkout that starts at 09:59:55 still has its retries and a rerun inside it.
-        horizonMs: 2 * 3_600_000,
+        // Two hours after the checkout starts (at 23:59:55 on some seeds): it still has its retries and a rerun inside it.
+        horizonMs: 2 * 3_600_000 + (nearBoundaryOn(variation?.seed) ? lateStart(variation!.seed)[0] : 0),
       },
       observed,
       codeErrors,

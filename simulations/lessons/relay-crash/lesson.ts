@@ -64,6 +64,9 @@ export default defineLesson({
     crash('worker-1', 'after', 'email.send'),
     crash('worker-1', 'after', 'db', 1),
     crash('worker-1', 'after', 'db', 2),
+    // A send whose request never reached the provider: the worker times out and nothing was sent;
+    // a handler that swallows the timeout and completes the key loses the receipt.
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
   ],
   maxFaults: 2,
   invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled, ownRecordNotProviderKey],
