@@ -22,7 +22,7 @@ async function bootReport(page) {
 }
 
 test('the lab boots PostgreSQL from the prebuilt data directory, served by the app itself', { timeout: 90_000 }, async (t) => {
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   // Explore's helper workers run the same script as the tab's worker: openPage's one explore
   // worker (its default) makes every worker of that script the tab's.
   const warnings = [];
@@ -80,7 +80,7 @@ test('the lab boots PostgreSQL from the prebuilt data directory, served by the a
 });
 
 test('pages that never use the database do not start it; the first page that does, reached by a link, boots it', { timeout: 90_000 }, async () => {
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   try {
     const pglite = () => requests.filter((u) => /pglite[^/]*\.(wasm|data)|pglite-datadir/.test(u));
     // A mistyped lab address gets the 404 page, which has nothing to run either.
@@ -110,7 +110,7 @@ test('pages that never use the database do not start it; the first page that doe
 });
 
 test("when the HTML's worker cannot start, the page starts its own and the database still works", { timeout: 90_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, page, errors } = await openPage(browser, { fresh: true });
   const warnings = [];
   page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   // The page's HTML as a host with a stale copy would serve it: the early script names a
@@ -139,7 +139,7 @@ test("when the HTML's worker cannot start, the page starts its own and the datab
 });
 
 test("when the page cannot compile PGlite's WebAssembly, the worker compiles it and says why", { timeout: 90_000 }, async () => {
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   const warnings = [];
   page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   // The first request for the module (the page's) fails; the worker's own gets it.
@@ -167,7 +167,7 @@ test("when the page cannot compile PGlite's WebAssembly, the worker compiles it 
 });
 
 test('without the prebuilt data directory the worker says so and runs initdb: the database still works', { timeout: 120_000 }, async () => {
-  const { context, page, requests } = await openPage(browser);
+  const { context, page, requests } = await openPage(browser, { fresh: true });
   const warnings = [];
   page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
   await context.route(/pglite-datadir/, (route) => route.fulfill({ status: 404, body: 'gone' }));

@@ -11,7 +11,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
 import { REPLAY_OPERATIONS } from '../../simulations/lessons/replay-safety/sorting.ts';
-import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
+import { axeSerious, launchBrowser, loadFresh, openPage, screenshot, setColorScheme, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 const FIRST = SCENARIO_CATALOG[0];
 
@@ -26,7 +26,7 @@ after(async () => {
 const button = (page, name) => page.getByRole('button', { name, exact: true });
 
 test('a learner: start here, predict, run, answer, see it happen, pass, and the map remembers', { timeout: 300_000 }, async () => {
-  const { context, page, errors, requests } = await openPage(browser);
+  const { close, page, errors, requests } = await openPage(browser);
   try {
     await page.goto(urlOf('/'));
     const nextStep = page.getByTestId('next-step');
@@ -199,12 +199,12 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')), [], 'no request leaves the site');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('keyboard only: answer a question on /check/ and follow "See it happen" into the lab', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     // A class's shared quiz seed: with it, the choices come in one known order.
     await page.goto(urlOf('/check/?quizSeed=e2e-1'));
@@ -253,12 +253,12 @@ test('keyboard only: answer a question on /check/ and follow "See it happen" int
     assert.match(await page.getByTestId('quiz-score').innerText(), /1 of 2/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('try it: HMAC and SHA-256 match Node, are the same every time, and follow the inputs', { timeout: 60_000 }, async () => {
-  const { context, page, errors, requests } = await openPage(browser);
+  const { context, close, page, errors, requests } = await openPage(browser);
   try {
     await page.goto(urlOf('/'));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(urlOf('/')).origin });
@@ -315,12 +315,12 @@ test('try it: HMAC and SHA-256 match Node, are the same every time, and follow t
     assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:')), [], 'no network beyond the site');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('the sorting exercise: per-item feedback with the replay cost, saved across a reload', { timeout: 60_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.goto(urlOf('/'));
     const sort = page.getByTestId('replay-sort');
@@ -364,12 +364,12 @@ test('the sorting exercise: per-item feedback with the replay cost, saved across
     assert.ok(Math.min(...heights) >= 44, `each choice is at least 44 px tall on a phone (smallest ${Math.min(...heights)} px)`);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('the replay-safety lab: predict the charges, run, and the sorting exercise below the lab', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.goto(urlOf('/lab/replay-safety/'));
     await waitRunnable(page);
@@ -417,44 +417,50 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await screenshot(page, 'course-replay-safety-lab');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`course pages have no serious axe violations (${colorScheme})`, { timeout: 180_000 }, async () => {
-    const { context, page } = await openPage(browser, { colorScheme });
-    try {
-      await page.goto(urlOf('/'));
-      await page.getByTestId('replay-sort').waitFor();
-      assert.deepEqual(await axeSerious(page), [], '/');
-
-      await page.goto(urlOf('/check/'));
-      const card = page.locator('[data-question="lesson-pdf-timeout"]');
-      await card.getByRole('radio', { name: /fresh idempotency key/ }).check();
-      await card.getByRole('button', { name: 'Check' }).click();
-      await page.locator('[data-question="lesson-pdf-timeout"][data-state="wrong"]').waitFor();
-      assert.deepEqual(await axeSerious(page), [], '/check/ with a wrong answer shown');
-      await screenshot(page, `course-check-${colorScheme}`);
-
-      await page.goto(urlOf('/try/'));
-      await page.getByTestId('try-hmac').waitFor();
-      assert.deepEqual(await axeSerious(page), [], '/try/');
-      await screenshot(page, `course-try-${colorScheme}`);
-
-      await page.goto(urlOf(`/lab/${FIRST.id}/`));
-      await waitRunnable(page);
-      await page.getByTestId('prediction').getByRole('radio', { name: '2', exact: true }).check();
-      await page.getByRole('button', { name: 'Lock in my prediction' }).click();
-      await page.getByLabel('Speed').selectOption('instant');
-      await button(page, 'Run').click();
-      await waitVerdict(page, /Violated/);
-      await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
-      assert.deepEqual(await axeSerious(page), [], 'lab with the course parts');
-      await screenshot(page, `course-lab-${colorScheme}`);
-    } finally {
-      await context.close();
+// One visit of the course pages: at each state the page is checked (and shot) in light, then in
+// dark; it follows the system's scheme without a reload (CSS, and Monaco's theme).
+test('course pages have no serious axe violations, light and dark', { timeout: 180_000 }, async () => {
+  const { close, page } = await openPage(browser);
+  /** axe at the state on screen in light and in dark, and a screenshot of each where `shot` names it. */
+  const inBoth = async (where, shot) => {
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
+      assert.deepEqual(await axeSerious(page), [], `${where} (${colorScheme})`);
+      if (shot) await screenshot(page, `${shot}-${colorScheme}`);
     }
-  });
-}
+    await setColorScheme(page, 'light');
+  };
+  try {
+    await page.goto(urlOf('/'));
+    await page.getByTestId('replay-sort').waitFor();
+    await inBoth('/');
+
+    await page.goto(urlOf('/check/'));
+    const card = page.locator('[data-question="lesson-pdf-timeout"]');
+    await card.getByRole('radio', { name: /fresh idempotency key/ }).check();
+    await card.getByRole('button', { name: 'Check' }).click();
+    await page.locator('[data-question="lesson-pdf-timeout"][data-state="wrong"]').waitFor();
+    await inBoth('/check/ with a wrong answer shown', 'course-check');
+
+    await page.goto(urlOf('/try/'));
+    await page.getByTestId('try-hmac').waitFor();
+    await inBoth('/try/', 'course-try');
+
+    await page.goto(urlOf(`/lab/${FIRST.id}/`));
+    await waitRunnable(page);
+    await page.getByTestId('prediction').getByRole('radio', { name: '2', exact: true }).check();
+    await page.getByRole('button', { name: 'Lock in my prediction' }).click();
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Violated/);
+    await page.locator('[data-testid="prediction"][data-state="revealed"]').waitFor();
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
+    await inBoth('lab with the course parts', 'course-lab');
+  } finally {
+    await close();
+  }
+});

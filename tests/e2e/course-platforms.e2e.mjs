@@ -182,7 +182,7 @@ async function passLesson(target) {
 for (const [version, format] of [['1.2', 'scorm12'], ['2004', 'scorm2004']]) {
   test(`SCORM ${version}: a learner passes lesson 1 under a deep path, the runtime holds it, a fresh browser resumes from suspend_data`, { timeout: 420_000 }, async () => {
     const global = version === '1.2' ? 'API' : 'API_1484_11';
-    const first = await openPage(browser);
+    const first = await openPage(browser, { fresh: true });
     const failed = failedResponses(first.context);
     try {
       await first.page.goto(`${origin}/lms/${format}.html`);
@@ -216,7 +216,7 @@ for (const [version, format] of [['1.2', 'scorm12'], ['2004', 'scorm2004']]) {
     }
 
     // A fresh browser (nothing in its storage): the lesson, its answer and the code come back from suspend_data alone.
-    const second = await openPage(browser);
+    const second = await openPage(browser, { fresh: true });
     try {
       await second.page.goto(`${origin}/lms/${format}.html`);
       const sco = await scoFrame(second.page);
@@ -235,7 +235,7 @@ for (const [version, format] of [['1.2', 'scorm12'], ['2004', 'scorm2004']]) {
 
 test('cmi5: launched with its parameters the lab sends initialized, passed with the score; launched without, nothing', { timeout: 420_000 }, async () => {
   lms.statements.length = 0;
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   const failed = failedResponses(context);
   try {
     // Without launch parameters: the page works and says nothing is recorded.
@@ -273,7 +273,7 @@ test('cmi5: launched with its parameters the lab sends initialized, passed with 
 });
 
 test('Open edX JSInput: getGrade answers from the lesson’s state, over jschannel and on the window', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, page, errors } = await openPage(browser, { fresh: true });
   try {
     await page.goto(`${origin}/lms/edx.html`);
     await page.waitForFunction(() => document.querySelector('#problem')?.contentDocument?.readyState === 'complete', undefined, { timeout: 120_000 });
@@ -304,7 +304,7 @@ test('Open edX JSInput: getGrade answers from the lesson’s state, over jschann
 });
 
 test('inside a package the course map hydrates, prefetches the labs it links to, and requests nothing outside', { timeout: 180_000 }, async () => {
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   const failed = failedResponses(context);
   try {
     const prefetched = page.waitForResponse((r) => /\/lab\/receipt-redelivery\/__next\.[^/]*\.txt/.test(r.url()), { timeout: 120_000 });

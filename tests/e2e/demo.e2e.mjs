@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, urlOf, screenShot } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, setColorScheme, urlOf, screenShot } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -39,103 +39,113 @@ async function openPresenter(scenario, { width, height, colorScheme = 'light' })
     await opened.page.waitForFunction(() => document.querySelector('[data-action="step"]')?.disabled === false, undefined, { timeout: 90_000 });
     return opened;
   } catch (error) {
-    await opened.context.close();
+    await opened.close();
     throw error;
   }
 }
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`presenter mode (${colorScheme}): clicker and keyboard walk the demonstration`, { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1920, height: 1080, colorScheme });
-    try {
-      assert.equal(await page.locator('body > header').isVisible(), false, 'no site navigation');
+// One load for light and dark: the walk is made once, and at each state where the two schemes were
+// checked (what shows, axe, the screenshots) it is checked in both. The page follows the system's
+// scheme without a reload (CSS, and Monaco's theme); every dark: class of the app is a colour.
+test('presenter mode (light and dark): clicker and keyboard walk the demonstration', { timeout: 180_000 }, async () => {
+  const { close, page, errors } = await openPresenter('receipt-redelivery', { width: 1920, height: 1080 });
+  try {
+    for (const colorScheme of ['dark', 'light']) {
+      await setColorScheme(page, colorScheme);
+      assert.equal(await page.locator('body > header').isVisible(), false, `no site navigation (${colorScheme})`);
       // On a tall screen the fault buttons say "now", as one line of text.
-      assert.equal(await page.getByRole('button', { name: /Crash worker-1 now/ }).innerText(), '⚡ Crash worker-1 now');
-      const story = await sentence(page);
-      assert.match(story, /worker-1/);
-      if (colorScheme === 'light') await screenShot(page, 'demo-1920-start');
-
-      // The clicker's "next" starts the run and holds it at its first event.
-      await page.keyboard.press('PageDown');
-      const first = await waitStatus(page, /^Event 1 of \d+$/);
-      const total = Number(first.match(/of (\d+)/)[1]);
-      assert.ok(total > 10, `a real trace (${total} events)`);
-      const s1 = await sentence(page);
-      await page.keyboard.press('ArrowRight');
-      await waitStatus(page, /^Event 2 of/);
-      await page.keyboard.press('PageDown');
-      await waitStatus(page, /^Event 3 of/);
-      const s3 = await sentence(page);
-      assert.notEqual(s3, s1, 'each event has its own sentence');
-      // A screen reader hears the new sentence on each step, not the previous one again, and the
-      // event number once (from the status).
-      const heard = await page.getByTestId('narration').ariaSnapshot();
-      assert.ok(heard.includes(s3), `the narration reads the sentence: ${heard}`);
-      assert.doesNotMatch(heard, /event 3 of/, 'the event number is the status line\'s to say');
-      assert.equal(await page.getByTestId('narration').locator('p[aria-hidden="true"]').count(), 1, 'the previous sentence is shown, not read');
-      await page.keyboard.press('PageUp');
-      await waitStatus(page, /^Event 2 of/);
-      await page.keyboard.press('ArrowLeft');
-      await waitStatus(page, /^Event 1 of/);
-      assert.equal(await sentence(page), s1);
-
-      // End: the outcome (the last event that matters) and the verdict.
-      await page.keyboard.press('End');
-      await page.getByTestId('presenter-verdict').waitFor();
-      const outcome = Number((await waitStatus(page, new RegExp(`^Event \\d+ of ${total}$`))).match(/^Event (\d+)/)[1]);
-      assert.ok(outcome > 3 && outcome <= total, `End stops at the outcome (event ${outcome} of ${total})`);
-      assert.match(await page.getByTestId('presenter-verdict').innerText(), /Violated/);
-      if (colorScheme === 'light') await screenShot(page, 'demo-1920-verdict');
-      const problems = await axeSerious(page);
-      assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
-      await page.keyboard.press('Home');
-      await waitStatus(page, /^Event 1 of/);
-      await page.keyboard.press('End');
-      await waitStatus(page, new RegExp(`^Event ${outcome} of`));
-
-      // Space plays from the start and pauses.
-      await page.keyboard.press('r');
-      await waitStatus(page, /^Ready$/);
-      assert.equal(await sentence(page), story, 'reset returns to the story');
-      await page.keyboard.press(' ');
-      await waitStatus(page, /^Event [2-9] of/);
-      await page.keyboard.press(' ');
-      const pausedAt = await status(page);
-      await page.waitForTimeout(1000);
-      assert.equal(await status(page), pausedAt, 'Space paused playback');
-      await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
-
-      // Inject a fault live: the schedule reruns with it and the plan says so.
-      await page.keyboard.press('Home');
-      await waitStatus(page, /^Event 1 of/);
-      await page.getByRole('button', { name: /Lose the next response/ }).click();
-      await page.waitForFunction(() => /lose the response/.test(document.querySelector('[data-testid="presenter-plan"]')?.textContent ?? ''));
-      // Focus does not stay on the fault button, so the clicker's next press is "next", not "inject again".
-      assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BUTTON');
-      // Injected while held, the demonstration stays held at that event: the presenter talks first.
-      await waitStatus(page, /^Event 1 of/);
-      await page.waitForTimeout(1200);
-      assert.match(await status(page), /^Event 1 of/, 'an injection while paused does not start playback');
-      await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
-      // The plan says where each fault landed, or that it never happened.
-      assert.match(await page.getByTestId('presenter-plan').innerText(), /lose the response[^;]*\((event \d+|never happened in this run)\)/);
-      await page.keyboard.press('PageDown');
-      await waitStatus(page, /^Event 2 of/);
-      if (colorScheme === 'dark') await screenShot(page, 'demo-1920-dark');
-      else await screenShot(page, 'demo-1920-injected');
-      // R goes back to the demonstration as written: the injected fault goes with the run.
-      await page.keyboard.press('r');
-      await waitStatus(page, /^Ready$/);
-      assert.doesNotMatch(await page.getByTestId('presenter-plan').innerText(), /lose the response/);
-      assert.deepEqual(errors, []);
-    } finally {
-      await context.close();
+      assert.equal(await page.getByRole('button', { name: /Crash worker-1 now/ }).innerText(), '⚡ Crash worker-1 now', colorScheme);
     }
-  });
-}
+    const story = await sentence(page);
+    assert.match(story, /worker-1/);
+    await screenShot(page, 'demo-1920-start');
+
+    // The clicker's "next" starts the run and holds it at its first event.
+    await page.keyboard.press('PageDown');
+    const first = await waitStatus(page, /^Event 1 of \d+$/);
+    const total = Number(first.match(/of (\d+)/)[1]);
+    assert.ok(total > 10, `a real trace (${total} events)`);
+    const s1 = await sentence(page);
+    await page.keyboard.press('ArrowRight');
+    await waitStatus(page, /^Event 2 of/);
+    await page.keyboard.press('PageDown');
+    await waitStatus(page, /^Event 3 of/);
+    const s3 = await sentence(page);
+    assert.notEqual(s3, s1, 'each event has its own sentence');
+    // A screen reader hears the new sentence on each step, not the previous one again, and the
+    // event number once (from the status).
+    const heard = await page.getByTestId('narration').ariaSnapshot();
+    assert.ok(heard.includes(s3), `the narration reads the sentence: ${heard}`);
+    assert.doesNotMatch(heard, /event 3 of/, 'the event number is the status line\'s to say');
+    assert.equal(await page.getByTestId('narration').locator('p[aria-hidden="true"]').count(), 1, 'the previous sentence is shown, not read');
+    await page.keyboard.press('PageUp');
+    await waitStatus(page, /^Event 2 of/);
+    await page.keyboard.press('ArrowLeft');
+    await waitStatus(page, /^Event 1 of/);
+    assert.equal(await sentence(page), s1);
+
+    // End: the outcome (the last event that matters) and the verdict.
+    await page.keyboard.press('End');
+    await page.getByTestId('presenter-verdict').waitFor();
+    const outcome = Number((await waitStatus(page, new RegExp(`^Event \\d+ of ${total}$`))).match(/^Event (\d+)/)[1]);
+    assert.ok(outcome > 3 && outcome <= total, `End stops at the outcome (event ${outcome} of ${total})`);
+    assert.match(await page.getByTestId('presenter-verdict').innerText(), /Violated/);
+    await screenShot(page, 'demo-1920-verdict');
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
+      const problems = await axeSerious(page);
+      assert.deepEqual(problems, [], `${colorScheme}: ${JSON.stringify(problems, null, 2)}`);
+    }
+    await setColorScheme(page, 'light');
+    await page.keyboard.press('Home');
+    await waitStatus(page, /^Event 1 of/);
+    await page.keyboard.press('End');
+    await waitStatus(page, new RegExp(`^Event ${outcome} of`));
+
+    // Space plays from the start and pauses.
+    await page.keyboard.press('r');
+    await waitStatus(page, /^Ready$/);
+    assert.equal(await sentence(page), story, 'reset returns to the story');
+    await page.keyboard.press(' ');
+    await waitStatus(page, /^Event [2-9] of/);
+    await page.keyboard.press(' ');
+    const pausedAt = await status(page);
+    await page.waitForTimeout(1000);
+    assert.equal(await status(page), pausedAt, 'Space paused playback');
+    await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+
+    // Inject a fault live: the schedule reruns with it and the plan says so.
+    await page.keyboard.press('Home');
+    await waitStatus(page, /^Event 1 of/);
+    await page.getByRole('button', { name: /Lose the next response/ }).click();
+    await page.waitForFunction(() => /lose the response/.test(document.querySelector('[data-testid="presenter-plan"]')?.textContent ?? ''));
+    // Focus does not stay on the fault button, so the clicker's next press is "next", not "inject again".
+    assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BUTTON');
+    // Injected while held, the demonstration stays held at that event: the presenter talks first.
+    await waitStatus(page, /^Event 1 of/);
+    await page.waitForTimeout(1200);
+    assert.match(await status(page), /^Event 1 of/, 'an injection while paused does not start playback');
+    await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
+    // The plan says where each fault landed, or that it never happened.
+    assert.match(await page.getByTestId('presenter-plan').innerText(), /lose the response[^;]*\((event \d+|never happened in this run)\)/);
+    await page.keyboard.press('PageDown');
+    await waitStatus(page, /^Event 2 of/);
+    await screenShot(page, 'demo-1920-injected');
+    await setColorScheme(page, 'dark');
+    await screenShot(page, 'demo-1920-dark');
+    await setColorScheme(page, 'light');
+    // R goes back to the demonstration as written: the injected fault goes with the run.
+    await page.keyboard.press('r');
+    await waitStatus(page, /^Ready$/);
+    assert.doesNotMatch(await page.getByTestId('presenter-plan').innerText(), /lose the response/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
 
 test('presenter mode on a 1280×720 projector: the controls stay on screen while the timeline shows', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 720 });
+  const { close, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 720 });
   try {
     for (let i = 1; i <= 5; i++) {
       await page.keyboard.press('ArrowRight');
@@ -189,13 +199,13 @@ test('presenter mode on a 1280×720 projector: the controls stay on screen while
     await screenShot(page, 'demo-1280x720-end');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter mode at 1280×800: with the verdict shown, the whole timeline and its legend sit above the controls', { timeout: 120_000 }, async () => {
   // dual-write's verdict runs to three lines: the longest a one-invariant verdict gets.
-  const { context, page, errors } = await openPresenter('dual-write', { width: 1280, height: 800 });
+  const { close, page, errors } = await openPresenter('dual-write', { width: 1280, height: 800 });
   try {
     await page.keyboard.press('End');
     await page.getByTestId('presenter-verdict').waitFor();
@@ -206,12 +216,12 @@ test('presenter mode at 1280×800: with the verdict shown, the whole timeline an
     await screenShot(page, 'demo-dual-write-1280x800-end');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter mode at 200% zoom (640×400): the controls are not pinned over the narration', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 640, height: 400 });
+  const { close, page, errors } = await openPresenter('receipt-redelivery', { width: 640, height: 400 });
   try {
     for (let i = 1; i <= 5; i++) {
       await page.keyboard.press('PageDown');
@@ -227,12 +237,12 @@ test('presenter mode at 200% zoom (640×400): the controls are not pinned over t
     await screenShot(page, 'demo-640x400');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter mode on a 1280×720 projector: the longest title still leaves the header one row', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPresenter('business-date-reminder', { width: 1280, height: 720 });
+  const { close, page, errors } = await openPresenter('business-date-reminder', { width: 1280, height: 720 });
   try {
     const middle = async (locator) => {
       const box = await locator.boundingBox();
@@ -245,12 +255,12 @@ test('presenter mode on a 1280×720 projector: the longest title still leaves th
     }
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter mode: End from Ready jumps to the outcome; several broken invariants read one per line; ↓ scrolls the ledger into view', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPresenter('replay-safety', { width: 1280, height: 720 });
+  const { close, page, errors } = await openPresenter('replay-safety', { width: 1280, height: 720 });
   try {
     await page.keyboard.press('End');
     const verdict = page.getByTestId('presenter-verdict');
@@ -279,12 +289,12 @@ test('presenter mode: End from Ready jumps to the outcome; several broken invari
     await waitStatus(page, /^Event 1 of/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter mode: clicker presses made while the demonstration is still being computed are kept', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPresenter('dual-write', { width: 1280, height: 720 });
+  const { close, page, errors } = await openPresenter('dual-write', { width: 1280, height: 720 });
   try {
     // Four quick presses from Ready: the first starts the run, the other three arrive while it is
     // computed (dual-write's first run takes the longest) and must not be lost.
@@ -295,97 +305,111 @@ test('presenter mode: clicker presses made while the demonstration is still bein
     assert.match(await waitStatus(page, /^Event 3 of/), /^Event 3 of \d+$/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`presenter mode (${colorScheme}): X explores both over the same 200 schedules, the starter breaks and the solution holds; Escape closes and the demonstration keeps its place`, { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 800, colorScheme });
-    try {
-      for (let i = 1; i <= 3; i++) {
-        await page.keyboard.press('ArrowRight');
-        await waitStatus(page, new RegExp(`^Event ${i} of`));
-      }
-      // The button sits in the footer's plan line, on screen at 1280×800.
-      const box = await page.getByRole('button', { name: /Explore both/ }).boundingBox();
-      assert.ok(box && box.y + box.height <= 800 && box.x + box.width <= 1280, 'the Explore both button is on screen');
-      // Opened while the demonstration plays: it pauses there, and does not play on behind the dialog.
-      assert.equal(await page.getByLabel('Play speed').inputValue(), '1x');
-      await page.keyboard.press(' ');
-      await page.keyboard.press('x');
-      const dialog = page.getByRole('dialog', { name: /the same 200 schedules for both/ });
-      await dialog.waitFor();
-      const held = await status(page);
-      await page.waitForTimeout(1500);
-      assert.equal(await status(page), held, 'the demonstration waits behind the dialog');
-      // Space, a presenter's habit, does not close it: the focus opens on the heading, not on Close.
-      await page.keyboard.press(' ');
-      assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
-      await page.waitForFunction(() => document.querySelector('[data-testid="presenter-explore-solution"]')?.getAttribute('data-status') === 'done', undefined, { timeout: 120_000 });
-      const starter = await dialog.getByTestId('presenter-explore-starter').innerText();
-      const solution = await dialog.getByTestId('presenter-explore-solution').innerText();
-      assert.match(starter, /^Starter\s+(\d+) of 200 schedules broke an invariant/);
-      assert.ok(Number(/(\d+) of 200/.exec(starter)[1]) > 0);
-      assert.match(starter, /✗ At most one receipt per order: \d+ schedules?/);
-      assert.match(solution, /^Solution\s+none of 200 schedules broke an invariant/);
-      assert.match(await dialog.getByTestId('presenter-explore-summary').innerText(), /^The demonstration was one schedule: the starter breaks in \d+ of these, the solution in none\.$/);
-      // Presenter keys do nothing while the dialog is open.
+// One load for light and dark, as the walk above: the button's place and the dialog's axe check and
+// screenshot in both schemes, at the same moments.
+test('presenter mode (light and dark): X explores both over the same 200 schedules, the starter breaks and the solution holds; Escape closes and the demonstration keeps its place', { timeout: 180_000 }, async () => {
+  const { close, page, errors } = await openPresenter('receipt-redelivery', { width: 1280, height: 800 });
+  try {
+    for (let i = 1; i <= 3; i++) {
       await page.keyboard.press('ArrowRight');
-      assert.equal(await status(page), held);
-      assert.deepEqual(await axeSerious(page), []);
-      await screenShot(page, `demo-explore-both-${colorScheme}`);
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'detached' });
-      const at = Number(/^Event (\d+) of/.exec(held)[1]);
-      await page.keyboard.press('ArrowRight');
-      await waitStatus(page, new RegExp(`^Event ${at + 1} of`));
-      assert.deepEqual(errors, []);
-    } finally {
-      await context.close();
+      await waitStatus(page, new RegExp(`^Event ${i} of`));
     }
-  });
-}
+    // The button sits in the footer's plan line, on screen at 1280×800.
+    for (const colorScheme of ['dark', 'light']) {
+      await setColorScheme(page, colorScheme);
+      const box = await page.getByRole('button', { name: /Explore both/ }).boundingBox();
+      assert.ok(box && box.y + box.height <= 800 && box.x + box.width <= 1280, `the Explore both button is on screen (${colorScheme})`);
+    }
+    // Opened while the demonstration plays: it pauses there, and does not play on behind the dialog.
+    assert.equal(await page.getByLabel('Play speed').inputValue(), '1x');
+    await page.keyboard.press(' ');
+    await page.keyboard.press('x');
+    const dialog = page.getByRole('dialog', { name: /the same 200 schedules for both/ });
+    await dialog.waitFor();
+    const held = await status(page);
+    await page.waitForTimeout(1500);
+    assert.equal(await status(page), held, 'the demonstration waits behind the dialog');
+    // Space, a presenter's habit, does not close it: the focus opens on the heading, not on Close.
+    await page.keyboard.press(' ');
+    assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
+    await page.waitForFunction(() => document.querySelector('[data-testid="presenter-explore-solution"]')?.getAttribute('data-status') === 'done', undefined, { timeout: 120_000 });
+    const starter = await dialog.getByTestId('presenter-explore-starter').innerText();
+    const solution = await dialog.getByTestId('presenter-explore-solution').innerText();
+    assert.match(starter, /^Starter\s+(\d+) of 200 schedules broke an invariant/);
+    assert.ok(Number(/(\d+) of 200/.exec(starter)[1]) > 0);
+    assert.match(starter, /✗ At most one receipt per order: \d+ schedules?/);
+    assert.match(solution, /^Solution\s+none of 200 schedules broke an invariant/);
+    assert.match(await dialog.getByTestId('presenter-explore-summary').innerText(), /^The demonstration was one schedule: the starter breaks in \d+ of these, the solution in none\.$/);
+    // Presenter keys do nothing while the dialog is open.
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await status(page), held);
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
+      assert.deepEqual(await axeSerious(page), [], colorScheme);
+      await screenShot(page, `demo-explore-both-${colorScheme}`);
+    }
+    await setColorScheme(page, 'light');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    const at = Number(/^Event (\d+) of/.exec(held)[1]);
+    await page.keyboard.press('ArrowRight');
+    await waitStatus(page, new RegExp(`^Event ${at + 1} of`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`presenter mode (${colorScheme}): F shows the fix as a line diff, only what changed marked; presenter keys rest until Escape`, { timeout: 120_000 }, async () => {
-    const { context, page, errors } = await openPresenter('crash-after-send', { width: 1280, height: 720, colorScheme });
-    try {
-      await page.keyboard.press('ArrowRight');
-      const held = await waitStatus(page, /^Event 1 of/);
-      // Both footer buttons are on screen at 1280×720.
+// One load for light and dark, as the walk above: the buttons' place and the dialog's axe check and
+// screenshot in both schemes, at the same moments.
+test('presenter mode (light and dark): F shows the fix as a line diff, only what changed marked; presenter keys rest until Escape', { timeout: 120_000 }, async () => {
+  const { close, page, errors } = await openPresenter('crash-after-send', { width: 1280, height: 720 });
+  try {
+    await page.keyboard.press('ArrowRight');
+    const held = await waitStatus(page, /^Event 1 of/);
+    // Both footer buttons are on screen at 1280×720.
+    for (const colorScheme of ['dark', 'light']) {
+      await setColorScheme(page, colorScheme);
       for (const name of [/^The fix \(F\)$/, /Explore both/]) {
         const box = await page.getByRole('button', { name }).boundingBox();
-        assert.ok(box && box.y + box.height <= 720 && box.x + box.width <= 1280, `${name} is on screen`);
+        assert.ok(box && box.y + box.height <= 720 && box.x + box.width <= 1280, `${name} is on screen (${colorScheme})`);
       }
-      await page.keyboard.press('f');
-      const dialog = page.getByRole('dialog', { name: 'Sent, but not marked done — the fix' });
-      await dialog.waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'presenter-fix-title', 'the heading has the focus, not Close');
-      assert.equal(await dialog.getByTestId('presenter-fix-summary').innerText(), 'From the starter to the solution: 4 lines added, 1 removed.');
-      const diff = dialog.getByRole('region', { name: /^What the solution changes/ });
-      assert.equal(await diff.locator('[data-kind="removed"]').count(), 1);
-      assert.equal(await diff.locator('[data-kind="added"]').count(), 4);
-      assert.match(await diff.locator('[data-kind="added"]').nth(2).innerText(), /\{ idempotencyKey: key \}/);
-      // The order's fields move to a line of their own unchanged: only the comma after them is marked.
-      assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), [',']);
-      // The start of the handler is folded: four unchanged lines.
-      assert.match(await diff.locator('[data-kind="fold"]').first().innerText(), /4 unchanged lines \(1–4\)/);
-      // A screen reader hears which side a line is on.
-      assert.match(await diff.locator('[data-kind="removed"] .sr-only').innerText(), /^removed from the starter, line 7:/);
-      await page.keyboard.press('ArrowRight');
-      await page.keyboard.press(' ');
-      assert.equal(await status(page), held, 'presenter keys rest while the dialog is open');
-      assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
-      assert.deepEqual(await axeSerious(page), []);
-      await screenShot(page, `demo-the-fix-${colorScheme}`);
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'detached' });
-      await page.keyboard.press('ArrowRight');
-      await waitStatus(page, /^Event 2 of/);
-      assert.deepEqual(errors, []);
-    } finally {
-      await context.close();
     }
-  });
-}
+    await page.keyboard.press('f');
+    const dialog = page.getByRole('dialog', { name: 'Sent, but not marked done — the fix' });
+    await dialog.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'presenter-fix-title', 'the heading has the focus, not Close');
+    assert.equal(await dialog.getByTestId('presenter-fix-summary').innerText(), 'From the starter to the solution: 4 lines added, 1 removed.');
+    const diff = dialog.getByRole('region', { name: /^What the solution changes/ });
+    assert.equal(await diff.locator('[data-kind="removed"]').count(), 1);
+    assert.equal(await diff.locator('[data-kind="added"]').count(), 4);
+    assert.match(await diff.locator('[data-kind="added"]').nth(2).innerText(), /\{ idempotencyKey: key \}/);
+    // The order's fields move to a line of their own unchanged: only the comma after them is marked.
+    assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), [',']);
+    // The start of the handler is folded: four unchanged lines.
+    assert.match(await diff.locator('[data-kind="fold"]').first().innerText(), /4 unchanged lines \(1–4\)/);
+    // A screen reader hears which side a line is on.
+    assert.match(await diff.locator('[data-kind="removed"] .sr-only').innerText(), /^removed from the starter, line 7:/);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press(' ');
+    assert.equal(await status(page), held, 'presenter keys rest while the dialog is open');
+    assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
+      assert.deepEqual(await axeSerious(page), [], colorScheme);
+      await screenShot(page, `demo-the-fix-${colorScheme}`);
+    }
+    await setColorScheme(page, 'light');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.keyboard.press('ArrowRight');
+    await waitStatus(page, /^Event 2 of/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});

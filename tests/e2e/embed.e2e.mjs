@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, setColorScheme, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
 
 
 
@@ -40,7 +40,7 @@ async function frameOf(page, pattern) {
 }
 
 test('the example host page receives ready, run-finished, exercise-passed, explore-finished, exercise-done and quiz-answered', { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, close, page, errors } = await openPage(browser);
   try {
     await page.setViewportSize({ width: 1280, height: 1000 });
     // Canvas's frame-sizing messages, which the example host ignores (they carry no source field).
@@ -154,12 +154,12 @@ test('the example host page receives ready, run-finished, exercise-passed, explo
     await screenshot(page, 'embed-example-host');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('embeds told another origin, or a wildcard, send the host nothing', { timeout: 120_000 }, async () => {
-  const { context, page } = await openPage(browser);
+  const { close, page } = await openPage(browser);
   try {
     await page.goto(urlOf('/embed-example.html'));
     // Both of the page's own embeds have said ready, so any later message would come from the new frames.
@@ -191,29 +191,33 @@ test('embeds told another origin, or a wildcard, send the host nothing', { timeo
     await page.waitForTimeout(1000);
     assert.deepEqual(await page.evaluate(() => window.fromNewFrames), [], 'no message reached this origin');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`the embeds have no serious or critical axe violations (${colorScheme})`, { timeout: 120_000 }, async () => {
-    const { context, page } = await openPage(browser, { colorScheme });
-    try {
-      for (const where of ['/embed/receipt-redelivery/', '/embed/quiz/lesson-receipt-key/']) {
-        await page.goto(urlOf(where));
-        await page.getByTestId('embed-target').getByText('Not reporting to a host page').waitFor();
-        if (where === '/embed/receipt-redelivery/') {
-          // As in the lab's own axe test: once the editor has replaced its static preview.
-          await waitRunnable(page.mainFrame());
-          await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
-        }
-        const bad = await axeSerious(page);
-        assert.deepEqual(bad, [], `${where}: ${JSON.stringify(bad)}`);
-        // Moderate, but a screen reader's first landmark: the embed names itself in an h1.
-        assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, `${where} has one h1`);
+// One load of each embed: checked in light, then in dark (it follows the system's scheme without a
+// reload: CSS, and Monaco's theme).
+test('the embeds have no serious or critical axe violations, light and dark', { timeout: 120_000 }, async () => {
+  const { close, page } = await openPage(browser);
+  try {
+    for (const where of ['/embed/receipt-redelivery/', '/embed/quiz/lesson-receipt-key/']) {
+      await page.goto(urlOf(where));
+      await page.getByTestId('embed-target').getByText('Not reporting to a host page').waitFor();
+      if (where === '/embed/receipt-redelivery/') {
+        // As in the lab's own axe test: once the editor has replaced its static preview.
+        await waitRunnable(page.mainFrame());
+        await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
       }
-    } finally {
-      await context.close();
+      for (const colorScheme of ['light', 'dark']) {
+        await setColorScheme(page, colorScheme);
+        const bad = await axeSerious(page);
+        assert.deepEqual(bad, [], `${where} (${colorScheme}): ${JSON.stringify(bad)}`);
+        // Moderate, but a screen reader's first landmark: the embed names itself in an h1.
+        assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1, `${where} has one h1 (${colorScheme})`);
+      }
+      await setColorScheme(page, 'light');
     }
-  });
-}
+  } finally {
+    await close();
+  }
+});

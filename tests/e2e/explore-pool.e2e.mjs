@@ -67,7 +67,7 @@ function watchWorkers(setting) {
 
 async function openLab(setting) {
   const opened = await openPage(browser);
-  await opened.context.addInitScript(watchWorkers, setting);
+  await opened.page.addInitScript(watchWorkers, setting);
   await opened.page.goto(urlOf(LAB));
   await waitRunnable(opened.page);
   await opened.page.waitForFunction(() => !!window.__eoLab);
@@ -100,7 +100,7 @@ test('an exploration spread over two workers gives the result one worker gives, 
     const asked = await one.page.evaluate(() => window.__eoPool.asked);
     assert.ok(asked.includes('explore') && !asked.includes('explore-seeds'), `one worker explores whole: ${asked.join(', ')}`);
   } finally {
-    await one.context.close();
+    await one.close();
   }
 
   const two = await openLab('2');
@@ -126,16 +126,16 @@ test('an exploration spread over two workers gives the result one worker gives, 
     await two.page.getByRole('region', { name: 'Explorer' }).getByText(`${single.violations} of 200 schedules violated`, { exact: false }).waitFor();
     assert.deepEqual(two.errors, []);
   } finally {
-    await two.context.close();
+    await two.close();
   }
 });
 
 test('a run asked for while the workers warm up is served at once: the warm-up stops at its next schedule', { timeout: 4 * E2E_WAIT_MS }, async () => {
   const opened = await openPage(browser);
-  const { context, page } = opened;
+  const { close, page } = opened;
   try {
-    await context.addInitScript(watchWorkers, '1');
-    await context.addInitScript(() => {
+    await page.addInitScript(watchWorkers, '1');
+    await page.addInitScript(() => {
       window.__eoPool.runOnWarm = true;
     });
     await page.goto(urlOf(LAB));
@@ -149,6 +149,6 @@ test('a run asked for while the workers warm up is served at once: the warm-up s
     assert.ok(pool.warmResults[0].runs < 200, `the warm-up stopped early (${pool.warmResults[0].runs} schedules)`);
     assert.deepEqual(opened.errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });

@@ -25,7 +25,7 @@ const button = (page, name) => page.getByRole('button', { name, exact: true });
 const hintsStored = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('eo:progress') ?? '{}').scenarios?.['lease-expiry']?.hints ?? []);
 
 test('hint ladder: a first hint, the hint for how an explored wrong fix broke, its replay of that counterexample, then the solution', { timeout: 360_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.goto(urlOf('/lab/lease-expiry/'));
     await waitRunnable(page);
@@ -79,6 +79,6 @@ test('hint ladder: a first hint, the hint for how an explored wrong fix broke, i
     assert.deepEqual(await hintsStored(page), ['nudge', 'every-order-receipted/crash-db', 'solution']);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, setColorScheme, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS } from './helpers.mjs';
 
 
 // PGlite boots slowly in headless Chromium on this machine (5–11 s): wait generously for readiness.
@@ -44,7 +44,7 @@ async function runInstantly(page) {
 
 for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
   test(`lab ${scenario}: the starter sends 2 receipts, the solution holds, 200 explored schedules hold`, { timeout: 240_000 }, async (t) => {
-    const { context, page, errors } = await openLab(scenario);
+    const { close, page, errors } = await openLab(scenario);
     try {
       const seed = await page.getByLabel('Seed').inputValue();
       await button(page, 'Starter').click();
@@ -70,7 +70,7 @@ for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
       if (scenario === 'receipt-redelivery') await screenshot(page, 'lab-explored-solution-light');
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
-      await context.close();
+      await close();
     }
   });
 }
@@ -85,7 +85,7 @@ const OUTBOX_LABS = [
 ];
 for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
   test(`lab ${scenario}: the starter breaks its invariant, the solution holds on the same seed`, { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await openLab(scenario);
+    const { close, page, errors } = await openLab(scenario);
     try {
       await button(page, 'Starter').click();
       await runInstantly(page);
@@ -120,13 +120,13 @@ for (const [scenario, brokenText, heldText] of OUTBOX_LABS) {
       }
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
-      await context.close();
+      await close();
     }
   });
 }
 
 test('lab: exploring the starter finds a counterexample and replays it in the timeline', { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openLab('concurrent-redelivery');
+  const { close, page, errors } = await openLab('concurrent-redelivery');
   try {
     await button(page, 'Starter').click();
     assert.equal(await button(page, 'Starter').getAttribute('aria-pressed'), 'true');
@@ -178,12 +178,12 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     await page.getByTestId('explorer-stale').waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab sandbox: a stuck loop is stopped, errors point at their line, the page stays responsive', { timeout: 300_000 }, async (t) => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     // 1. An infinite loop: the loop guard stops it inside the worker within ~1 s, the code is
     // kept, and the database stays up (no restart).
@@ -339,12 +339,12 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     await page.getByTestId('query-result').waitFor();
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab: a slow query is not blamed on the run waiting behind it, and Stop query restarts the database', { timeout: 180_000 }, async (t) => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     await page.locator('#main').getByText('Query the database yourself').click();
     const panel = page.getByTestId('query-panel');
@@ -391,12 +391,12 @@ test('lab: a slow query is not blamed on the run waiting behind it, and Stop que
     await more.getByText('4,600 more rows not shown.').waitFor();
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab: edits survive a reload; reset to starter can be undone', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     const starter = await getCode(page);
     // At the top, so the editor shows it whatever its height (Monaco draws only the lines in view).
@@ -424,12 +424,12 @@ test('lab: edits survive a reload; reset to starter can be undone', { timeout: 1
     await page.waitForFunction((m) => window.__eoLab?.getCode() === m, mine, { timeout: E2E_WAIT_MS });
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be injected mid-run', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     await page.getByRole('heading', { level: 1 }).click();
     await page.keyboard.press('Space');
@@ -488,12 +488,12 @@ test('lab keyboard: Space runs and pauses, ArrowRight steps; a crash can be inje
     await page.waitForFunction(() => /^Paused at event 3 of/.test(document.querySelector('[data-testid="lab-status"]')?.textContent ?? ''), undefined, { timeout: E2E_WAIT_MS });
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab: "Redeliver now" waits for a message in flight, and the duplicate lands after the event it was injected at', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     await button(page, 'Solution').click();
     await page.getByRole('heading', { level: 1 }).click();
@@ -522,12 +522,12 @@ test('lab: "Redeliver now" waits for a message in flight, and the duplicate land
     await screenshot(page, 'lab-redeliver-now');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test("lab: the first Run keeps the learner's place on the page, and keyboard focus stays on the controls", { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery');
+  const { close, page, errors } = await openLab('receipt-redelivery');
   try {
     // The lab's own placeholder ("Loading the lab…") must never come back once the lab is shown.
     await page.evaluate(() => {
@@ -595,75 +595,84 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     assert.match(await status(), /^Paused at event 2 of/);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`lab accessibility after a run: no serious or critical axe violations (${colorScheme})`, { timeout: 120_000 }, async () => {
-    const { context, page } = await openLab('receipt-redelivery', { colorScheme });
-    try {
-      await button(page, 'Starter').click();
-      await runInstantly(page);
-      await waitVerdict(page, /Violated/);
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
+// One load: the page after the run is checked in light, then in dark (it follows the system's
+// scheme without a reload: CSS, and Monaco's theme).
+test('lab accessibility after a run: no serious or critical axe violations, light and dark', { timeout: 120_000 }, async () => {
+  const { close, page } = await openLab('receipt-redelivery');
+  try {
+    await button(page, 'Starter').click();
+    await runInstantly(page);
+    await waitVerdict(page, /Violated/);
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
       const bad = await axeSerious(page);
-      assert.deepEqual(bad, [], JSON.stringify(bad, null, 2));
+      assert.deepEqual(bad, [], `${colorScheme}: ${JSON.stringify(bad, null, 2)}`);
       await screenshot(page, `lab-run-${colorScheme}`);
-    } finally {
-      await context.close();
     }
-  });
-}
+  } finally {
+    await close();
+  }
+});
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`lab (${colorScheme}): "What changed" shows the solution's fix line by line, then follows "Your code" against the starter or the solution`, { timeout: 120_000 }, async () => {
-    const { context, page, errors } = await openPage(browser, { colorScheme });
-    try {
-      await page.goto(urlOf('/lab/random-key-on-retry/'));
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 60_000 });
-      await button(page, 'Starter').click();
-      assert.equal(await page.getByTestId('code-changes').count(), 0, 'the starter has nothing to compare with');
+// One load: each state that was checked with axe in light and in dark is checked in both schemes.
+test('lab (light and dark): "What changed" shows the solution\'s fix line by line, then follows "Your code" against the starter or the solution', { timeout: 120_000 }, async () => {
+  const { close, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf('/lab/random-key-on-retry/'));
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: 60_000 });
+    await button(page, 'Starter').click();
+    assert.equal(await page.getByTestId('code-changes').count(), 0, 'the starter has nothing to compare with');
 
-      await button(page, 'Solution').click();
-      const changes = page.getByTestId('code-changes');
-      const summary = changes.locator('summary');
-      assert.equal(await summary.innerText(), 'What the solution changes · 4 lines added, 3 removed');
-      // Closed until asked for, and opened from the keyboard.
-      assert.equal(await changes.getAttribute('open'), null);
-      await summary.focus();
-      await page.keyboard.press('Enter');
-      const diff = changes.getByRole('region', { name: /^What the solution changes/ });
-      await diff.waitFor();
-      // The one word that changed on the key's line is marked: uuid() out, key in.
-      assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), ['opKey, type ', 'type ', 'key']);
-      assert.match(await diff.locator('[data-kind="removed"] del').allTextContents().then((t) => t.join('|')), /env\.random\.uuid\(\)/);
-      assert.match(await diff.locator('[data-kind="added"]').nth(1).innerText(), /const key = opKey\('charge', \{ orderId: order\.id \}\)/);
-      assert.deepEqual(await axeSerious(page), []);
+    await button(page, 'Solution').click();
+    const changes = page.getByTestId('code-changes');
+    const summary = changes.locator('summary');
+    assert.equal(await summary.innerText(), 'What the solution changes · 4 lines added, 3 removed');
+    // Closed until asked for, and opened from the keyboard.
+    assert.equal(await changes.getAttribute('open'), null);
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    const diff = changes.getByRole('region', { name: /^What the solution changes/ });
+    await diff.waitFor();
+    // The one word that changed on the key's line is marked: uuid() out, key in.
+    assert.deepEqual(await diff.locator('[data-kind="added"] ins').allTextContents(), ['opKey, type ', 'type ', 'key']);
+    assert.match(await diff.locator('[data-kind="removed"] del').allTextContents().then((t) => t.join('|')), /env\.random\.uuid\(\)/);
+    assert.match(await diff.locator('[data-kind="added"]').nth(1).innerText(), /const key = opKey\('charge', \{ orderId: order\.id \}\)/);
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
+      assert.deepEqual(await axeSerious(page), [], colorScheme);
+    }
+    await setColorScheme(page, 'light');
 
-      // "Your code" keeps the section open and compares the code on screen with the starter…
-      await button(page, 'Your code').click();
-      assert.equal(await summary.innerText(), 'What you changed in the starter · nothing yet');
-      await setCode(page, (await getCode(page)).replace('env.random.uuid()', "opKey('charge', { orderId: order.id })"));
-      await page.waitForFunction(() => document.querySelector('[data-testid="code-changes"] summary')?.textContent?.includes('1 line added, 1 removed'));
-      // …or with the solution.
-      await changes.getByRole('button', { name: 'the solution' }).click();
-      assert.match(await summary.innerText(), /^Your code beside the solution · \d+ lines only in the solution, \d+ only in yours$/);
-      assert.equal(await changes.getByRole('button', { name: 'the solution' }).getAttribute('aria-pressed'), 'true');
-      assert.match(await changes.getByRole('region').locator('[data-kind="removed"] .sr-only').first().innerText(), /^removed from your code, line \d+:/);
+    // "Your code" keeps the section open and compares the code on screen with the starter…
+    await button(page, 'Your code').click();
+    assert.equal(await summary.innerText(), 'What you changed in the starter · nothing yet');
+    await setCode(page, (await getCode(page)).replace('env.random.uuid()', "opKey('charge', { orderId: order.id })"));
+    await page.waitForFunction(() => document.querySelector('[data-testid="code-changes"] summary')?.textContent?.includes('1 line added, 1 removed'));
+    // …or with the solution.
+    await changes.getByRole('button', { name: 'the solution' }).click();
+    assert.match(await summary.innerText(), /^Your code beside the solution · \d+ lines only in the solution, \d+ only in yours$/);
+    assert.equal(await changes.getByRole('button', { name: 'the solution' }).getAttribute('aria-pressed'), 'true');
+    assert.match(await changes.getByRole('region').locator('[data-kind="removed"] .sr-only').first().innerText(), /^removed from your code, line \d+:/);
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
       await screenshot(page, `lab-code-changes-${colorScheme}`);
-      assert.deepEqual(await axeSerious(page), []);
-      assert.deepEqual(errors, []);
-    } finally {
-      await context.close();
+      assert.deepEqual(await axeSerious(page), [], colorScheme);
     }
-  });
-}
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
 
 test('lab: a check-then-insert inside one transaction sends once in PGlite, and the verdict says why that proves nothing', { timeout: 120_000 }, async () => {
   const { readFileSync } = await import('node:fs');
   const code = readFileSync(new URL('../fixtures/anti-patterns/concurrent-redelivery-select-in-tx.ts', import.meta.url), 'utf8');
-  const { context, page, errors } = await openLab('concurrent-redelivery');
+  const { close, page, errors } = await openLab('concurrent-redelivery');
   try {
     await button(page, 'Your code').click();
     await setCode(page, code);
@@ -676,6 +685,6 @@ test('lab: a check-then-insert inside one transaction sends once in PGlite, and 
     assert.match(verdict, /PGlite runs one transaction at a time, so no other worker could read until the COMMIT\. On PostgreSQL a SELECT takes no lock: two workers would both find no row and both send\./);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
-import { launchBrowser, openPage, screenshot, urlOf, waitForDbReady, E2E_WAIT_MS } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, setColorScheme, urlOf, waitForDbReady, E2E_WAIT_MS } from './helpers.mjs';
 
 const LAB = '/lab/receipt-redelivery/';
 const scenario = SCENARIO_CATALOG.find((s) => s.id === 'receipt-redelivery');
@@ -28,7 +28,7 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: E2
   assert.doesNotMatch(html, /class="h-full opacity-0" aria-hidden/, 'not hidden with aria-hidden over focusable content');
 
   // Without any script the code is visible: nothing waits for Monaco to be readable.
-  const { context, page } = await openPage(browser, { javaScriptEnabled: false });
+  const { close, page } = await openPage(browser, { javaScriptEnabled: false });
   try {
     await page.goto(urlOf(LAB));
     const fallback = page.getByTestId('code-fallback');
@@ -39,12 +39,12 @@ test('the lab page HTML already holds the code as a static <pre>', { timeout: E2
     assert.equal(await page.getByTestId('scenario-title').innerText(), scenario.title);
     await screenshot(page, 'lab-no-js');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('the lab shows the scenario, then Monaco mounts with the handler', { timeout: 90_000 }, async (t) => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.goto(urlOf(LAB), { waitUntil: 'domcontentloaded' });
     assert.equal(await page.getByTestId('scenario-title').innerText(), scenario.title);
@@ -104,58 +104,61 @@ test('the lab shows the scenario, then Monaco mounts with the handler', { timeou
 
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
-for (const colorScheme of ['light', 'dark']) {
-  // Longer than any one wait inside it, so a step that never ends fails with its own message.
-  test(`the query panel runs real SQL and shows errors (${colorScheme})`, { timeout: 3 * E2E_WAIT_MS }, async () => {
-    const { context, page, errors } = await openPage(browser, { colorScheme });
-    try {
-      await page.goto(urlOf(LAB));
-      await page.locator('#main').getByText('Query the database yourself').click();
-      const sql = page.getByLabel('SQL', { exact: true });
-      assert.equal(await sql.inputValue(), 'SELECT * FROM operations');
-      await waitForDbReady(page, 30_000);
-      const panel = page.getByTestId('query-panel');
-      const run = panel.getByRole('button', { name: 'Run query' });
+// One load: the panel's rows are shot in light, then in dark (the page follows the system's scheme
+// without a reload).
+// Longer than any one wait inside it, so a step that never ends fails with its own message.
+test('the query panel runs real SQL and shows errors; its rows shot in light and dark', { timeout: 3 * E2E_WAIT_MS }, async () => {
+  const { close, page, errors } = await openPage(browser);
+  try {
+    await page.goto(urlOf(LAB));
+    await page.locator('#main').getByText('Query the database yourself').click();
+    const sql = page.getByLabel('SQL', { exact: true });
+    assert.equal(await sql.inputValue(), 'SELECT * FROM operations');
+    await waitForDbReady(page, 30_000);
+    const panel = page.getByTestId('query-panel');
+    const run = panel.getByRole('button', { name: 'Run query' });
 
-      // The prefilled query: the lesson's table exists and is empty.
-      await run.click();
-      const result = panel.getByTestId('query-result');
-      await result.getByText('No rows.').waitFor();
-      const headers = await result.getByRole('columnheader').allInnerTexts();
-      assert.deepEqual(headers, ['op_key', 'state', 'lease_until', 'result']);
+    // The prefilled query: the lesson's table exists and is empty.
+    await run.click();
+    const result = panel.getByTestId('query-result');
+    await result.getByText('No rows.').waitFor();
+    const headers = await result.getByRole('columnheader').allInnerTexts();
+    assert.deepEqual(headers, ['op_key', 'state', 'lease_until', 'result']);
 
-      await sql.fill('SELECT 1 + 1 AS two');
-      await run.click();
-      await result.getByRole('columnheader', { name: 'two' }).waitFor();
-      assert.deepEqual(await result.getByRole('cell').allInnerTexts(), ['2']);
+    await sql.fill('SELECT 1 + 1 AS two');
+    await run.click();
+    await result.getByRole('columnheader', { name: 'two' }).waitFor();
+    assert.deepEqual(await result.getByRole('cell').allInnerTexts(), ['2']);
 
-      // Keyboard only: Ctrl+Enter in the box runs it; the error comes from PostgreSQL.
-      await sql.fill('SELEC 1');
-      await sql.press('Control+Enter');
-      const error = panel.getByRole('alert');
-      await error.waitFor();
-      const text = await error.innerText();
-      assert.match(text, /syntax error at or near "SELEC"/, text);
-      assert.match(text, /42601/, 'SQLSTATE shown');
-      assert.match(text, /LINE 1: SELEC 1\n\s*\^/, 'caret under the error position');
-      await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
+    // Keyboard only: Ctrl+Enter in the box runs it; the error comes from PostgreSQL.
+    await sql.fill('SELEC 1');
+    await sql.press('Control+Enter');
+    const error = panel.getByRole('alert');
+    await error.waitFor();
+    const text = await error.innerText();
+    assert.match(text, /syntax error at or near "SELEC"/, text);
+    assert.match(text, /42601/, 'SQLSTATE shown');
+    assert.match(text, /LINE 1: SELEC 1\n\s*\^/, 'caret under the error position');
+    await page.locator('[data-testid="code-editor"][data-editor-ready="true"]').waitFor({ timeout: E2E_WAIT_MS });
 
-      // A write, then the rows it made, so the screenshot shows a real table.
-      await sql.fill(
-        "INSERT INTO operations (op_key, state, lease_until) VALUES ('demo', 'running', now() + interval '30 seconds');\n" +
-          'SELECT op_key, state, lease_until FROM operations',
-      );
-      await run.click();
-      await result.getByRole('cell', { name: 'demo' }).waitFor();
-      assert.match(await result.innerText(), /last of 2 statements/);
+    // A write, then the rows it made, so the screenshot shows a real table.
+    await sql.fill(
+      "INSERT INTO operations (op_key, state, lease_until) VALUES ('demo', 'running', now() + interval '30 seconds');\n" +
+        'SELECT op_key, state, lease_until FROM operations',
+    );
+    await run.click();
+    await result.getByRole('cell', { name: 'demo' }).waitFor();
+    assert.match(await result.innerText(), /last of 2 statements/);
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
       await screenshot(page, `lab-${colorScheme}`);
-      assert.deepEqual(errors, [], 'no page or console errors');
-    } finally {
-      await context.close();
     }
-  });
-}
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await close();
+  }
+});

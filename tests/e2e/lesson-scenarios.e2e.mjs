@@ -33,7 +33,7 @@ const button = (page, name) => page.getByRole('button', { name, exact: true });
 for (const [scenario, brokenText] of LABS) {
   test(`lab ${scenario}: the starter is caught, the solution holds`, { timeout: 180_000 }, async () => {
     const colorScheme = scenario === 'replay-safety' ? 'dark' : 'light';
-    const { context, page, errors } = await openPage(browser, { colorScheme });
+    const { close, page, errors } = await openPage(browser, { colorScheme });
     try {
       await page.goto(urlOf(`/lab/${scenario}/`));
       await page.waitForFunction(() => {
@@ -55,7 +55,7 @@ for (const [scenario, brokenText] of LABS) {
       assert.match(held, /Held: every invariant kept/);
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
-      await context.close();
+      await close();
     }
   });
 }

@@ -102,7 +102,7 @@ function renderedLines(editor) {
 }
 
 test('F12 on handleReceipt opens lib/consumer.ts read-only at handleMessage; typing there changes nothing; Escape returns to the code as it was', { timeout: 300_000 }, async () => {
-  const { context, page, errors } = await openWithSolution();
+  const { close, page, errors } = await openWithSolution();
   try {
     const editor = page.getByTestId('code-editor').locator('.monaco-editor');
     await editor.locator('.view-lines').getByText('handleReceipt(env.db', { exact: false }).waitFor();
@@ -184,7 +184,7 @@ test('F12 on handleReceipt opens lib/consumer.ts read-only at handleMessage; typ
 
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
@@ -193,7 +193,7 @@ for (const [name, device, colorScheme] of [
   ['a phone, dark', PHONE, 'dark'],
 ]) {
   test(`with ${name}, the link opens lib/consumer.ts whole and read-only, the definition marked`, { timeout: 240_000 }, async () => {
-    const { context, page, errors } = await openWithSolution({ device, plain: true, colorScheme });
+    const { close, page, errors } = await openWithSolution({ device, plain: true, colorScheme });
     try {
       await page.getByTestId('plain-editor').waitFor();
       const link = page.getByTestId('library-links').getByRole('button', { name: /handleReceipt/ });
@@ -216,7 +216,7 @@ for (const [name, device, colorScheme] of [
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-library-link')), 'handleReceipt');
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
-      await context.close();
+      await close();
     }
   });
 }

@@ -24,7 +24,8 @@ const button = (page, name) => page.getByRole('button', { name, exact: true });
 const monacoRequests = (requests) => requests.filter((url) => /(?:ts|editor)\.worker\./.test(url));
 
 test('lab on a phone: a plain text editor; the fix typed there holds; problems listed by line; the choice is kept', { timeout: 240_000 }, async () => {
-  const { context, page, requests, errors } = await openPage(browser, { device: PHONE });
+  // A tab of its own: that Monaco was never requested must not rest on a renderer that has it cached.
+  const { close, page, requests, errors } = await openPage(browser, { device: PHONE, fresh: true });
   try {
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitRunnable(page);
@@ -89,12 +90,12 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
     assert.equal(await page.getByRole('textbox', { name: /^Your code/ }).inputValue(), thrower, 'the code is kept across the switches');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('on a phone no page scrolls sideways: home, check, demo, try, embed', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser, { device: PHONE });
+  const { close, page, errors } = await openPage(browser, { device: PHONE });
   try {
     for (const path of ['/', '/check/', '/demo/receipt-redelivery/', '/try/', '/embed/receipt-redelivery/']) {
       await page.goto(urlOf(path));
@@ -103,7 +104,7 @@ test('on a phone no page scrolls sideways: home, check, demo, try, embed', { tim
     }
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 

@@ -150,8 +150,8 @@ test('export on one device, import on another: merge, undo, replace, undo — by
     assert.deepEqual(await storage(page), before, 'Undo after Replace puts back exactly what was here');
     assert.deepEqual([...a.errors, ...errors], [], 'no page or console errors');
   } finally {
-    await a.context.close();
-    await b.context.close();
+    await a.close();
+    await b.close();
   }
 });
 
@@ -167,7 +167,7 @@ const REFUSED = [
 ];
 
 test('wrong, damaged, foreign, newer and oversized files are refused with the reason, and nothing changes', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await seed(page, DEVICE_B);
     const before = await storage(page);
@@ -185,12 +185,12 @@ test('wrong, damaged, foreign, newer and oversized files are refused with the re
     }
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('a file with bad parts names them and imports the rest', { timeout: 60_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await seed(page, {});
     const file = {
@@ -214,6 +214,6 @@ test('a file with bad parts names them and imports the rest', { timeout: 60_000 
     assert.equal(stored[`eo:code:${SECOND.id}`], undefined);
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });

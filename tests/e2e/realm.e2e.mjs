@@ -56,7 +56,7 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
 `;
 
 test('lab: probes of the realm are refused, the tab keeps its database, and the Solution and Starter are judged as ever', { timeout: 400_000 }, async (t) => {
-  const { context, page, errors, requests } = await openPage(browser);
+  const { close, page, errors, requests } = await openPage(browser);
   try {
     await page.goto(urlOf('/lab/receipt-redelivery/'));
     await waitRunnable(page);
@@ -94,6 +94,6 @@ test('lab: probes of the realm are refused, the tab keeps its database, and the 
     assert.deepEqual(requests.filter((url) => url.includes('realm-probe-font')), [], 'the font was never requested');
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });

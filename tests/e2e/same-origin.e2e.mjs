@@ -11,7 +11,7 @@ after(async () => {
 });
 
 test('no request leaves the origin: PGlite and Monaco come from the app itself', { timeout: 120_000 }, async (t) => {
-  const { context, page, requests, errors } = await openPage(browser);
+  const { context, page, requests, errors } = await openPage(browser, { fresh: true });
   try {
     await page.goto(urlOf('/'));
     await waitForDbReady(page, 30_000);

@@ -71,7 +71,7 @@ function explainLab(page) {
 }
 
 async function open(path) {
-  const opened = await openPage(browser);
+  const opened = await openPage(browser, { fresh: true });
   const csp = await watchCsp(opened.context, opened.page);
   const response = await opened.page.goto(urlOf(path));
   return { ...opened, csp, response };
@@ -189,7 +189,7 @@ async function courseSite(body) {
 }
 
 test('a course site on another origin may frame the embed, not the lab', { timeout: 180_000 }, async () => {
-  const { context, page } = await openPage(browser);
+  const { context, page } = await openPage(browser, { fresh: true });
   const refused = [];
   page.on('console', (m) => /frame-ancestors/.test(m.text()) && refused.push(m.text()));
   const course = await courseSite(`<!doctype html><title>Unit 3</title>

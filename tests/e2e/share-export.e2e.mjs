@@ -20,7 +20,7 @@ after(async () => {
 });
 
 test('the lab exports the finished run as JSON and as a Mermaid diagram', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { context, close, page, errors } = await openPage(browser);
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(urlOf('/')).origin });
     await page.goto(urlOf('/lab/receipt-redelivery/'));
@@ -55,7 +55,7 @@ test('the lab exports the finished run as JSON and as a Mermaid diagram', { time
     assert.equal(await readFile(await mmd.path(), 'utf8'), mermaid, 'the file and the clipboard hold the same diagram');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
@@ -115,13 +115,13 @@ test('a shared replay of a counterexample (steered by scheduler choices) replays
     assert.notEqual(seeded.traceHash, sent.traceHash, 'without the link\'s choices the run would differ');
     assert.deepEqual([...a.errors, ...b.errors], []);
   } finally {
-    await a.context.close();
-    await b.context.close();
+    await a.close();
+    await b.close();
   }
 });
 
 test("a run of your own code, exported from the browser, replays in the CLI to the same trace hash", { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   const dir = await mkdtemp(path.join(tmpdir(), 'eo-export-'));
   try {
     await page.goto(urlOf('/lab/receipt-redelivery/'));
@@ -148,7 +148,7 @@ test("a run of your own code, exported from the browser, replays in the CLI to t
     assert.equal(replayed.traceHash, doc.traceHash, 'the browser and Node ran the very same schedule');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
     await rm(dir, { recursive: true, force: true });
   }
 });

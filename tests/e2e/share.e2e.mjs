@@ -81,7 +81,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
   const url = await a.page.getByTestId('share-url').inputValue();
   assert.equal(await a.page.evaluate(() => navigator.clipboard.readText()), url, 'the clipboard holds the link');
   assert.match(url, new RegExp(`/lab/${SCENARIO}/#v1\\.[A-Za-z0-9_-]+$`));
-  await a.context.close();
+  await a.close();
 
   // The receiver has code of their own.
   const b = await openPage(browser);
@@ -128,12 +128,12 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     assert.equal(await b.page.getByTestId('share-offer').count(), 0);
     assert.deepEqual(b.errors, []);
   } finally {
-    await b.context.close();
+    await b.close();
   }
 });
 
 test('a variant link selects Solution without touching saved code', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.goto(urlOf(`/lab/${SCENARIO}/`));
     await waitRunnable(page);
@@ -150,12 +150,12 @@ test('a variant link selects Solution without touching saved code', { timeout: 1
     assert.equal(await getCode(page), '// mine\nexport async function handleMessage() {}\n');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('a shared plan with a fault whose moment never comes: the plan greys it out, the verdict does not count it', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     const faults = [
       { kind: 'crash', process: 'worker-1', before: 'queue.ack' },
@@ -174,7 +174,7 @@ test('a shared plan with a fault whose moment never comes: the plan greys it out
     await screenshot(page, 'lab-fault-never-happened');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
@@ -185,7 +185,7 @@ for (const [name, fragment] of [
   ['other version', '#v9.abc'],
 ]) {
   test(`a ${name} link shows a clear message and a working default lab`, { timeout: 120_000 }, async () => {
-    const { context, page, errors } = await openPage(browser);
+    const { close, page, errors } = await openPage(browser);
     try {
       const good = labLinkHref({ scenario: SCENARIO, variant: 'starter', seed: 9, faults: [] });
       const hash = fragment ?? good.slice(good.indexOf('#'), good.length - 7);
@@ -203,13 +203,13 @@ for (const [name, fragment] of [
       assert.notEqual(await page.getByLabel('Seed').inputValue(), '9');
       assert.deepEqual(errors, []);
     } finally {
-      await context.close();
+      await close();
     }
   });
 }
 
 test('without a clipboard the link stays visible and selected', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
     await page.goto(urlOf(`/lab/${SCENARIO}/`));
@@ -221,6 +221,6 @@ test('without a clipboard the link stays visible and selected', { timeout: 120_0
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'share-url', 'the field has focus to copy from');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });

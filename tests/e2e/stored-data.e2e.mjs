@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCENARIO_CATALOG } from '../../simulations/lessons/catalog.ts';
-import { axeSerious, launchBrowser, openPage, screenshot, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
+import { axeSerious, launchBrowser, openPage, screenshot, setColorScheme, urlOf, waitRunnable, E2E_WAIT_MS } from './helpers.mjs';
 
 const FIRST = SCENARIO_CATALOG[0];
 const SECOND = SCENARIO_CATALOG[1];
@@ -80,7 +80,7 @@ const storedProgress = (page) => page.evaluate(() => JSON.parse(localStorage.get
 
 for (const c of CASES) {
   test(`stored ${c.name}: the map and a lab work, the part is named and dropped, the rest kept`, { timeout: 120_000 }, async () => {
-    const { context, page, errors } = await openPage(browser);
+    const { close, page, errors } = await openPage(browser);
     try {
       await seed(page, { 'eo:progress': JSON.stringify(c.progress) }, '/');
       const notice = page.getByTestId('stored-data-notice');
@@ -112,32 +112,35 @@ for (const c of CASES) {
       assert.equal(await page.getByTestId('stored-data-notice').count(), 0);
       assert.deepEqual(errors, [], 'no page or console errors');
     } finally {
-      await context.close();
+      await close();
     }
   });
 }
 
+// One load: the notice is checked and shot in light, then in dark (the page follows the system's
+// scheme without a reload).
 test('stored progress that is not JSON, and a notice that passes axe in light and dark', { timeout: 90_000 }, async () => {
-  for (const colorScheme of ['light', 'dark']) {
-    const { context, page, errors } = await openPage(browser, { colorScheme });
-    try {
-      await seed(page, { 'eo:progress': '{"version":1,"scenarios":' }, '/');
-      const notice = page.getByTestId('stored-data-notice');
-      await notice.waitFor({ timeout: E2E_WAIT_MS });
-      assert.match(await notice.innerText(), /not readable JSON/);
+  const { close, page, errors } = await openPage(browser);
+  try {
+    await seed(page, { 'eo:progress': '{"version":1,"scenarios":' }, '/');
+    const notice = page.getByTestId('stored-data-notice');
+    await notice.waitFor({ timeout: E2E_WAIT_MS });
+    assert.match(await notice.innerText(), /not readable JSON/);
+    for (const colorScheme of ['light', 'dark']) {
+      await setColorScheme(page, colorScheme);
       assert.deepEqual(await axeSerious(page), [], `no serious axe violations (${colorScheme})`);
       await screenshot(page, `stored-data-notice-${colorScheme}`);
-      assert.deepEqual(errors, [], 'no page or console errors');
-    } finally {
-      await context.close();
     }
+    assert.deepEqual(errors, [], 'no page or console errors');
+  } finally {
+    await close();
   }
 });
 
 const HUGE = Array.from({ length: 100_000 }, (_, i) => `const a${i} = ${i};`).join('\n');
 
 test('saved code of 100,000 lines is offered, not loaded: the lab works; Discard, Undo, and nothing typed meanwhile is saved over it', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     const key = `eo:code:${FIRST.id}`;
     await seed(page, { [key]: HUGE }, `/lab/${FIRST.id}/`);
@@ -162,12 +165,12 @@ test('saved code of 100,000 lines is offered, not loaded: the lab works; Discard
     assert.equal(await page.evaluate((k) => localStorage.getItem(k)?.length, key), HUGE.length, 'Undo stores the large code again');
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('large saved code loads when the learner asks for it', { timeout: 120_000 }, async () => {
-  const { context, page, errors } = await openPage(browser);
+  const { close, page, errors } = await openPage(browser);
   try {
     // Over the line limit, small enough to load quickly.
     const code = Array.from({ length: 3_500 }, (_, i) => `// ${i}`).join('\n');
@@ -180,6 +183,49 @@ test('large saved code loads when the learner asks for it', { timeout: 120_000 }
     await page.waitForFunction((n) => window.__eoLab?.getCode().length === n, code.length);
     assert.deepEqual(errors, [], 'no page or console errors');
   } finally {
-    await context.close();
+    await close();
+  }
+});
+
+test('every test starts as a new learner: the reused tab finds nothing the last test stored, added or set', { timeout: 60_000 }, async () => {
+  const first = await openPage(browser);
+  try {
+    await first.page.addInitScript(() => (window.__leftOver = true));
+    await first.page.setViewportSize({ width: 700, height: 500 });
+    await first.page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await first.page.goto(urlOf('/try/'));
+    await first.page.evaluate(async () => {
+      localStorage.setItem('eo:left-over', '1');
+      sessionStorage.setItem('eo:left-over', '1');
+      document.cookie = 'eo-left-over=1; path=/';
+      await caches.open('eo-left-over');
+      await new Promise((resolve, reject) => {
+        const request = indexedDB.open('eo-left-over');
+        request.onsuccess = () => resolve(request.result.close());
+        request.onerror = () => reject(request.error);
+      });
+    });
+  } finally {
+    await first.close();
+  }
+  const second = await openPage(browser);
+  try {
+    assert.equal(second.page, first.page, 'the tab (and its renderer’s caches) is reused');
+    await second.page.goto(urlOf('/try/'));
+    const left = await second.page.evaluate(async () => ({
+      localStorage: Object.keys(localStorage).filter((k) => k !== 'effectively-once.explore-workers'),
+      sessionStorage: Object.keys(sessionStorage),
+      cookies: document.cookie,
+      caches: await caches.keys(),
+      indexedDB: (await indexedDB.databases()).map((d) => d.name),
+      initScript: window.__leftOver ?? null,
+      viewport: [window.innerWidth, window.innerHeight],
+      dark: window.matchMedia('(prefers-color-scheme: dark)').matches,
+      reducedMotion: window.matchMedia('(prefers-reduced-motion: reduce)').matches,
+      hovered: document.querySelectorAll(':hover').length,
+    }));
+    assert.deepEqual(left, { localStorage: [], sessionStorage: [], cookies: '', caches: [], indexedDB: [], initScript: null, viewport: [1280, 900], dark: false, reducedMotion: false, hovered: 0 });
+  } finally {
+    await second.close();
   }
 });

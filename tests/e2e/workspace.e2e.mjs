@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { axeSerious, launchBrowser, openPage, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS, PHONE, screenShot } from './helpers.mjs';
+import { axeSerious, launchBrowser, nextFrames, openPage, setColorScheme, urlOf, waitRunnable, waitVerdict, E2E_WAIT_MS, PHONE, screenShot } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -44,7 +44,7 @@ async function openLab(scenario, { width, height, colorScheme = 'light', device 
     await waitRunnable(opened.page);
     return opened;
   } catch (error) {
-    await opened.context.close();
+    await opened.close();
     throw error;
   }
 }
@@ -58,7 +58,7 @@ async function runToVerdict(page) {
 }
 
 test('lab at 1366×768: after a run the editor, Run, the timeline and the verdict are all on screen without scrolling; Show event N keeps the timeline in view', { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery', { width: 1366, height: 768 });
+  const { close, page, errors } = await openLab('receipt-redelivery', { width: 1366, height: 768 });
   try {
     await page.waitForFunction(() => document.querySelector('[data-testid="code-editor"]')?.getAttribute('data-editor-ready') === 'true', undefined, { timeout: E2E_WAIT_MS });
     await screenShot(page, 'workspace-1366x768-ready');
@@ -84,7 +84,7 @@ test('lab at 1366×768: after a run the editor, Run, the timeline and the verdic
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
@@ -93,36 +93,39 @@ for (const [width, height] of [
   [1280, 720],
   [1024, 768],
 ]) {
+  // One load: the run's state is shot and checked in light, then in dark (the page follows the
+  // system's scheme: CSS and Monaco's theme), before the log's SQL is opened in light.
   test(`lab at ${width}×${height}: screenshots after a run, light and dark, axe clean`, { timeout: 240_000 }, async () => {
-    for (const colorScheme of ['light', 'dark']) {
-      const { context, page, errors } = await openLab('dual-write', { width, height, colorScheme });
-      try {
-        await runToVerdict(page);
+    const { close, page, errors } = await openLab('dual-write', { width, height });
+    try {
+      await runToVerdict(page);
+      for (const colorScheme of ['light', 'dark']) {
+        await setColorScheme(page, colorScheme);
         await screenShot(page, `workspace-${width}x${height}-${colorScheme}`);
         // After the run, before anything scrolls the run column (opening the log's SQL below does).
         if (width >= 1280) {
-          await onScreen(page, page.locator('[data-action="run"]'), 'Run');
-          await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), 'the timeline');
+          await onScreen(page, page.locator('[data-action="run"]'), `Run (${colorScheme})`);
+          await onScreen(page, page.getByRole('group', { name: /^Timeline: / }), `the timeline (${colorScheme})`);
         }
-        if (colorScheme === 'light') {
-          // The relay's SELECT is cut in the narration: the log opens it to its full text.
-          await page.getByRole('button', { name: /^full SQL of event \d+$/ }).first().click();
-          const sql = page.locator('pre[id^="event-sql-"]').first();
-          await sql.waitFor();
-          const text = (await sql.innerText()).replace(/\s+/g, ' ');
-          assert.ok(text.length > 72 && /^(INSERT|SELECT|UPDATE)/.test(text), `the whole statement, past the narration’s cut (${text.length} characters)`);
-        }
-        assert.deepEqual(await axeSerious(page), [], `${colorScheme}`);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
       }
+      assert.deepEqual(await axeSerious(page), [], 'dark');
+      await setColorScheme(page, 'light');
+      // The relay's SELECT is cut in the narration: the log opens it to its full text.
+      await page.getByRole('button', { name: /^full SQL of event \d+$/ }).first().click();
+      const sql = page.locator('pre[id^="event-sql-"]').first();
+      await sql.waitFor();
+      const text = (await sql.innerText()).replace(/\s+/g, ' ');
+      assert.ok(text.length > 72 && /^(INSERT|SELECT|UPDATE)/.test(text), `the whole statement, past the narration’s cut (${text.length} characters)`);
+      assert.deepEqual(await axeSerious(page), [], 'light');
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
     }
   });
 }
 
 test('lab on a phone (390×844): one column, the situation above the code, Run brings the timeline into view', { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery', { device: PHONE });
+  const { close, page, errors } = await openLab('receipt-redelivery', { device: PHONE });
   try {
     const brief = await page.getByTestId('scenario-brief').boundingBox();
     const code = await page.getByTestId('code-editor').boundingBox();
@@ -140,12 +143,12 @@ test('lab on a phone (390×844): one column, the situation above the code, Run b
     await screenShot(page, 'workspace-phone-run');
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('lab keyboard: the situation and Run come before the editor in Tab order; Escape leaves the editor, whose hint shows while it has the focus', { timeout: 240_000 }, async () => {
-  const { context, page, errors } = await openLab('receipt-redelivery', { width: 1366, height: 768 });
+  const { close, page, errors } = await openLab('receipt-redelivery', { width: 1366, height: 768 });
   try {
     await page.waitForFunction(() => document.querySelector('[data-testid="code-editor"]')?.getAttribute('data-editor-ready') === 'true', undefined, { timeout: E2E_WAIT_MS });
     // Tab from the top of the page until the editor takes the focus, noting what came first.
@@ -185,7 +188,7 @@ test('lab keyboard: the situation and Run come before the editor in Tab order; E
     await page.waitForFunction(() => !document.activeElement?.closest('[data-testid="code-editor"]'));
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
@@ -209,7 +212,7 @@ async function openPresenter(scenario, { width, height, colorScheme = 'light', d
     await opened.page.waitForFunction(() => document.querySelector('[data-action="step"]')?.disabled === false, undefined, { timeout: E2E_WAIT_MS });
     return opened;
   } catch (error) {
-    await opened.context.close();
+    await opened.close();
     throw error;
   }
 }
@@ -225,35 +228,46 @@ async function timelineClear(page, what) {
   assert.ok(controls.y + controls.height <= page.viewportSize().height + 0.5, `${what}: the controls are on screen`);
 }
 
-for (const [width, height] of [
-  [1280, 720],
-  [1024, 768],
-]) {
-  for (const scenario of ['receipt-redelivery', 'dual-write']) {
-    test(`presenter at ${width}×${height} (${scenario}): the timeline is never under the controls, stepping or at the outcome`, { timeout: 180_000 }, async () => {
-      const { context, page, errors } = await openPresenter(scenario, { width, height });
-      try {
+// One load per lesson, resized from 1280×720 to 1024×768: presenter mode's layout is CSS media
+// queries, a media hook that follows their change events and a timeline that measures itself with a
+// ResizeObserver, so a resized page lays out as one loaded at that size. R takes the demonstration
+// back to Ready, where a fresh load starts, and the walk is made again at the new size.
+for (const scenario of ['receipt-redelivery', 'dual-write']) {
+  test(`presenter at 1280×720, then 1024×768 (${scenario}): at each size the timeline is never under the controls, stepping or at the outcome`, { timeout: 240_000 }, async () => {
+    const { close, page, errors } = await openPresenter(scenario, { width: 1280, height: 720 });
+    try {
+      for (const [width, height] of [
+        [1280, 720],
+        [1024, 768],
+      ]) {
+        if (width !== 1280) {
+          await page.setViewportSize({ width, height });
+          await page.keyboard.press('r');
+          await waitPresenter(page, /^Ready$/);
+          await nextFrames(page);
+        }
+        const at = `${width}×${height}`;
         await screenShot(page, `presenter-${scenario}-${width}x${height}-ready`);
         for (let i = 1; i <= 4; i++) {
           await page.keyboard.press('PageDown');
           await waitPresenter(page, new RegExp(`^Event ${i} of`));
         }
-        await timelineClear(page, `event 4`);
+        await timelineClear(page, `${at}, event 4`);
         await screenShot(page, `presenter-${scenario}-${width}x${height}-step`);
         await page.keyboard.press('End');
         await page.getByTestId('presenter-verdict').waitFor();
-        await timelineClear(page, 'at the outcome, with the verdict');
+        await timelineClear(page, `${at}, at the outcome, with the verdict`);
         await screenShot(page, `presenter-${scenario}-${width}x${height}-end`);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
       }
-    });
-  }
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
 }
 
 test('presenter at 1920×1080 (dual-write): the timeline spans the screen in 18 px type, the tables are on screen, End stops at the outcome', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPresenter('dual-write', { width: 1920, height: 1080 });
+  const { close, page, errors } = await openPresenter('dual-write', { width: 1920, height: 1080 });
   try {
     await page.keyboard.press('End');
     await page.getByTestId('presenter-verdict').waitFor();
@@ -278,12 +292,12 @@ test('presenter at 1920×1080 (dual-write): the timeline spans the screen in 18 
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('presenter on a phone (390×844): the controls are a remote along the bottom, not the whole screen', { timeout: 180_000 }, async () => {
-  const { context, page, errors } = await openPresenter('receipt-redelivery', { device: PHONE });
+  const { close, page, errors } = await openPresenter('receipt-redelivery', { device: PHONE });
   try {
     await page.getByRole('button', { name: 'Next →' }).click();
     await waitPresenter(page, /^Event 1 of/);
@@ -299,14 +313,14 @@ test('presenter on a phone (390×844): the controls are a remote along the botto
     assert.deepEqual(await axeSerious(page), []);
     assert.deepEqual(errors, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
 
 test('embed options: compact=1 leaves out the situation and the database card and folds the panes; the page is shorter for it', { timeout: 240_000 }, async () => {
   const heights = {};
   for (const query of ['', '?compact=1', '?brief=0&db=0']) {
-    const { context, page, errors } = await openPage(browser, { device: { viewport: { width: 900, height: 900 } } });
+    const { close, page, errors } = await openPage(browser, { device: { viewport: { width: 900, height: 900 } } });
     try {
       await page.goto(urlOf(`/embed/receipt-redelivery/${query}`));
       await waitRunnable(page);
@@ -332,7 +346,7 @@ test('embed options: compact=1 leaves out the situation and the database card an
       heights[query || 'default'] = await page.evaluate(() => document.documentElement.scrollHeight);
       assert.deepEqual(errors, []);
     } finally {
-      await context.close();
+      await close();
     }
   }
   console.log(`embed heights after a run at 900 px wide: ${JSON.stringify(heights)}`);
