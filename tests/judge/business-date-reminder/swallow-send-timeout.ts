@@ -16,7 +16,7 @@ export async function sendReminder(msg: ReminderMessage, env: Env) {
       { to: msg.customer, orderId: msg.orderId, template: 'reminder' },
       { idempotencyKey: key },
     );
-  } catch (err) {
+  } catch {
     // The provider is slow, not down: it sends what it accepted. Better no reminder than two.
     env.log(`reminder send for order ${msg.orderId} timed out; assuming it went out`);
   }
