@@ -10,7 +10,7 @@
  * read outside strings, quoted identifiers, comments and dollar quotes.
  */
 import { memoByText } from '../engine/text-memo';
-import { sqlCodeOnly } from './sql-words';
+import { closingBracket, sqlCodeOnly } from './sql-words';
 
 /** Why PostgreSQL 15 rejects a statement: its message and SQLSTATE. */
 export interface Pg15Refusal {
@@ -48,16 +48,6 @@ const NOT_AN_ALIAS = new Set(
   'where order group having limit offset for join inner left right full cross natural on using union except intersect window returning fetch'.split(' '),
 );
 
-/** The index just past the parenthesis that closes the one opened at `open`, or -1. */
-function closing(code: string, open: number): number {
-  let depth = 0;
-  for (let k = open; k < code.length; k++) {
-    if (code[k] === '(') depth++;
-    else if (code[k] === ')' && --depth === 0) return k + 1;
-  }
-  return -1;
-}
-
 function refusal(sql: string): Pg15Refusal | null {
   const lower = sqlCodeOnly(sql).toLowerCase();
   for (const m of lower.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
@@ -84,7 +74,7 @@ function refusal(sql: string): Pg15Refusal | null {
   if (/\bis\s+(not\s+)?json\b/.test(lower)) return { message: 'syntax error at or near "JSON"', code: '42601' };
   for (const m of lower.matchAll(/\b(from|join|lateral)\s*\(\s*(select|values|with)\b/g)) {
     const open = lower.indexOf('(', m.index! + m[1]!.length);
-    const end = closing(lower, open);
+    const end = closingBracket(lower, open);
     if (end === -1) continue;
     const next = /^\s*([a-z_][a-z0-9_]*|[^\sa-z_]|$)/.exec(lower.slice(end))?.[1] ?? '';
     if (next === '' || !/^[a-z_]/.test(next) || NOT_AN_ALIAS.has(next)) {

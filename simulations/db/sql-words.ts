@@ -119,15 +119,18 @@ function sqlTokens(sql: string): { words: Word[]; strings: StringToken[]; opaque
  * names as written: what a checker reads of a statement, so that a clause that survives only in a
  * comment (`-- was FOR UPDATE SKIP LOCKED`) counts for nothing, as in PostgreSQL.
  */
-export const sqlWithoutComments = memoByText((sql: string): string => {
-  if (!sql.includes('--') && !sql.includes('/*')) return sql;
+export const sqlWithoutComments = memoByText((sql: string): string => (!sql.includes('--') && !sql.includes('/*') ? sql : blanked(sql, (o) => o.comment === true)));
+
+/** `sql` with the stretches `which` picks blanked to spaces (line breaks kept); a quoted identifier blanked keeps a `q` where it starts. */
+function blanked(sql: string, which: (o: Opaque) => boolean): string {
   const out = sql.split('');
   for (const o of sqlTokens(sql).opaque) {
-    if (!o.comment) continue;
+    if (!which(o)) continue;
     for (let k = o.start; k < o.end; k++) if (out[k] !== '\n') out[k] = ' ';
+    if (o.identifier) out[o.start] = 'q';
   }
   return out.join('');
-});
+}
 
 /**
  * `sql` with every comment, string, quoted identifier and dollar quote blanked to spaces (the same
@@ -135,12 +138,7 @@ export const sqlWithoutComments = memoByText((sql: string): string => {
  * `q` where it starts, so that it still reads as a word.
  */
 export function sqlCodeOnly(sql: string): string {
-  const out = sql.split('');
-  for (const o of sqlTokens(sql).opaque) {
-    for (let k = o.start; k < o.end; k++) if (out[k] !== '\n') out[k] = ' ';
-    if (o.identifier) out[o.start] = 'q';
-  }
-  return out.join('');
+  return blanked(sql, () => true);
 }
 
 /** What each time keyword means, as a cast of `now()`: the same instant, the transaction's start. */
@@ -332,12 +330,18 @@ export const executedName = memoByText((sql: string): string | null => {
   return m ? m[1]!.replace(/"/g, '').toLowerCase() : null;
 });
 
-/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
-export function bracketed(sql: string, open: number): string {
+/** The index just past the bracket that closes the one opened at `open`, or -1. */
+export function closingBracket(sql: string, open: number): number {
   let depth = 0;
   for (let i = open; i < sql.length; i++) {
     if (sql[i] === '(') depth++;
-    else if (sql[i] === ')' && --depth === 0) return sql.slice(open + 1, i);
+    else if (sql[i] === ')' && --depth === 0) return i + 1;
   }
-  return sql.slice(open + 1);
+  return -1;
+}
+
+/** The text inside the brackets that open at `open`, up to the one that closes them (or the end). */
+export function bracketed(sql: string, open: number): string {
+  const end = closingBracket(sql, open);
+  return end === -1 ? sql.slice(open + 1) : sql.slice(open + 1, end - 1);
 }

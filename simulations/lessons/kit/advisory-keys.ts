@@ -17,8 +17,9 @@ import type { TraceEvent } from '../../engine/types';
 import type { SimDatabase } from '../../db/port';
 import { bracketed, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
 
-/** A call that takes an advisory lock (not an unlock), as written. */
-const LOCK_CALL = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(/gi;
+/** A call that takes an advisory lock (not an unlock), as written: `try_`, `xact_` and `_shared` captured. */
+export const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
+const LOCK_CALLS = new RegExp(ADVISORY_LOCK.source, 'gi');
 const MENTIONS = /advisory_(?:xact_)?lock/i;
 const PARAM = /\$(\d+)/g;
 
@@ -90,7 +91,7 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
     if (!MENTIONS.test(sql)) continue;
     if (!inTx.has(e.actor)) mine.push(new Set());
     const params = Array.isArray(data?.params) ? data.params : [];
-    for (const m of sql.matchAll(LOCK_CALL)) {
+    for (const m of sql.matchAll(LOCK_CALLS)) {
       const key = await keyOf(db, bracketed(sql, m.index + m[0].length - 1), params);
       const unit = mine[mine.length - 1];
       if (unit === undefined || unit === null) continue;

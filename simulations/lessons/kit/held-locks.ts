@@ -12,9 +12,8 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import { bracketed, sqlWithoutComments } from '../../db/sql-words';
-import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
+import { ADVISORY_LOCK, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
-const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i;
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 /** What differs per connection or per transaction: a lock keyed on it is every process's own. */
 const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\(/i;
