@@ -14,18 +14,11 @@ import { KNOWN_FALSE_ALARMS, KNOWN_MISSES, expected, firstViolationText, judgeTh
  * tab's verdict is not yet the standard's there.
  */
 const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
-  // Two open transactions overlap on PostgreSQL: the try-lock whose answer is only logged lets two
-  // relays, or two workers, through.
-  'relay-concurrency/try-lock-logged.ts': 'overlapping transactions',
-  'concurrent-redelivery/try-lock-answer-only-logged.ts': 'overlapping transactions',
   // The read with the lock in its select list kept the snapshot taken before it waited for the lock.
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
   // A locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
-  // Locks the candidates, logs the answer, publishes the candidates it read unlocked.
-  'relay-concurrency/lock-candidates-publish-candidates.ts': 'overlapping transactions',
   'lease-expiry/per-attempt-claim-rows.ts': 'overlapping transactions',
-  // Each relay's advisory key is hashed in JavaScript from its own name: it excludes nobody.
 };
 
 /**

@@ -10,6 +10,7 @@ import { usesSessionAdvisory } from '../db/advisory-locks';
 import { onSimulatedClock, transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
+import { contendedAnswer, type Contention } from './contention';
 import type { FaultPlan } from './fault-plan';
 import { markFailedStatement } from './statement-failure';
 import { otherClientInsideTransactionRefusal, poolInsideTransactionRefusal, poolSessionLockRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
@@ -30,6 +31,8 @@ export interface EnvHost {
   data: Prng;
   /** Skip what only a person reads (call sites of statements). */
   verdictOnly: boolean;
+  /** Contendable statements: their numbers, and a probe run's contended answer (./contention.ts). */
+  contention: Contention;
   emit(event: Omit<TraceEvent, 'i' | 't' | 'step'>): TraceEvent;
   /** Simulated ms since the run began. */
   elapsed(): number;
@@ -158,7 +161,10 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             }, () => got.settled());
           }
           const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, got)}`, data: { sql: text, params: params ?? [], rows: got.rows, affected: got.affectedRows } });
-          return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(got.rows, event) : got.rows, event, simDb.inTransaction(pid));
+          const inTransaction = simDb.inTransaction(pid);
+          const contended = inTransaction && !injected && !newer ? contendedAnswer(text) : null;
+          const rows = contended ? host.contention.answer(pid, text, contended, got.rows, event) : got.rows;
+          return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(rows, event) : rows, event, inTransaction);
         } catch (err) {
           failed(err);
           throw withCallSite(markFailedStatement(err), callSite);

@@ -22,6 +22,7 @@ import { Providers } from '../providers/registry';
 import { enterProcess } from '../learner/compile';
 import { VirtualClock } from './clock';
 import { makeEnv, type EnvHost } from './env';
+import { Contention } from './contention';
 import { FaultPlan, ProcessCounters } from './fault-plan';
 import { afterHostTick, hostTick } from './host-tick';
 import { workerMachine } from './machines';
@@ -106,6 +107,7 @@ export class Engine {
       // A second stream for data (UUIDs), so replaying a choice list draws the same UUIDs.
       data: new Prng((options.seed ^ 0x5bd1e995) | 0),
       verdictOnly: !!options.verdictOnly,
+      contention: new Contention(options.contention),
       emit,
       elapsed: () => this.elapsed(),
       eventCount: () => this.trace.length,
@@ -178,6 +180,10 @@ export class Engine {
       const step = enabled.length === 1 ? enabled[0] : enabled[this.choose(enabled.length)];
       await this.execute(step);
       if (this.options.afterStep) await this.options.afterStep(this.stepsRun - 1);
+      if (this.options.stopWhen?.()) {
+        endingDetail = 'stopped by its caller';
+        break;
+      }
       // A run settles through microtasks only. A long one (a handler looping on `await env.db…`
       // until the step limit) lets the host's tasks in now and then: the browser worker's heartbeat,
       // without which the page's watchdog took it for a loop that never awaits. Host turns decide nothing.

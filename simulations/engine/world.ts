@@ -3,6 +3,7 @@
  * one run, and its outcome, which the checkers and every view read. Types only.
  */
 import type { Ledger, ProviderOptions } from '../providers/registry';
+import type { ContentionOptions } from './contention';
 import type { Env, Fault, TraceEvent } from './types';
 
 /** A process of the world. */
@@ -66,6 +67,10 @@ export interface RunOptions {
    * Together these were ~15–20 % of a schedule (npm run bench).
    */
   verdictOnly?: boolean;
+  /** Contended answers: one to give (a probe run), and those found ignored (./contention.ts). */
+  contention?: ContentionOptions;
+  /** Checked after every step: true ends the run there (a probe run that has seen enough). */
+  stopWhen?: () => boolean;
 }
 
 /** What a run produced; the checkers and every view read this. */

@@ -10,6 +10,7 @@
 import type { Failure } from './failure';
 import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
+import { ConductComparison, ignoredKey, mayMeetContention, probePoints, type ContentionOptions } from '../engine/contention';
 import { LearnerCodeError, learnerLocation, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
 import { Prng } from '../engine/prng';
@@ -101,8 +102,59 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
   return scenario.variants[name].code;
 }
 
-/** Run one schedule. The database is reset first; the same inputs give the same traceHash. */
+/**
+ * Run one schedule. The database is reset first; the same inputs give the same traceHash.
+ *
+ * On PGlite, code that takes a try-lock or reads SKIP LOCKED inside a transaction is also asked
+ * whether it obeys the answer a contended lock would give (../engine/contention.ts): a full run
+ * finds those statements in a verdict-only run first and probes them, so its trace already says
+ * which answers were ignored; a verdict-only run probes only when it held, and runs again with
+ * what the probes found if any answer was ignored.
+ */
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
+  const probing = db.name === 'pglite' && mayMeetContention(req.code);
+  if (!probing) return runOnce(db, req);
+  if (!req.verdictOnly) {
+    const found = await runOnce(db, { ...req, verdictOnly: true, onEvent: undefined, afterStep: undefined, beforeRollback: undefined });
+    const ignored = await ignoredAnswers(db, req, found);
+    return runOnce(db, req, { ignored });
+  }
+  const first = await runOnce(db, req);
+  if (first.verdict !== 'held') return first;
+  const ignored = await ignoredAnswers(db, req, first);
+  return ignored.length ? runOnce(db, req, { ignored }) : first;
+}
+
+/**
+ * The statements of `run` whose contended answer its code ignores (see runScenario), as
+ * `ContentionOptions.ignored` keys: each probed in a run of the same schedule, stopped once the
+ * process's conduct after it differed or its window closed the same.
+ */
+async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult): Promise<string[]> {
+  const ignored: string[] = [];
+  if (run.error) return ignored;
+  for (const { point, sql, at } of probePoints(run.trace)) {
+    const mod = loadLearnerModule(req.code);
+    const world = req.scenario.build(mod, { seed: req.seed });
+    const conduct = new ConductComparison(run.trace, point, at);
+    await db.reset();
+    const engine = new Engine(world.spec, db, {
+      seed: req.seed,
+      faults: run.faults,
+      choices: run.choices,
+      verdictOnly: true,
+      contention: { contend: point },
+      onEvent: (e) => conduct.see(e),
+      stopWhen: () => conduct.obeyed !== null,
+    });
+    await engine.run();
+    if (!conduct.finish()) ignored.push(ignoredKey(point.pid, sql));
+  }
+  return ignored;
+}
+
+/** One run of the schedule, told what the probes found (`contention`). */
+async function runOnce(db: SimDatabase, req: RunRequest, contention?: ContentionOptions): Promise<RunResult> {
   const faults = [...(req.faults ?? req.scenario.demo.faults)];
   const base = { scenario: req.scenario.id, variant: req.variant, seed: req.seed, faults };
   let mod: Record<string, unknown>;
@@ -130,7 +182,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
     };
   }
   await db.reset();
-  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, beforeRollback: req.beforeRollback, verdictOnly: req.verdictOnly });
+  const engine = new Engine(world.spec, db, { seed: req.seed, faults, choices: req.choices, onEvent: req.onEvent, afterStep: req.afterStep, beforeRollback: req.beforeRollback, verdictOnly: req.verdictOnly, contention });
   stampEvents(world.codeErrors, () => engine.eventCount);
   const outcome = await engine.run();
   // A run that ended with a process waiting for what can never come (a lock its holder never lets

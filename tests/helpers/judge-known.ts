@@ -26,9 +26,6 @@ export type Weakness =
  * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
  */
 export const KNOWN_MISSES: Record<string, Weakness> = {
-  // The try-lock's answer is read (logged) but not obeyed: only overlapping transactions show it.
-  'relay-concurrency/try-lock-logged.ts': 'PGlite one session',
-  'concurrent-redelivery/try-lock-answer-only-logged.ts': 'PGlite one session',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.
   // PostgreSQL 15 filtered the row with the snapshot taken before the lock wait and returns it as
   // unpublished (seed 6); the tab parks the statement and runs it whole after the release, on a
@@ -64,9 +61,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'relay-crash/lease-from-host-clock.ts': 'no clock skew',
   // The stored key is filed under the process's name; every order is charged by a process of its own.
   'random-key-on-retry/stored-key-per-process.ts': 'a process per order',
-  // Row locks taken on the candidates' ids, whose answer is only logged, then the unlocked
-  // candidates published: the relay rule sees a locking read last. PostgreSQL 15 catches it.
-  'relay-concurrency/lock-candidates-publish-candidates.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

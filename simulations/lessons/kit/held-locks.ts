@@ -8,7 +8,9 @@
  * something the other processes would use too (not the process's own name, its connection's
  * pg_backend_pid() or its transaction's id, nor a key no other process of the run asked for:
  * ./advisory-keys.ts), and, for a `pg_try_advisory…` lock, when its answer
- * decides something: the code read it, or the call filters rows in the statement's WHERE.
+ * decides something: the code read it, or the call filters rows in the statement's WHERE, and
+ * inside a transaction the code did something else when the answer was the contended one
+ * (../../engine/contention.ts).
  */
 import type { TraceEvent } from '../../engine/types';
 import { bracketed, sqlWithoutComments } from '../../db/sql-words';
@@ -27,7 +29,9 @@ function withoutLeadingComments(sql: string): string {
 
 /** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
 function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExecArray | null {
-  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
+  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown; answerIgnored?: unknown } | undefined;
+  // Answered false, as a lock another process holds answers, the code did the very same (../../engine/contention.ts).
+  if (data?.answerIgnored === true) return null;
   const sql = sqlWithoutComments(String(data?.sql ?? ''));
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;

@@ -230,7 +230,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       continue;
     }
     if (e.type !== 'db' && e.type !== 'db-error') continue;
-    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown; answerIgnored?: unknown } | undefined;
     // A statement parked on a lock is recorded again once it runs.
     if (data?.waitingFor !== undefined) continue;
     const text = String(data?.sql ?? '');
@@ -255,7 +255,9 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     let held = locks.get(e.actor);
     if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys)));
     const boundary = transactionBoundary(sql);
-    const shape = shapeOf(sql);
+    const shaped = shapeOf(sql);
+    // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing by its locks.
+    const shape = data?.answerIgnored === true && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
     /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
@@ -343,11 +345,14 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
       const model = 'This verdict rests on a model of PostgreSQL: PGlite runs one transaction at a time, so here the other worker waited for the COMMIT, while on PostgreSQL the two transactions run at once. ';
+      const ignoredLock = outcome.trace.some((e) => e.i < call.i && e.actor === call.actor && (e.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true)
+        ? 'Its lock did not count: replayed with the answer a lock another worker holds gives (false, or no rows), it did exactly the same. '
+        : '';
       return {
         held: false,
         detail:
           `${call.actor} called ${call.call} at ${formatSimTime(call.t)} ${afterCommit ? 'after committing a transaction' : 'inside a transaction'} whose decision rested on "${sql.length > 90 ? `${sql.slice(0, 89)}…` : sql}" (${formatSimTime(read.t)}), a read that locks nothing. ` +
-          `Another worker got the same message: its transaction can read the same answer before this one commits, and both go on to ${call.call}. ${model}` +
+          `Another worker got the same message: its transaction can read the same answer before this one commits, and both go on to ${call.call}. ${ignoredLock}${model}` +
           'Decide with a statement that takes the operation atomically (INSERT … ON CONFLICT DO NOTHING RETURNING, or an UPDATE … WHERE … RETURNING, and look at what it returned), or take a lock every worker takes before you read.',
         step: call.i,
       };
