@@ -234,3 +234,31 @@ test('"Checkout and the rerun both report the one charge" does not pass when the
   expect(same.held, replayHint(r)).toBe(false);
   expect(same.detail).toMatch(/there is no one charge to agree on/);
 });
+
+describe('random-key-on-retry: one checkout process runs both jobs on seeds 5, 13, 21, …', () => {
+  const scenario = LESSONS.find((s) => s.id === 'random-key-on-retry')!;
+  const keyPerProcess = `
+    import type { CheckoutOrder, Env } from 'effectively-once';
+    const keys = new Map<string, string>();
+    export async function chargeOrder(order: CheckoutOrder, env: Env) {
+      if (!keys.has(env.process)) keys.set(env.process, env.random.uuid());
+      return env.payments.charge({ orderId: order.id, amountCents: order.totalCents, customer: order.customerId }, { idempotencyKey: keys.get(env.process)! });
+    }`;
+
+  test('the checkout process charges order 1043 after 1042, and the solution holds there, crash and all', async () => {
+    for (const faults of [[], [{ kind: 'crash' as const, process: 'checkout', after: 'payments.charge' as const, nth: 1 }]]) {
+      const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults });
+      expect(r.verdict, replayHint(r)).toBe('held');
+      const charged = r.trace.filter((e) => e.type === 'call' && e.actor === 'checkout').map((e) => (e.data as { request?: { orderId?: number } }).request?.orderId);
+      expect(charged, replayHint(r)).toContain(1043);
+      expect(r.trace.some((e) => e.actor === 'next-order')).toBe(false);
+    }
+  });
+
+  test('a key kept per process is caught there, and holds where each order has a process of its own', async () => {
+    const one = await runScenario(sim.db, { scenario, code: keyPerProcess, variant: 'key-per-process', seed: 5, faults: [] });
+    expect(one.verdict, replayHint(one)).toBe('violated');
+    const own = await runScenario(sim.db, { scenario, code: keyPerProcess, variant: 'key-per-process', seed: 1, faults: [] });
+    expect(own.verdict, replayHint(own)).toBe('held');
+  });
+});

@@ -17,9 +17,7 @@ export type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** The race is inside one statement (its snapshot taken before the locks it tries): no schedule puts another process between the two. */
-  | 'inside one statement'
-  /** Each order is charged by a process of its own: a key filed under the process's name never meets a second order. */
-  | 'a process per order';
+  | 'inside one statement';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -59,8 +57,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // The lease is written and compared on the worker's own clock; relay-crash has one worker, whose
   // clock never drifts, so the host clock agrees with itself (both back-ends).
   'relay-crash/lease-from-host-clock.ts': 'no clock skew',
-  // The stored key is filed under the process's name; every order is charged by a process of its own.
-  'random-key-on-retry/stored-key-per-process.ts': 'a process per order',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */
