@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: claim-per-attempt
+// kind: no-retry
 // why: every attempt claims the key again, so the retry after a lost answer finds its own first claim still running and gives up; the operation stays running, not done, and the next day's rerun takes the expired claim over and charges again after the provider has forgotten the key.
 import { opKey, claim, complete } from 'effectively-once';
 import type { ChargeResult, CheckoutOrder, Env } from 'effectively-once';

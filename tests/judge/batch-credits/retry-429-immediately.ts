@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: ignores-retry-after
+// kind: retry-402
 // why: only a 402 waits for its Retry-After; items refused with 429 are resent at once "since 429 is transient", into the same full rate window, which refuses them again round after round until the job runs out of rounds with items never signed.
 import type { Env, TransformRequest, TransformResult } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: timeout-assumed-done
+// kind: swallowed-timeout
 // why: when the whole batch call times out the code assumes the provider billed it and gives the pending items up as done (no output) to avoid paying twice, but a timeout may be a request that never arrived: nothing was billed and those payloads are never signed.
 import type { Env, TransformRequest, TransformResult } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: right
-// kind: serializable
+// kind: first-writer-wins
 // why: the check and the claim run in one SERIALIZABLE transaction, so of two workers that both read no live claim PostgreSQL commits one and fails the other (40001, or 23505 on the key), which is told to come back later; the send happens after COMMIT with the operation's key, which covers a crash between the send and complete, and a 60 s lease lets a takeover follow.
 import { opKey, complete, withTransaction, type Env, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: no-outbox
+// kind: outbox-outside-tx
 // why: the order and a pg_notify('order-placed', …) go in one transaction, and NOTIFY is delivered only on COMMIT, but nothing stores it: a listener that is not connected at that moment (a relay restarting, or polling the outbox as this one does) never hears of the order, which is saved and never announced.
 import type { Env } from 'effectively-once';
 

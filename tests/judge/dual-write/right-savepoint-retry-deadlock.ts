@@ -1,5 +1,5 @@
 // expect: right
-// kind: savepoint-retry
+// kind: derived-key
 // why: the order and its outbox row are written in one transaction; each INSERT runs under a SAVEPOINT, and one that PostgreSQL fails as a deadlock victim (40P01) is rolled back to its savepoint and tried again (at most three times, then the whole checkout fails), so what commits is always both rows, and nothing is committed without its message.
 import type { DbClient, Env } from 'effectively-once';
 

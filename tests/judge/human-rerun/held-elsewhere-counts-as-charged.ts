@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: ack-when-claimed
+// kind: no-claim
 // why: a charge claimed by another run and not yet done is taken as done, so the receipt goes out anyway: when an operator reruns the job while the nightly run is still on an order (or died on it with its claim still live), the customer is told she was charged before, or without, the charge going through.
 import { opKey, claim, complete } from 'effectively-once';
 import type { CheckoutOrder, Env } from 'effectively-once';

@@ -1,5 +1,5 @@
 // expect: right
-// kind: lease
+// kind: compare-and-set
 // why: the solution's claim written out by hand with every clock call schema-qualified as pg_catalog.now() (a habit against search_path tricks): the lease is written and compared on the database server's clock, so a crashed worker's claim runs out after 60 s and the next delivery takes it over, while a live one is never stolen.
 import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

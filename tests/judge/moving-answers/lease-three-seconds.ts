@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: lease-too-short
+// kind: lease
 // why: the claim's lease is 3 s because "the lookup answers in well under a second", but its timeout is 5 s: a slow lookup outlives the lease, a second delivery takes the claim over and looks up again after the data moved, and the CRM hears two different answers.
 import { opKey, claim, complete, type Env, type LookupResult, type ReceiptMessage } from 'effectively-once';
 

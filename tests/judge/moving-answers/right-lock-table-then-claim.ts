@@ -1,5 +1,5 @@
 // expect: right
-// kind: table-lock
+// kind: row-lock
 // why: a short transaction locks operations IN SHARE ROW EXCLUSIVE MODE (which conflicts with itself) before it reads, so two deliveries' check-and-claim sections run one after the other and the second, with a fresh snapshot, sees the first's claim or stored answer; the lookup happens after COMMIT, the answer is stored under the key, and a 60 s lease lets a takeover follow a crash.
 import { opKey, complete, withTransaction, type Env, type LookupResult, type ReceiptMessage } from 'effectively-once';
 

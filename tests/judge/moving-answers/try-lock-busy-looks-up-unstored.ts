@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: lock-not-obeyed
+// kind: check-then-act
 // why: the delivery that wins pg_try_advisory_xact_lock on the key looks up once and stores the answer, but one that finds the lock taken "does not make the CRM wait" and looks up on its own without storing: on PostgreSQL a second delivery while the first is still looking up asks after the data moved, and the CRM hears two answers.
 import { opKey, withTransaction, type Env, type LookupResult, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: key-per-attempt
+// kind: wrong-key
 // why: the key is derived from the order, but after two timeouts in a row the code assumes the key is "poisoned" and derives a fresh one with the attempt number: when both answers were lost the provider had already charged, and the third attempt charges the card again.
 import { opKey, type CheckoutOrder, type Env } from 'effectively-once';
 

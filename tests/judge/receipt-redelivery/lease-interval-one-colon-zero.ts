@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: lease-too-long
+// kind: lease
 // why: the lease is written as interval '1:00', meant as one minute, which PostgreSQL reads as one hour: a worker that dies holding the claim blocks the receipt for an hour, every redelivery meanwhile is told to come back later, and the queue gives up on the message after ten tries.
 import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: right
-// kind: atomic-claim
+// kind: compare-and-set
 // why: the claim is the solution's single INSERT … ON CONFLICT DO UPDATE … WHERE (not done, lease run out) … RETURNING, wrapped in a plpgsql function the handler installs idempotently (a DO block that ignores "already exists"); the function's one statement is as atomic as the bare one, so one worker owns the key at a time, a crashed claim is taken over after 60 s, and the send carries the key.
 import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: right
-// kind: table-lock
+// kind: row-lock
 // why: each pass locks the outbox IN SHARE UPDATE EXCLUSIVE MODE, which conflicts with itself (and not with the shop's ROW EXCLUSIVE inserts), before it reads; the second relay waits until the first commits, then reads with a fresh snapshot in which those rows are published, so each row goes out once and the shop is never blocked.
 import type { Env } from 'effectively-once';
 

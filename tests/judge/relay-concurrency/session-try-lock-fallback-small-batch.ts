@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: lock-not-obeyed
+// kind: relay-no-lock
 // why: the relay reads the session try-lock's answer but does not obey it: when the other relay holds the lock it still runs a pass "to help out", only with a batch of one, reading unlocked rows; on PostgreSQL its transaction overlaps the lock holder's, both read the same unpublished first row and both publish it.
 import type { Env } from 'effectively-once';
 

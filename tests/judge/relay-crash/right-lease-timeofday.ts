@@ -1,5 +1,5 @@
 // expect: right
-// kind: lease
+// kind: compare-and-set
 // why: the solution's claim with its lease written and compared on timeofday()::timestamptz, the database server's wall clock (like clock_timestamp(), not frozen at a transaction's start): one clock for every worker, so a crashed worker's 60 s claim runs out and the next delivery takes it over, and a live or done one is never taken.
 import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: wrong-dedupe-source
+// kind: wrong-key
 // why: the consumer calls a message a duplicate when the order's outbox row is already marked published, but the relay marks it published when it commits its pass, which usually comes before the consumer reads: the first and only delivery is then dropped too, and the order never gets its receipt.
 import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

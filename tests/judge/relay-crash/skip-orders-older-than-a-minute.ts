@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: drop-late-message
+// kind: done-before-effect
 // why: the consumer treats any message for an order placed more than a minute ago as a relay duplicate and acknowledges it unsent; a receipt whose first handling died before sending comes back after the queue's 30 s or 90 s wait, and on the slow seeds it is past the minute, so that order never gets its receipt.
 import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
 

@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: dedupe-ignored
+// kind: result-ignored
 // why: the count's key is inserted under a SAVEPOINT and a unique violation is rolled back to it, but then the code carries on to the counter and the audit line instead of stopping, so the replay counts the event a second time and logs a second line.
 import { opKey, claim, complete, type Env } from 'effectively-once';
 

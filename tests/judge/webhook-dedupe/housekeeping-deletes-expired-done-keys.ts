@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: dedupe-window-too-short
+// kind: lease
 // why: each delivery first clears out finished keys whose lease has run out, taking the lease for a retention period, so a finished event's key is gone a minute after its claim; the provider delivers the same event again later than that (a copy it failed to take back, a retry hours on), the event is claimed afresh and the e-mail goes out again, kept from the customer only by the provider's memory of its key.
 import { opKey, claim, complete, type Env } from 'effectively-once';
 

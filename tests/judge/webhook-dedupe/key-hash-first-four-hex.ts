@@ -1,5 +1,5 @@
 // expect: wrong
-// kind: truncated-key
+// kind: wrong-key
 // why: the dedupe key is the event id's hash cut to 4 hex digits "to keep the keys short in the logs": 65,536 keys for every event the shop will ever get, so within a few hundred events two collide and a new payment's event finds an old one's key done, and its "payment received" e-mail is never sent.
 import { opKey, claim, complete, type Env } from 'effectively-once';
 
