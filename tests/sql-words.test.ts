@@ -155,6 +155,33 @@ describe('in a run', () => {
     }
   });
 
+  test('pg_catalog.now(), a qualified clock_timestamp() and timeofday() read the simulated clock too', async () => {
+    await sim.db.reset();
+    const at = SIM_EPOCH_MS + 15 * 3_600_000 + 59 * 60_000;
+    const got = await sim.db.query('p', onSimulatedClock('SELECT pg_catalog.now() AS q, PG_CATALOG . clock_timestamp() AS c, timeofday() AS d'), [], at);
+    if (isParked(got)) throw new Error('parked');
+    const row = got.rows[0] as { q: Date; c: Date; d: string };
+    expect(row.q.getTime()).toBe(at);
+    expect(row.c.getTime()).toBe(at);
+    const iso = new Date(at).toISOString();
+    expect(row.d).toContain(`${iso.slice(11, 19)}.000000 ${iso.slice(0, 4)}`);
+    expect(onSimulatedClock('SELECT my_schema.now(), "pg_catalog".now()')).toBe('SELECT my_schema.now(), "pg_catalog".now()');
+  });
+
+  test('SET TRANSACTION right after BEGIN works once the clock has moved: moving it is no query of the transaction', async () => {
+    await sim.db.reset();
+    let at = SIM_EPOCH_MS + 42_000;
+    for (const sql of ['SELECT now()', 'BEGIN', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE']) {
+      const r = await sim.db.query('p', sql, [], (at += 1_000));
+      expect(isParked(r), sql).toBe(false);
+    }
+    const level = await sim.db.query('p', 'SELECT current_setting(\'transaction_isolation\') AS level, now() AS now', [], at + 1_000);
+    if (isParked(level)) throw new Error('parked');
+    expect(level.rows[0]).toMatchObject({ level: 'serializable' });
+    expect((level.rows[0] as { now: Date }).now.getTime()).toBe(at - 1_000);
+    await sim.db.query('p', 'COMMIT', [], at + 2_000);
+  });
+
   // The lease-expiry fix written with CURRENT_TIMESTAMP, as a learner might: before, its leases
   // were stamped with the machine's clock (8,000 h past the simulated one), never expired, and the
   // same seed gave a different trace each run.

@@ -3,9 +3,10 @@
  * with `search_path = public, sim, pg_catalog` a bare `now()` in the lesson's SQL resolves to it,
  * so leases and defaults run on simulated time while the SQL stays exactly as written.
  * The search path is set before any table is created, because `DEFAULT now()` binds at CREATE TABLE.
- * `clock_timestamp()`, `statement_timestamp()` and `transaction_timestamp()` are shadowed the same
- * way (simulated time stands still within a step, so all four agree). CURRENT_TIMESTAMP and the
- * other time keywords cannot be shadowed: the engine writes them as `now()` casts before they run
+ * `clock_timestamp()`, `statement_timestamp()`, `transaction_timestamp()` and `timeofday()` are
+ * shadowed the same way (simulated time stands still within a step, so they all agree).
+ * CURRENT_TIMESTAMP and the other time keywords cannot be shadowed, nor a call qualified with
+ * `pg_catalog.`: the engine writes them as `now()` casts, and as calls in `sim`, before they run
  * (./sql-words.ts).
  *
  * As in PostgreSQL, `now()` inside a transaction is the time it began, fixed until it ends: both
@@ -32,6 +33,7 @@ $$ SELECT coalesce(current_setting('sim.clock', true), '${new Date(SIM_EPOCH_MS)
 CREATE OR REPLACE FUNCTION sim.clock_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 CREATE OR REPLACE FUNCTION sim.statement_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 CREATE OR REPLACE FUNCTION sim.transaction_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
+CREATE OR REPLACE FUNCTION sim.timeofday() RETURNS text LANGUAGE sql STABLE AS $$ SELECT to_char(sim.now(), 'Dy Mon DD HH24:MI:SS.US YYYY TZ') $$;
 ${ADVISORY_SQL}
 ${SCHEMA_GUARD_SQL}`;
 
@@ -40,7 +42,7 @@ ${SCHEMA_GUARD_SQL}`;
  * clock moved first. Unanchored on the left, so a function of the learner's such as `get_now()`,
  * which may call now() inside, counts too.
  */
-export const CALLS_CLOCK = /(now|clock_timestamp|statement_timestamp|transaction_timestamp)\s*\(/i;
+export const CALLS_CLOCK = /(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\s*\(/i;
 
 /** Something that runs a script of several statements (PGlite's and node-postgres' exec/query). */
 export interface ScriptRunner {

@@ -192,6 +192,19 @@ function keywordRewrites(sql: string, words: Word[]): Rewrite[] {
   return out;
 }
 
+/** A clock function named with its schema, which the search path cannot shadow: `pg_catalog.now(`. */
+const QUALIFIED_CLOCK = /^\s*\.\s*(?:now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\s*\(/i;
+
+/** `pg_catalog.now()` and its kin read the real clock: the schema becomes `sim`, whose stand-ins read the simulated one. */
+function qualifiedClockRewrites(sql: string, words: Word[]): Rewrite[] {
+  const out: Rewrite[] = [];
+  for (const w of words) {
+    if (w.text.toLowerCase() !== 'pg_catalog' || !QUALIFIED_CLOCK.test(sql.slice(w.end, w.end + 40))) continue;
+    out.push({ start: w.start, end: w.end, text: 'sim' });
+  }
+  return out;
+}
+
 /**
  * Where a clock input string is cast to a date/time type — `'now'::timestamptz`,
  * `CAST('today' AS date)`, `timestamptz 'now'` — and the text from `now()` it becomes. A string
@@ -222,7 +235,7 @@ function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
  */
 export const onSimulatedClock = memoByText((sql: string): string => {
   const { words, strings } = sqlTokens(sql);
-  const rewrites = [...keywordRewrites(sql, words), ...inputRewrites(sql, strings)].sort((a, b) => a.start - b.start);
+  const rewrites = [...keywordRewrites(sql, words), ...inputRewrites(sql, strings), ...qualifiedClockRewrites(sql, words)].sort((a, b) => a.start - b.start);
   if (rewrites.length === 0) return sql;
   let out = '';
   let from = 0;

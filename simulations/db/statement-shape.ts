@@ -15,5 +15,6 @@ import { CALLS_CLOCK } from './sql-clock';
  */
 export function mayReadClock(text: string): boolean {
   if (CALLS_CLOCK.test(text)) return true;
-  return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE)\b/i.test(text);
+  // SET, SHOW and RESET take no expressions; SET TRANSACTION must also come before any query of its transaction.
+  return !/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i.test(text);
 }
