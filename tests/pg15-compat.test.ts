@@ -26,6 +26,12 @@ describe('what PostgreSQL 15 rejects', () => {
     ['SELECT * FROM (SELECT 1)', /subquery in FROM/],
     ['SELECT * FROM (VALUES (1), (2))', /VALUES in FROM must have an alias/],
     ['SELECT * FROM outbox o JOIN (SELECT id FROM outbox) ON true', /subquery in FROM/],
+    ["SELECT now() + 60_000 * interval '1 millisecond'", /trailing junk after numeric literal at or near "60_"/],
+    ['SELECT 0x1F', /near "0x"/],
+    ["SELECT JSON_OBJECT('orderId': id) FROM orders", /near ":"/],
+    ["SELECT json_object('orderId' VALUE id) FROM orders", /near "VALUE"/],
+    ['SELECT json_array(1, 2)', /json_array/],
+    ["SELECT json_value(payload, '$.orderId') FROM outbox", /json_value/],
   ])('%s', (sql, message) => {
     expect(pg15Refusal(sql)?.message).toMatch(message);
   });
@@ -45,6 +51,8 @@ describe('what PostgreSQL 15 rejects', () => {
     'UPDATE outbox o SET published_at = now() FROM (SELECT id FROM outbox) AS new WHERE o.id = new.id RETURNING new.id',
     "SELECT $$ FROM (SELECT 1) $$",
     "INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT (op_key) DO UPDATE SET state = EXCLUDED.state RETURNING op_key",
+    "SELECT json_object('{orderId, 1042}'), json_build_object('orderId', id), payload::jsonb FROM outbox",
+    "SELECT col_1_000, t2.x_0x FROM t2 WHERE v = '60_000' AND w = 1e5 AND q = $1",
   ])('%s is left alone', (sql) => {
     expect(pg15Refusal(sql)).toBeNull();
   });

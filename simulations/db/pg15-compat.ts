@@ -6,7 +6,9 @@
  *
  * What is recognised: functions added after 15 (uuidv7(), any_value(), random(min, max), …),
  * MERGE … RETURNING and WHEN NOT MATCHED BY SOURCE (17), RETURNING old./new. (18), the IS JSON
- * predicate (16), and a subquery or VALUES in FROM without an alias (allowed from 16). Words are
+ * predicate and the SQL/JSON constructors (16: JSON_OBJECT('k': v), JSON_ARRAY(…); JSON_VALUE and
+ * its kin, 17), numeric literals with underscores or in hex, octal or binary (16), and a subquery
+ * or VALUES in FROM without an alias (allowed from 16). Words are
  * read outside strings, quoted identifiers, comments and dollar quotes.
  */
 import { memoByText } from '../engine/text-memo';
@@ -33,6 +35,14 @@ const NEWER_FUNCTIONS: Record<string, number> = {
   json_table: 17,
   to_bin: 17,
   to_oct: 17,
+  json_exists: 17,
+  json_query: 17,
+  json_value: 17,
+  json_scalar: 17,
+  json_serialize: 17,
+  json_array: 16,
+  json_arrayagg: 16,
+  json_objectagg: 16,
   any_value: 16,
   array_sample: 16,
   array_shuffle: 16,
@@ -72,6 +82,17 @@ function refusal(sql: string): Pg15Refusal | null {
     if (row) return { message: `missing FROM-clause entry for table "${row[1]}"`, code: '42P01' };
   }
   if (/\bis\s+(not\s+)?json\b/.test(lower)) return { message: 'syntax error at or near "JSON"', code: '42601' };
+  // 60_000, 0x1f, 0o17, 0b101 (16): 15 reads the digits and rejects what follows them.
+  const literal = /(?<![\w$.])(\d+_|0[xob])(?=\w)/.exec(lower);
+  if (literal) return { message: `trailing junk after numeric literal at or near "${literal[1]}"`, code: '42601' };
+  // JSON_OBJECT('k': v) and JSON_OBJECT('k' VALUE v) (16); 15 has only json_object(text[]).
+  for (const m of lower.matchAll(/\bjson_object\s*\(/g)) {
+    const open = m.index! + m[0].length - 1;
+    const end = closingBracket(lower, open);
+    const inside = lower.slice(open + 1, end === -1 ? undefined : end - 1);
+    const sep = /(?<!:):(?!:)|\bvalue\b/.exec(inside);
+    if (sep) return { message: `syntax error at or near "${sep[0] === ':' ? ':' : 'VALUE'}"`, code: '42601' };
+  }
   for (const m of lower.matchAll(/\b(from|join|lateral)\s*\(\s*(select|values|with)\b/g)) {
     const open = lower.indexOf('(', m.index! + m[1]!.length);
     const end = closingBracket(lower, open);
