@@ -24,7 +24,8 @@
  * The stand-ins have PostgreSQL's signatures and answers (void, or boolean for `try` and `unlock`;
  * bigint keys and (int, int) keys are separate spaces; shared locks do not conflict with shared).
  * Not modelled: `pg_advisory_unlock` of a lock not held warns on PostgreSQL and answers false here
- * silently; a call spelled in a string literal is rewritten too.
+ * silently; a call spelled in a string literal is rewritten too; a lock taken inside a function of
+ * the learner's (see `callsAdvisory`).
  */
 import { sqlCodeOnly } from './sql-words';
 
@@ -110,9 +111,17 @@ ${FUNCTIONS.map((fn) => {
 }).join('\n')}
 `;
 
-/** Whether a statement calls an advisory-lock function. */
+/** A statement that creates a function or procedure (a DO block's included): its body runs later, as whoever calls it. */
+const CREATES_ROUTINE = /\bcreate\s+(?:or\s+replace\s+)?(?:function|procedure)\b/i;
+
+/**
+ * Whether a statement calls an advisory-lock function. One that creates a function or procedure
+ * is left as written: rewriting the body would make every caller take the lock as its creator.
+ * Such a body's locks are PGlite's own, shared by every process (not modelled across them; the
+ * rules that judge overlapping transactions read the body, ../lessons/kit/learner-functions.ts).
+ */
 export function callsAdvisory(text: string): boolean {
-  if (!MENTIONS.test(text)) return false;
+  if (!MENTIONS.test(text) || CREATES_ROUTINE.test(text)) return false;
   CALL.lastIndex = 0;
   return CALL.test(text);
 }

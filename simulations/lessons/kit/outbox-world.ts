@@ -10,6 +10,7 @@ import { atMostOneReceipt, caughtThrow, codeErrorOf, thrownError, firstInTransac
 import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
 import { HeldLocks } from './held-locks';
+import { withLearnerFunctions } from './learner-functions';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
 import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlWithoutComments } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
@@ -436,9 +437,10 @@ export const locksWhatItPublishes: Invariant = {
   id: 'locks-what-it-publishes',
   title: 'A relay publishing inside a transaction has locked the rows it read (FOR UPDATE)',
   async check({ outcome, db }) {
-    const prepared = await preparedStatements(outcome.trace, db);
-    const lockKeys = await advisoryLockKeys(outcome.trace, db);
-    const found = firstInTransaction(outcome.trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared, lockKeys));
+    const trace = await withLearnerFunctions(outcome.trace, db);
+    const prepared = await preparedStatements(trace, db);
+    const lockKeys = await advisoryLockKeys(trace, db);
+    const found = firstInTransaction(trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared, lockKeys));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const ignored = outcome.trace.some((x) => x.i < e.i && x.actor === e.actor && (x.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true)

@@ -36,6 +36,7 @@ import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
 import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
+import { withLearnerFunctions } from './learner-functions';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
 import type { Invariant } from './scenario';
@@ -340,7 +341,8 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
     async check({ outcome, db }) {
       // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
       if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
-      const found = firstUncheckedAct(outcome.trace, keyedCallsAreSafe, await preparedStatements(outcome.trace, db), await advisoryLockKeys(outcome.trace, db));
+      const trace = await withLearnerFunctions(outcome.trace, db);
+      const found = firstUncheckedAct(trace, keyedCallsAreSafe, await preparedStatements(trace, db), await advisoryLockKeys(trace, db));
       if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();

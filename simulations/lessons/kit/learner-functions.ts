@@ -1,0 +1,53 @@
+/**
+ * The learner's own SQL functions, seen through. A check made, a lock taken or a batch claimed
+ * inside `CREATE FUNCTION claim_batch(…)` is what the statement calling it does: the rules that
+ * read statements (./overlap.ts, ./held-locks.ts, the relay's rule in ./outbox-world.ts) judge
+ * `SELECT * FROM claim_batch($1)` with the function's body beside it.
+ *
+ * The bodies come from the database after the run (`pg_proc`: SQL and PL/pgSQL functions and
+ * procedures outside the system schemas and `sim`), read only when the run created one.
+ */
+import type { TraceEvent } from '../../engine/types';
+import type { SimDatabase } from '../../db/port';
+import { sqlCodeOnly } from '../../db/sql-words';
+
+const CREATES = /\bcreate\b[\s\S]*\b(?:function|procedure)\b/i;
+/** How deep a function's calls of other functions of the learner's are followed. */
+const DEPTH = 3;
+
+const FUNCTIONS_SQL = `SELECT p.proname AS name, p.prosrc AS body
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
+  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%' AND l.lanname IN ('sql', 'plpgsql')`;
+
+const sqlOf = (e: TraceEvent) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+
+/** `sql` with the body of every function of `functions` it calls appended (and theirs, `DEPTH` deep). */
+export function withBodies(sql: string, functions: ReadonlyMap<string, string>, depth = DEPTH): string {
+  if (depth === 0 || functions.size === 0) return sql;
+  const code = sqlCodeOnly(sql).toLowerCase();
+  const bodies: string[] = [];
+  for (const m of code.matchAll(/(?<![\w$])([a-z_][a-z0-9_$]*)\s*\(/g)) {
+    const body = functions.get(m[1]!);
+    if (body !== undefined && !bodies.includes(body)) bodies.push(body);
+  }
+  if (!bodies.length) return sql;
+  return [sql, ...bodies.map((b) => withBodies(b, functions, depth - 1))].join('\n;\n');
+}
+
+/**
+ * `trace` as the rules should read it: each statement that calls a function the run's code
+ * created carries that function's body after its own text. The same trace when it created none.
+ */
+export async function withLearnerFunctions(trace: readonly TraceEvent[], db: Pick<SimDatabase, 'inspect'>): Promise<readonly TraceEvent[]> {
+  if (!trace.some((e) => e.type === 'db' && CREATES.test(sqlOf(e)))) return trace;
+  const functions = new Map<string, string>();
+  for (const row of await db.inspect(FUNCTIONS_SQL)) functions.set(String(row.name).toLowerCase(), String(row.body ?? ''));
+  if (!functions.size) return trace;
+  return trace.map((e) => {
+    if (e.type !== 'db' && e.type !== 'db-error') return e;
+    const sql = sqlOf(e);
+    if (CREATES.test(sql)) return e;
+    const seen = withBodies(sql, functions);
+    return seen === sql ? e : { ...e, data: { ...(e.data as object), sql: seen } };
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The learner's own SQL functions, seen through (simulations/lessons/kit/learner-functions.ts):
+ * the rules that read statements judge a call with the function's body beside it.
+ */
+import { describe, expect, test } from 'vitest';
+import { withBodies, withLearnerFunctions } from '../simulations/lessons/kit/learner-functions';
+import type { TraceEvent } from '../simulations/engine/types';
+import { simDbPerFile } from './helpers/sim-db';
+
+const sim = simDbPerFile();
+
+describe('withBodies', () => {
+  const functions = new Map([
+    ['claim_batch', 'UPDATE outbox SET published_at = now() WHERE id IN (SELECT id FROM outbox FOR UPDATE SKIP LOCKED) RETURNING id'],
+    ['lock_op', 'SELECT take_lock(k)'],
+    ['take_lock', 'SELECT pg_advisory_xact_lock(hashtext(k))'],
+  ]);
+
+  test('a call gets the body after it, and a body\'s calls theirs', () => {
+    expect(withBodies('SELECT * FROM claim_batch($1)', functions)).toContain('FOR UPDATE SKIP LOCKED');
+    const nested = withBodies('SELECT lock_op($1)', functions);
+    expect(nested).toContain('SELECT take_lock(k)');
+    expect(nested).toContain('pg_advisory_xact_lock(hashtext(k))');
+  });
+
+  test('a name in a string, a comment, a column or another schema\'s function is no call', () => {
+    for (const sql of ["SELECT 'claim_batch(1)'", 'SELECT 1 -- claim_batch(2)', 'SELECT claim_batch FROM t', 'SELECT other.xclaim_batch(1)']) {
+      expect(withBodies(sql, functions), sql).toBe(sql);
+    }
+  });
+});
+
+describe('withLearnerFunctions', () => {
+  let i = 0;
+  const db = (sql: string): TraceEvent => ({ i: i++, t: 0, step: 0, actor: 'relay-1', type: 'db', text: sql, data: { sql, params: [], rows: [] } }) as TraceEvent;
+
+  test('reads the bodies from the database when the run created a function, and leaves the trace alone when it did not', async () => {
+    await sim.db.reset();
+    const create = "CREATE FUNCTION mark_batch(n int) RETURNS SETOF bigint LANGUAGE sql AS $fn$ UPDATE outbox SET published_at = now() WHERE id IN (SELECT id FROM outbox LIMIT n FOR UPDATE SKIP LOCKED) RETURNING id $fn$";
+    await sim.db.query('relay-1', create, [], 0);
+    const call = db('SELECT * FROM mark_batch(2)');
+    const seen = await withLearnerFunctions([db(create), call], sim.db);
+    expect(String((seen[1]!.data as { sql: string }).sql)).toMatch(/FOR UPDATE SKIP LOCKED/);
+    expect(String((call.data as { sql: string }).sql)).toBe('SELECT * FROM mark_batch(2)');
+    const untouched = [db('SELECT * FROM mark_batch(2)')];
+    expect(await withLearnerFunctions(untouched, sim.db)).toBe(untouched);
+    await sim.db.reset();
+  });
+});
