@@ -25,7 +25,8 @@
  *     a claim row per worker say, pass both: write skew).
  *
  * The side effect is a provider call made inside that transaction, or after it committed and
- * before the process ran any other statement (which may be the real decision: a claim of its own).
+ * before the process decided again: a claim of its own, or a later transaction that read an answer
+ * or locked rows (one that only pushed a lease forward by key, or wrote a note, decided nothing).
  * It counts only when another process handled the same message while the caller was handling it
  * (from the delivery to its ack, crash or next delivery): two transactions that could have run at
  * once. Where the provider honours idempotency keys, a call that carries one is left to the
@@ -113,6 +114,8 @@ interface Open {
   uncheckedValues: Values;
   /** Tables it has written, with the values it wrote them with: a later read of those rows sees what this transaction holds, or waited for. */
   written: Map<string, Values>;
+  /** Rows it locked before any unchecked answer (a write or FOR UPDATE that returned them): their tables and values. */
+  locked?: { tables: readonly string[]; values: Values };
 }
 
 /**
@@ -142,6 +145,45 @@ function union(a: Values | undefined, b: Values): Values {
   return new Set([...a, ...b]);
 }
 
+
+/** Each table's unique keys (primary key included), as the sets of their columns, by bare lower-case names. */
+export type UniqueKeys = ReadonlyMap<string, readonly (readonly string[])[]>;
+
+const UNIQUE_KEYS_SQL = `SELECT c.relname AS t, array_agg(a.attname::text) AS cols
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
+  WHERE i.indisunique AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'
+  GROUP BY c.relname, i.indexrelid`;
+
+/** The unique keys of the database's tables (read when the trace has a plain INSERT: see `insertMayConflict`). */
+export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys | null> {
+  if (!trace.some((e) => e.type === 'db' && shapeOf(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')).kind === 'plain-insert')) return null;
+  const keys = new Map<string, string[][]>();
+  for (const row of await db.inspect(UNIQUE_KEYS_SQL)) {
+    const t = String(row.t).toLowerCase();
+    const cols = (Array.isArray(row.cols) ? row.cols : String(row.cols ?? '').replace(/[{}]/g, '').split(',')).map((c) => String(c).toLowerCase());
+    keys.set(t, [...(keys.get(t) ?? []), cols]);
+  }
+  return keys;
+}
+
+/**
+ * Whether a plain INSERT can fail on a row another worker inserted: some unique key of its table
+ * has every column in the INSERT's column list. An INSERT that leaves its key to a sequence (an
+ * outbox row, a note) never meets another worker's and claims nothing. Unknown (no column list,
+ * a table not found, no keys read): it may.
+ */
+function insertMayConflict(sql: string, uniqueKeys: UniqueKeys | null): boolean {
+  if (!uniqueKeys) return true;
+  const m = /^\s*insert\s+into\s+([\w."]+)\s*(?:as\s+\w+\s*)?\(([^)]*)\)/i.exec(sqlCodeOnly(sql));
+  if (!m) return true;
+  const keys = uniqueKeys.get(bare(m[1]!));
+  if (!keys) return true;
+  const named = m[2]!.split(',').map((c) => c.trim().replace(/^q\s*/, '').toLowerCase());
+  // A quoted column's name is blanked by sqlCodeOnly: when one is, do not judge.
+  if (named.some((c) => c === '')) return true;
+  return keys.some((cols) => cols.every((c) => named.includes(c)));
+}
 
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
 export interface UncheckedAct {
@@ -184,7 +226,7 @@ function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
 }
 
 /** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */
-export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map(), lockKeys: LockKeys = NO_LOCK_KEYS): UncheckedAct | null {
+export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map(), lockKeys: LockKeys = NO_LOCK_KEYS, uniqueKeys: UniqueKeys | null = null): UncheckedAct | null {
   const handlings = handlingsOf(trace);
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
@@ -267,7 +309,6 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       const level = shape.level ?? strictSession.get(e.actor) ?? null;
       const safe = held.session > 0 || level === 'serializable';
       open.set(e.actor, { safe, repeatable: level === 'repeatable read', unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
-      pending.delete(e.actor);
       continue;
     }
     const tx = open.get(e.actor);
@@ -275,7 +316,9 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       open.delete(e.actor);
       held.inTransaction = false;
       if (tx && !tx.safe && tx.unchecked && shape.kind !== 'rollback' && e.type === 'db') pending.set(e.actor, tx.unchecked);
-      else pending.delete(e.actor);
+      // A transaction that read no answer unchecked and took nothing (a lease pushed forward by
+      // key alone, a note) decided nothing: an earlier transaction's unchecked answer still stands.
+      else if (!tx || tx.safe || tx.locked !== undefined) pending.delete(e.actor);
       continue;
     }
     const lockedBefore = held.any;
@@ -285,7 +328,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // Outside a transaction: a statement that takes the operation (or may: a plain INSERT) is a decision of its own.
       if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
       if (shape.resetsSession) strictSession.delete(e.actor);
-      if (shape.kind === 'plain-insert' || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
+      if ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
         claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, values) });
@@ -294,6 +337,20 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     }
     if (touched) for (const t of shape.writes) tx.written.set(t, union(tx.written.get(t), values));
     if (tx.safe) continue;
+    const openTx = tx;
+    /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
+    const lockRows = (tables: readonly string[]) => {
+      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, values) };
+    };
+    /**
+     * Whether rows the transaction locked before cover a read of `tables` with this statement's
+     * values: the operation's row itself, or rows of another table (a lock row keyed alike); not
+     * another row of the same table (the worker's own counter row beside the key it then checks).
+     */
+    const lockedBy = (tables: readonly string[]) => {
+      const l = openTx.locked;
+      return l !== undefined && (!tables.some((t) => l.tables.includes(t)) || meet(l.values, values));
+    };
     const rowsRead = data?.rowsRead === true;
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
     if (shape.level === 'serializable') tx.safe = true;
@@ -305,22 +362,24 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     else if (lockedBefore && (tx.unchecked === null || (rowsRead && answered))) {
       // A lock every worker takes, held before this statement: reads from here on are checked, a re-read included.
       tx.safe = true;
-    } else if (shape.kind === 'plain-insert') {
+    } else if (shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) {
       // The unique key fails the second worker's INSERT into the table the check read.
       if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) tx.safe = true;
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
       if (returned > 0 && shape.alwaysReturns) {
         // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
         // checked; one made on an earlier read is not, since the row comes back either way.
-        if (tx.unchecked === null) tx.safe = true;
-      } else if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) tx.safe = true;
-      else if (rowsRead && tx.unchecked === null && !alreadyTaken([...shape.reads, ...shape.writes])) {
+        if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
+      } else if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) {
+        if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
+        else tx.safe = true;
+      } else if (rowsRead && tx.unchecked === null && !alreadyTaken([...shape.reads, ...shape.writes]) && !lockedBy([...shape.reads, ...shape.writes])) {
         // An UPDATE … RETURNING or FOR UPDATE that found nothing locked nothing: acting on "nobody has it" is unchecked.
         tx.unchecked = e;
         tx.uncheckedTables = [...shape.reads, ...shape.writes];
         tx.uncheckedValues = values;
       }
-    } else if (shape.kind === 'read' && rowsRead && tx.unchecked === null && !shape.reads.some((t) => tx.written.has(t) && meet(tx.written.get(t)!, values)) && !alreadyTaken(shape.reads)) {
+    } else if (shape.kind === 'read' && rowsRead && tx.unchecked === null && !shape.reads.some((t) => tx.written.has(t) && meet(tx.written.get(t)!, values)) && !alreadyTaken(shape.reads) && !lockedBy(shape.reads)) {
       tx.unchecked = e;
       tx.uncheckedTables = shape.reads;
       tx.uncheckedValues = values;
@@ -342,7 +401,7 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
       // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
       if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
       const trace = await withLearnerFunctions(outcome.trace, db);
-      const found = firstUncheckedAct(trace, keyedCallsAreSafe, await preparedStatements(trace, db), await advisoryLockKeys(trace, db));
+      const found = firstUncheckedAct(trace, keyedCallsAreSafe, await preparedStatements(trace, db), await advisoryLockKeys(trace, db), await uniqueKeysOf(trace, db));
       if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
