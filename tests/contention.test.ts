@@ -65,13 +65,21 @@ describe('the comparison of what the process did after the statement', () => {
     expect(c.finish()).toBe(false);
   });
 
-  test('one statement otherwise, or stopping sooner, is an obeyed answer', () => {
+  test('other statements and no provider call or publish up to the window\'s end, or stopping sooner, is an obeyed answer', () => {
     const differs = new ConductComparison(original, { pid: 'w1', seq: 1 }, 0);
     differs.see(ev(3, 'w1', 'db', 'COMMIT'));
+    expect(differs.obeyed).toBeNull();
+    differs.see(ev(4, 'w1', 'sleep', 'sleeps 5 s'));
     expect(differs.obeyed).toBe(true);
     const shorter = new ConductComparison(original, { pid: 'w1', seq: 1 }, 0);
     shorter.see(ev(3, 'w1', 'db', 'select'));
     expect(shorter.finish()).toBe(true);
+  });
+
+  test('doing otherwise but still calling a provider or publishing (a smaller batch, say) is not', () => {
+    const smaller = new ConductComparison(original, { pid: 'w1', seq: 1 }, 0);
+    for (const e of [ev(3, 'w1', 'db', 'select … LIMIT 1'), ev(4, 'w1', 'publish', 'publish order 1'), ev(5, 'w1', 'sleep', 'sleeps')]) smaller.see(e);
+    expect(smaller.obeyed).toBe(false);
   });
 });
 

@@ -10,12 +10,13 @@
  * So the engine asks the code: a probe run replays the same schedule (same seed, same choices)
  * and gives one such statement the contended answer (every true in its rows false for a try-lock
  * in the select list; no rows for SKIP LOCKED or a try-lock in WHERE). If what the process then
- * does (its statements, calls, acks, up to its next message, sleep or end) is exactly what it did
- * with the granted answer, the answer changed nothing: the lock is *ignored*, and the rules that
+ * does (its statements, calls, acks, up to its next message, transaction or lock, sleep or end) is exactly what it did
+ * with the granted answer, or it still calls a provider or publishes in that window, the answer
+ * did not keep it from acting: the lock is *ignored*, and the rules that
  * count locks (lessons/kit/held-locks.ts, the relay's rule in lessons/kit/outbox-world.ts,
  * lessons/kit/overlap.ts) count it as none. On PostgreSQL the answers are real and no probe runs.
  */
-import { sqlCodeOnly } from '../db/sql-words';
+import { sqlCodeOnly, transactionBoundary } from '../db/sql-words';
 import type { TraceEvent } from './types';
 
 /** How a contended lock answers: `answer` (a try-lock in the select list: false), `filter` (SKIP LOCKED, a try-lock in WHERE: no rows). */
@@ -119,9 +120,16 @@ function isConduct(e: TraceEvent, pid: string): boolean {
   return (e.actor === pid || e.target === pid) && e.type !== 'log';
 }
 
-/** Where `pid` is done with what the statement decided: its next message, sleep, end, crash or error. */
+/** A statement that takes a lock: what the process does after it rests on that lock, not on the contended one. */
+const TAKES_LOCK = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(|\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|^\s*lock\b/i;
+
+/** Where `pid` is done with what the statement decided: its next message, transaction or lock, sleep, end, crash or error. */
 function closesWindow(e: TraceEvent, pid: string): boolean {
   if (e.type === 'receive') return e.target === pid;
+  if (e.type === 'db' && e.actor === pid) {
+    const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
+    return transactionBoundary(sql) === 'begin' || TAKES_LOCK.test(sqlCodeOnly(sql));
+  }
   return e.actor === pid && (e.type === 'ack' || e.type === 'sleep' || e.type === 'finish' || e.type === 'crash' || e.type === 'restart' || e.type === 'error');
 }
 
@@ -129,13 +137,18 @@ function closesWindow(e: TraceEvent, pid: string): boolean {
 const WINDOW_EVENTS = 60;
 
 /**
- * Follows a probe run's events against the original run's and says as soon as `pid`'s conduct
- * after the probed statement (event `at` of the original) differs, or the window closed the same.
+ * Follows a probe run's events against the original run's and decides, once `pid`'s window in the
+ * probe closed, whether the contended answer was obeyed: the process did something else, and
+ * nothing a lock is for (no provider call, no publish) until its window closed. A relay that only
+ * takes a smaller batch when the answer is false, or a worker that only logs it, still acts.
  */
 export class ConductComparison {
   private readonly expected: string[];
   private cursor = 0;
-  /** null while undecided; true when the contended answer changed what the process did. */
+  private differs = false;
+  private acted = false;
+  private seen = 0;
+  /** null while undecided; true when the contended answer kept the process from acting. */
   obeyed: boolean | null = null;
 
   constructor(
@@ -156,17 +169,22 @@ export class ConductComparison {
   /** Take in the probe run's next event. */
   see(e: TraceEvent): void {
     if (this.obeyed !== null || e.i <= this.at || !isConduct(e, this.point.pid)) return;
-    if (this.cursor >= this.expected.length || signature(e) !== this.expected[this.cursor]) {
-      this.obeyed = true;
+    this.seen++;
+    if (e.actor === this.point.pid && (e.type === 'call' || e.type === 'publish')) this.acted = true;
+    if (!this.differs) {
+      if (this.cursor >= this.expected.length || signature(e) !== this.expected[this.cursor]) this.differs = true;
+      else this.cursor++;
+    }
+    if (!this.differs && this.cursor === this.expected.length && this.expected.length > 0 && (closesWindow(e, this.point.pid) || this.cursor >= WINDOW_EVENTS)) {
+      this.obeyed = false;
       return;
     }
-    this.cursor++;
-    if (this.cursor === this.expected.length && (closesWindow(e, this.point.pid) || this.cursor >= WINDOW_EVENTS)) this.obeyed = false;
+    if (closesWindow(e, this.point.pid) || this.seen >= WINDOW_EVENTS) this.obeyed = this.differs && !this.acted;
   }
 
-  /** The probe run ended: undecided means the process did the same to the end of the run. */
+  /** The probe run ended: undecided means its window ran to the end of the run. */
   finish(): boolean {
-    if (this.obeyed === null) this.obeyed = this.cursor < this.expected.length;
+    if (this.obeyed === null) this.obeyed = (this.differs || this.cursor < this.expected.length) && !this.acted;
     return this.obeyed;
   }
 }

@@ -38,7 +38,12 @@ function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExec
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
   if (OWN_CONNECTION.test(bracketed(sql, lock.index + lock[0].length - 1))) return null;
   if (keys.ownOnly(e)) return null;
-  return !lock[1] || data?.answerRead === true || TRY_IN_WHERE.test(sql) ? lock : null;
+  if (!lock[1]) return lock;
+  // A try-lock holds something only when it got it: a true in its answer, or rows its WHERE let through.
+  const rows = Array.isArray((data as { rows?: unknown } | undefined)?.rows) ? ((data as { rows: Record<string, unknown>[] }).rows) : null;
+  if (TRY_IN_WHERE.test(sql)) return rows === null || rows.length > 0 ? lock : null;
+  if (rows !== null && !rows.some((r) => Object.values(r).some((v) => v === true))) return null;
+  return data?.answerRead === true ? lock : null;
 }
 
 /**
