@@ -17,13 +17,30 @@ export type Weakness =
   /** Every process reads one clock: a worker's clock never drifts from the database's. */
   | 'no clock skew'
   /** The race is inside one statement (its snapshot taken before the locks it tries): no schedule puts another process between the two. */
-  | 'inside one statement';
+  | 'inside one statement'
+  /** A run has a handful of operations: a key cut to a few hex digits never meets another's. */
+  | 'few keys';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
  * each. Measured by `npm run judge` on this commit; docs/judge.md says what each weakness needs.
  */
 export const KNOWN_MISSES: Record<string, Weakness> = {
+  // A plain INSERT under a SAVEPOINT whose 23505 is answered by refreshing the row by key alone:
+  // in the tab the second worker never reaches the INSERT while the first holds the claim
+  // uncommitted, and the rule credits the INSERT as a claim. PostgreSQL 15 catches it.
+  'lease-expiry/insert-or-refresh-expired-via-savepoint.ts': 'PGlite one session',
+  // A claim held by a live other run is taken as done: the nightly run and the operator's rerun
+  // never overlap on one order in the world (both back-ends).
+  'human-rerun/held-elsewhere-counts-as-charged.ts': 'fixed fault moments',
+  // A 429 resent at once: every schedule also has a 402 whose 60 s wait empties the rate window first (both back-ends).
+  'batch-credits/retry-429-immediately.ts': 'fixed fault moments',
+  // A 3 s lease against a 5 s lookup timeout: duplicates come 2 s and 15 s in, never in between (both back-ends).
+  'moving-answers/lease-three-seconds.ts': 'fixed fault moments',
+  // The key keeps the day of the month: the world never reaches the next month (both back-ends).
+  'business-date-reminder/key-day-of-month.ts': 'time never crosses a boundary',
+  // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).
+  'webhook-dedupe/key-hash-first-four-hex.ts': 'few keys',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.
   // PostgreSQL 15 filtered the row with the snapshot taken before the lock wait and returns it as
   // unpublished (seed 6); the tab parks the statement and runs it whole after the release, on a

@@ -2,10 +2,19 @@
 import { HOUR_MS, NEXT_DAY_RERUN_MS, NEXT_ORDER, NEXT_ORDER_AFTER_MS, TIMEOUT_ORDER, everyoneSawTheCharge, nextOrderFor, timeoutOrderCharged } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { type CodeError } from '../kit/scenario';
+import { startsLate, type CodeError } from '../kit/scenario';
 import type { CheckoutOrder, Env } from '../../engine/types';
+import type { ProcessSpec } from '../../engine/scheduler';
 import { humanDuration, noDoubleCharge, oneShot } from '../kit/one-shot';
 import { defineLesson } from '../kit/define';
+
+/** From the run's start (09:00 UTC) to 23:59:55 the same day. */
+const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
+
+/** On seeds 3, 11, 19, …: everything happens 14 h 59 min 55 s later, checkout at 23:59:55 UTC, so its retry falls on the next date. */
+function lateEveningOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 8 === 3;
+}
 
 export default defineLesson({
   id: 'ambiguous-timeout-charge',
@@ -18,6 +27,7 @@ export default defineLesson({
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. An hour later Grace buys again (order 2078, a charge of its own). The next day a rerun of yesterday\'s checkouts calls chargeOrder for 2077 once more.',
     'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
     'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does. So the explorer never crashes checkout there and never loses more than two answers in a row, but you can, by hand.',
+    'On seeds 3, 11, 19, … checkout runs at 23:59:55 UTC, so a retry falls on the next date: a key must not carry the date.',
   ],
   explanations: {
     starter: 'Retries the timed-out charge with no idempotency key: the provider cannot tell the retry from a new purchase. The next-day rerun charges a third time.',
@@ -28,6 +38,11 @@ export default defineLesson({
     const next = nextOrderFor(variation?.seed);
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
+    const late = lateEveningOn(variation?.seed);
+    const shifted = (spec: ProcessSpec): ProcessSpec =>
+      late
+        ? startsLate(spec, LATE_EVENING_MS, spec.id === 'checkout' ? 'on this seed checkout runs at 23:59:55 UTC, five seconds before the date turns' : 'on this seed the whole day runs 14 h 59 min 55 s later')
+        : spec;
     return {
       spec: {
         processes: [
@@ -40,12 +55,12 @@ export default defineLesson({
             startAfterMs: NEXT_ORDER_AFTER_MS,
             why: `an hour later the same customer checks out again: order ${next.id}, $${(next.totalCents / 100).toFixed(2)}`,
           }),
-        ],
+        ].map(shifted),
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000 },
-        horizonMs: NEXT_DAY_RERUN_MS + HOUR_MS,
+        horizonMs: NEXT_DAY_RERUN_MS + HOUR_MS + (late ? LATE_EVENING_MS : 0),
       },
       observed,
       codeErrors,
