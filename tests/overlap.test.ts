@@ -216,3 +216,36 @@ describe('when it counts', () => {
     expect(firstUncheckedAct(keyed, false)).not.toBeNull();
   });
 });
+
+describe('a decision spread over two transactions', () => {
+  const check = [db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT')];
+
+  test('a later transaction that only pushes the lease forward by key decided nothing: the earlier check still stands', () => {
+    const refresh = [db('worker-1', 'BEGIN'), db('worker-1', `UPDATE operations SET lease_until = now() + interval '60 seconds' WHERE op_key = $1`, { params: ['k'], affected: 1 }), db('worker-1', 'COMMIT')];
+    expect(firstUncheckedAct(both(...check, ...refresh, send('worker-1')))?.afterCommit).toBe(true);
+  });
+
+  test('a later transaction whose plain INSERT of the key claims it (the unique key fails the second worker) decides', () => {
+    const claim = [db('worker-1', 'BEGIN'), db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1, 'running')`, { params: ['k'] }), db('worker-1', 'COMMIT')];
+    expect(firstUncheckedAct(both(...check, ...claim, send('worker-1')))).toBeNull();
+  });
+
+  test('a plain INSERT that leaves its table\'s unique key to a sequence claims nothing; one naming the key column (queue_id) does', () => {
+    const keys = new Map([['outbox', [['id']]], ['claims', [['queue_id']]]]);
+    const note = db('worker-1', `INSERT INTO outbox (topic, payload) VALUES ('note', '{}')`);
+    expect(firstUncheckedAct(both(...check, note, send('worker-1')), false, new Map(), undefined, keys)).not.toBeNull();
+    const claim = db('worker-1', 'INSERT INTO claims (queue_id, owner) VALUES ($1, $2)', { params: ['k', 'worker-1'] });
+    expect(firstUncheckedAct(both(...check, claim, send('worker-1')), false, new Map(), undefined, keys)).toBeNull();
+  });
+
+  test('rows locked first cover a read of the same rows, not another row of the same table (the worker\'s own counter)', () => {
+    const counter = read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET result = '1' RETURNING result`, [{ result: 1 }]);
+    (counter.data as { params: unknown[] }).params = ['stats:worker-1'];
+    const keyed = read('worker-1', SELECT, [{ '?column?': 1 }]);
+    (keyed.data as { params: unknown[] }).params = ['k'];
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), counter, keyed, db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+    const own = read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING op_key`, [{ op_key: 'k' }]);
+    (own.data as { params: unknown[] }).params = ['k'];
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), own, keyed, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+});

@@ -27,7 +27,7 @@
  * silently; a call spelled in a string literal is rewritten too; a lock taken inside a function of
  * the learner's (see `callsAdvisory`).
  */
-import { sqlCodeOnly } from './sql-words';
+import { sqlCodeOnly, sqlWithoutComments } from './sql-words';
 
 /** The advisory-lock functions, as PostgreSQL names them. */
 const FUNCTIONS = [
@@ -121,7 +121,7 @@ const CREATES_ROUTINE = /\bcreate\s+(?:or\s+replace\s+)?(?:function|procedure)\b
  * rules that judge overlapping transactions read the body, ../lessons/kit/learner-functions.ts).
  */
 export function callsAdvisory(text: string): boolean {
-  if (!MENTIONS.test(text) || CREATES_ROUTINE.test(text)) return false;
+  if (!MENTIONS.test(text) || CREATES_ROUTINE.test(sqlWithoutComments(text))) return false;
   CALL.lastIndex = 0;
   return CALL.test(text);
 }

@@ -89,9 +89,8 @@ function refusal(sql: string): Pg15Refusal | null {
   for (const m of lower.matchAll(/\bjson_object\s*\(/g)) {
     const open = m.index! + m[0].length - 1;
     const end = closingBracket(lower, open);
-    const inside = lower.slice(open + 1, end === -1 ? undefined : end - 1);
-    const sep = /(?<!:):(?!:)|\bvalue\b/.exec(inside);
-    if (sep) return { message: `syntax error at or near "${sep[0] === ':' ? ':' : 'VALUE'}"`, code: '42601' };
+    const sep = topLevelJsonSeparator(lower.slice(open + 1, end === -1 ? undefined : end - 1));
+    if (sep) return { message: `syntax error at or near "${sep}"`, code: '42601' };
   }
   for (const m of lower.matchAll(/\b(from|join|lateral)\s*\(\s*(select|values|with)\b/g)) {
     const open = lower.indexOf('(', m.index! + m[1]!.length);
@@ -103,6 +102,23 @@ function refusal(sql: string): Pg15Refusal | null {
     }
   }
   return null;
+}
+
+/**
+ * In JSON_OBJECT's arguments, outside nested brackets: a `:` (not `::`) or a VALUE between two
+ * expressions, the key/value forms of 16; null for json_object(text[]) and (text[], text[]).
+ */
+function topLevelJsonSeparator(args: string): ':' | 'VALUE' | null {
+  let depth = 0;
+  let flat = '';
+  for (const ch of args) {
+    if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    else if (depth === 0) flat += ch;
+    if (depth > 0 || ch === ')' || ch === ']') flat += ' ';
+  }
+  if (/(?<!:):(?!:)/.test(flat)) return ':';
+  return /\bvalue\s+[^,\s:]/.test(flat) ? 'VALUE' : null;
 }
 
 /** Why PostgreSQL 15 would reject `sql`, when the tab's newer PostgreSQL would run it; null when 15 takes it (as far as this knows). */

@@ -109,7 +109,9 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
  * whether it obeys the answer a contended lock would give (../engine/contention.ts): a full run
  * finds those statements in a verdict-only run first and probes them, so its trace already says
  * which answers were ignored; a verdict-only run probes only when it held, and runs again with
- * what the probes found if any answer was ignored.
+ * what the probes found if any answer was ignored. The verdict is the same either way (an ignored
+ * answer only takes a lock away); a violated verdict-only run may list fewer broken invariants
+ * than its full replay, which also names the ignored lock's.
  */
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
   const probing = db.name === 'pglite' && mayMeetContention(req.code);

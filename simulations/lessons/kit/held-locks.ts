@@ -17,6 +17,8 @@ import { bracketed, sqlWithoutComments } from '../../db/sql-words';
 import { ADVISORY_LOCK, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
+/** `SELECT pg_try_advisory…(…) [AS name]`: the answer is the call's boolean itself. */
+const BARE_TRY = /^\s*select\s+(?:pg_catalog\s*\.\s*)?pg_try_advisory_(?:xact_)?lock(?:_shared)?\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*(?:(?:as\s+)?[\w"]+\s*)?;?\s*$/i;
 /** What differs per connection or per transaction: a lock keyed on it is every process's own. */
 const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\(/i;
 const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
@@ -42,7 +44,9 @@ function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExec
   // A try-lock holds something only when it got it: a true in its answer, or rows its WHERE let through.
   const rows = Array.isArray((data as { rows?: unknown } | undefined)?.rows) ? ((data as { rows: Record<string, unknown>[] }).rows) : null;
   if (TRY_IN_WHERE.test(sql)) return rows === null || rows.length > 0 ? lock : null;
-  if (rows !== null && !rows.some((r) => Object.values(r).some((v) => v === true))) return null;
+  // The bare call's answer is the lock's own: false holds nothing. A shaped answer (NOT …, ::int,
+  // CASE) is judged by the code's reading it, and by the probe (../../engine/contention.ts).
+  if (BARE_TRY.test(sql) && rows !== null && !rows.some((r) => Object.values(r).some((v) => v === true))) return null;
   return data?.answerRead === true ? lock : null;
 }
 

@@ -149,11 +149,14 @@ function union(a: Values | undefined, b: Values): Values {
 /** Each table's unique keys (primary key included), as the sets of their columns, by bare lower-case names. */
 export type UniqueKeys = ReadonlyMap<string, readonly (readonly string[])[]>;
 
-const UNIQUE_KEYS_SQL = `SELECT c.relname AS t, array_agg(a.attname::text) AS cols
+const UNIQUE_KEYS_SQL = `SELECT c.relname AS t,
+    (SELECT array_agg(a.attname::text) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum = ANY(i.indkey)) AS cols,
+    (0 = ANY(i.indkey::int2[]) OR i.indexprs IS NOT NULL
+      OR EXISTS (SELECT 1 FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                 WHERE a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
+                   AND (a.attgenerated <> '' OR (d.adbin IS NOT NULL AND pg_get_expr(d.adbin, d.adrelid) NOT LIKE 'nextval(%')))) AS filled
   FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
-  WHERE i.indisunique AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'
-  GROUP BY c.relname, i.indexrelid`;
+  WHERE i.indisunique AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'`;
 
 /** The unique keys of the database's tables (read when the trace has a plain INSERT: see `insertMayConflict`). */
 export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys | null> {
@@ -161,7 +164,9 @@ export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(t
   const keys = new Map<string, string[][]>();
   for (const row of await db.inspect(UNIQUE_KEYS_SQL)) {
     const t = String(row.t).toLowerCase();
-    const cols = (Array.isArray(row.cols) ? row.cols : String(row.cols ?? '').replace(/[{}]/g, '').split(',')).map((c) => String(c).toLowerCase());
+    // A key over an expression, or over a column the database fills in (a DEFAULT other than a
+    // sequence's, a generated column), may meet another worker's row whatever the INSERT lists.
+    const cols = row.filled === true ? [] : (Array.isArray(row.cols) ? row.cols : String(row.cols ?? '').replace(/[{}]/g, '').split(',')).map((c) => String(c).toLowerCase());
     keys.set(t, [...(keys.get(t) ?? []), cols]);
   }
   return keys;
@@ -179,9 +184,9 @@ function insertMayConflict(sql: string, uniqueKeys: UniqueKeys | null): boolean 
   if (!m) return true;
   const keys = uniqueKeys.get(bare(m[1]!));
   if (!keys) return true;
-  const named = m[2]!.split(',').map((c) => c.trim().replace(/^q\s*/, '').toLowerCase());
-  // A quoted column's name is blanked by sqlCodeOnly: when one is, do not judge.
-  if (named.some((c) => c === '')) return true;
+  const named = m[2]!.split(',').map((c) => c.trim().toLowerCase());
+  // A quoted column's name is blanked by sqlCodeOnly to a lone q: when one is, do not judge.
+  if (named.some((c) => c === '' || c === 'q')) return true;
   return keys.some((cols) => cols.every((c) => named.includes(c)));
 }
 
@@ -340,6 +345,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const openTx = tx;
     /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
     const lockRows = (tables: readonly string[]) => {
+      // A row keyed on the worker's own name alone (its heartbeat, its counter) is no other worker's.
+      if (values !== null && [...values].every((v) => v.includes(e.actor))) return;
       openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, values) };
     };
     /**
@@ -365,6 +372,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     } else if (shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) {
       // The unique key fails the second worker's INSERT into the table the check read.
       if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) tx.safe = true;
+      // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
+      else if (tx.unchecked === null) lockRows(shape.writes);
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
       if (returned > 0 && shape.alwaysReturns) {
         // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
