@@ -50,6 +50,16 @@ export function contendedRows(kind: ContendedAnswer, rows: Record<string, unknow
   });
 }
 
+/** Whether the probe found the answer of the statement `e` records ignored (the rules count its lock as none). */
+export function answerIgnored(e: TraceEvent): boolean {
+  return (e.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true;
+}
+
+/** Whether `at`'s process ran, before it, a statement whose ignored answer the verdict should name. */
+export function ignoredAnswerBefore(trace: readonly TraceEvent[], at: TraceEvent): boolean {
+  return trace.some((e) => e.i < at.i && e.actor === at.actor && answerIgnored(e));
+}
+
 /** A statement that may be answered contended: `pid`'s `seq`-th such statement of the run. */
 export interface ContentionPoint {
   pid: string;

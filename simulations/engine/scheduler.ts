@@ -12,7 +12,7 @@
  * The scheduler knows the database only through its port (../db/port.ts), the providers only
  * through their registry, and faults only through the fault plan.
  *
- * Why one file of ~490 lines: the run loop, the processes' lifecycle and step execution share the
+ * Why one file of ~500 lines: the run loop, the processes' lifecycle and step execution share the
  * scheduler's private state (pending steps, incarnations, step counts, connections being closed); what can stand alone —
  * env, queue, fault plan, narration, trace — already does.
  */

@@ -13,6 +13,7 @@
  * (../../engine/contention.ts).
  */
 import type { TraceEvent } from '../../engine/types';
+import { answerIgnored } from '../../engine/contention';
 import { bracketed, sqlWithoutComments } from '../../db/sql-words';
 import { ADVISORY_LOCK, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
@@ -31,9 +32,9 @@ function withoutLeadingComments(sql: string): string {
 
 /** An advisory lock `e` took that keeps other processes out (see the module's comment); null when it took none. */
 function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExecArray | null {
-  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown; answerIgnored?: unknown } | undefined;
-  // Answered false, as a lock another process holds answers, the code did the very same (../../engine/contention.ts).
-  if (data?.answerIgnored === true) return null;
+  const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
+  // Answered false, as a lock another process holds answers, the code acted all the same (../../engine/contention.ts).
+  if (answerIgnored(e)) return null;
   const sql = sqlWithoutComments(String(data?.sql ?? ''));
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;

@@ -11,6 +11,7 @@ import type { Env, Fault, TraceEvent } from '../../engine/types';
 import { formatSimMoment } from '../../engine/sim-time';
 import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
+import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
 import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlWithoutComments } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
@@ -399,7 +400,7 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
   /** Whether the latest read of the outbox was covered; null before any read. */
   let lastReadCovered: boolean | null = null;
   for (const e of tx.events) {
-    const data = e.data as { sql?: unknown; rows?: unknown; answerIgnored?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; rows?: unknown } | undefined;
     const text = String(data?.sql ?? '');
     const executing = executedName(text);
     const sql = sqlWithoutComments(executing !== null ? (prepared.get(executing) ?? text) : text);
@@ -414,7 +415,7 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
     const ids = outboxIds(data?.rows);
     // A SKIP LOCKED read whose rows the relay did not go by (it did the same when they were all
     // another relay's, ../../engine/contention.ts) kept nobody off what it published.
-    if (locksWhatItReads(sql) && data?.answerIgnored !== true) {
+    if (locksWhatItReads(sql) && !answerIgnored(e)) {
       for (const id of ids ?? []) lockedRows.set(id, position);
       lastReadCovered = true;
       coveredAt = position;
@@ -443,7 +444,7 @@ export const locksWhatItPublishes: Invariant = {
     const found = firstInTransaction(trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e.actor, prepared, lockKeys));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
-    const ignored = outcome.trace.some((x) => x.i < e.i && x.actor === e.actor && (x.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true)
+    const ignored = ignoredAnswerBefore(outcome.trace, e)
       ? 'Its lock did not count: replayed with the answer a lock held by the other relay gives (false, or no rows), it published the same rows all the same. '
       : '';
     const why =

@@ -38,6 +38,7 @@ import { memoByText } from '../../engine/text-memo';
 import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
+import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
 import type { Invariant } from './scenario';
@@ -278,7 +279,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       continue;
     }
     if (e.type !== 'db' && e.type !== 'db-error') continue;
-    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown; answerIgnored?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
     // A statement parked on a lock is recorded again once it runs.
     if (data?.waitingFor !== undefined) continue;
     const text = String(data?.sql ?? '');
@@ -305,7 +306,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const boundary = transactionBoundary(sql);
     const shaped = shapeOf(sql);
     // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing by its locks.
-    const shape = data?.answerIgnored === true && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
+    const shape = answerIgnored(e) && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
     /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
@@ -415,7 +416,7 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
       const model = 'This verdict rests on a model of PostgreSQL: PGlite runs one transaction at a time, so here the other worker waited for the COMMIT, while on PostgreSQL the two transactions run at once. ';
-      const ignoredLock = outcome.trace.some((e) => e.i < call.i && e.actor === call.actor && (e.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true)
+      const ignoredLock = ignoredAnswerBefore(outcome.trace, call)
         ? 'Its lock did not count: replayed with the answer a lock another worker holds gives (false, or no rows), it did exactly the same. '
         : '';
       return {
