@@ -43,7 +43,7 @@ const determinism = {
 const room = (patterns, message) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.next/**', '.bench/**', 'out/**', '.next-package/**', 'dist/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
+  { ignores: ['node_modules/**', '.next/**', '.bench/**', '.cli-test/**', 'out/**', '.next-package/**', 'dist/**', 'next-env.d.ts', 'tests/artifacts/**', 'public/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -10,7 +10,7 @@ export default defineConfig({
   },
   test: {
     include: ['tests/**/*.test.ts'],
-    globalSetup: ['tests/setup/postgres-global.ts', 'tests/setup/prebuilt-global.ts'],
+    globalSetup: ['tests/setup/postgres-global.ts', 'tests/setup/prebuilt-global.ts', 'tests/setup/cli-bundle-global.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CorpusEntry, Exploration } from './judge-corpus';
-import type { JudgeJob, JudgeReply } from './judge-worker';
+import type { JudgeClose, JudgeJob, JudgeReply } from './judge-worker';
 
 export type Backend = JudgeJob['backend'];
 
@@ -28,6 +28,19 @@ function startWorker(pgUrl: string | null): Worker {
   const api = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Worker(boot, { eval: true, workerData: { pgUrl } });
+}
+
+/** Let a thread drop its database on the server (a thread that does not answer is ended anyway), then end it. */
+async function closeWorker(w: Worker): Promise<void> {
+  w.removeAllListeners('message');
+  const closed = new Promise<void>((resolve) => {
+    w.on('message', (m: JudgeReply) => m.type === 'closed' && resolve());
+    w.once('error', () => resolve());
+    w.once('exit', () => resolve());
+  });
+  w.postMessage('close' satisfies JudgeClose);
+  await closed;
+  await w.terminate();
 }
 
 /**
@@ -82,6 +95,7 @@ export async function judgeAll(opts: {
             w.on('message', (m: JudgeReply) => {
               if (m.type === 'ready') return give();
               if (m.type === 'failed') return reject(new Error(`judging ${files[m.id]!.entry.name} on ${job?.backend}: ${m.message}`));
+              if (m.type !== 'done') return;
               const file = files[m.id]!;
               file.results[job!.backend] = m.exploration;
               opts.onDone?.(file, job!.backend, ++done, total);
@@ -94,7 +108,7 @@ export async function judgeAll(opts: {
     );
   } finally {
     for (const w of threads) w.removeAllListeners('exit');
-    await Promise.all(threads.map((w) => w.terminate()));
+    await Promise.all(threads.map(closeWorker));
   }
   return files;
 }

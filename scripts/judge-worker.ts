@@ -21,12 +21,16 @@ export interface JudgeJob {
   stopAtViolation: boolean;
 }
 
-export type JudgeReply = { type: 'ready' } | { type: 'done'; id: number; exploration: Exploration } | { type: 'failed'; id: number; message: string };
+export type JudgeReply = { type: 'ready' } | { type: 'done'; id: number; exploration: Exploration } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
+
+/** The pool's last word to a thread: drop your database on the server, then say so. */
+export type JudgeClose = 'close';
 
 const port = parentPort!;
 const { pgUrl } = workerData as { pgUrl: string | null };
 let pglite: PgliteSimDatabase | null = null;
-let made = 0;
+/** This thread's database on the server, made on its first file and dropped when the thread ends. */
+let database: ReturnType<typeof freshPostgresDatabase> | null = null;
 
 async function run(job: JudgeJob): Promise<Exploration> {
   if (job.backend === 'pglite') {
@@ -35,17 +39,23 @@ async function run(job: JudgeJob): Promise<Exploration> {
   }
   if (!pgUrl) throw new Error('no PostgreSQL server: pass --pg or --db URL');
   const { PostgresSimDatabase } = await import('../simulations/db/postgres');
-  const fresh = await freshPostgresDatabase(pgUrl, `judge_t${threadId}_${++made}`);
-  const db = await PostgresSimDatabase.open(fresh.url);
+  // Each file opens the thread's database as a new command does: the lesson's schema is built
+  // afresh whatever the last file's code left there (PostgresSimDatabase.open), so nothing of one
+  // file reaches the next, and the judge leans on the promise every learner's command does.
+  database ??= freshPostgresDatabase(pgUrl, `judge_${process.pid}_t${threadId}`);
+  const db = await PostgresSimDatabase.open((await database).url);
   try {
     return await exploreFile(db, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
   } finally {
     await db.close();
-    await fresh.drop();
   }
 }
 
-port.on('message', (job: JudgeJob) => {
+port.on('message', (job: JudgeJob | JudgeClose) => {
+  if (job === 'close') {
+    const dropped = database ? database.then((d) => d.drop()) : Promise.resolve();
+    return void dropped.catch(() => {}).then(() => port.postMessage({ type: 'closed' } satisfies JudgeReply));
+  }
   run(job).then(
     (exploration) => port.postMessage({ type: 'done', id: job.id, exploration } satisfies JudgeReply),
     (err: unknown) => port.postMessage({ type: 'failed', id: job.id, message: (err as Error)?.stack ?? String(err) } satisfies JudgeReply),

@@ -5,15 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, vi } from 'vitest';
 import { SCENARIO_CATALOG } from '../simulations/lessons/catalog';
+import { cliCommandPrefix, spawnCli } from './helpers/cli';
 import { lessonById } from '../simulations/lessons/index';
 
 // Each call boots PGlite in a fresh process (~2-5 s, more on a loaded 2-core machine).
 vi.setConfig({ testTimeout: 240_000 });
 
 function sim(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnCli(args);
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
+
+test('the command a user types, npm run -s sim (through tsx), answers as the bundle the other tests spawn does', () => {
+  const typed = spawnSync('npm', ['run', '-s', 'sim', '--', 'list', '--json'], { encoding: 'utf8', timeout: 120_000 });
+  expect(typed.status, typed.stderr).toBe(0);
+  expect(JSON.parse(typed.stdout)).toEqual(JSON.parse(sim('list', '--json').out));
+});
 
 test('list --json names every scenario with its variants', () => {
   const r = sim('list', '--json');
@@ -82,11 +89,11 @@ test('human output prints the seed first and a replay command on a violation', (
   expect(replay).toContain('npm run -s sim -- run crash-after-send --variant starter --seed 1');
 });
 
-/** A printed `replay:` line, run the way a user pasting it into bash would (the CLI via tsx, not npm), with --json. */
+/** A printed `replay:` line, run the way a user pasting it into bash would (the CLI itself, not npm), with --json. */
 function pasteReplay(output: string) {
   const line = output.split('\n').find((l) => l.startsWith('replay: '));
   expect(line, output).toBeDefined();
-  const command = line!.slice('replay: '.length).replace(/^npm run -s sim -- /, `${JSON.stringify(process.execPath)} --import tsx scripts/sim-cli.ts `);
+  const command = line!.slice('replay: '.length).replace(/^npm run -s sim -- /, cliCommandPrefix());
   const r = spawnSync('bash', ['-c', `${command} --json`], { encoding: 'utf8', timeout: 120_000 });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout);

@@ -3,7 +3,6 @@
  * and replays to the same trace hash; the Mermaid diagram has the swimlane participants in order,
  * one arrow per message, the crash as a note, and text from the run cannot break out of its line.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runScenario, type RunResult } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { codeHashOf, escapeMermaid, traceToJson, traceToMermaid, TRACE_EXPORT_FORMAT } from '../simulations/run/trace-export';
+import { spawnCli } from './helpers/cli';
 import { openSimDb, replayHint } from './helpers/sim-db';
 
 let sim: Awaited<ReturnType<typeof openSimDb>>;
@@ -115,7 +115,7 @@ describe('replaying an export with the CLI (npm run sim -- replay)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnCli(args);
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
   const write = (name: string, text: string) => {

@@ -53,6 +53,11 @@ export class PostgresSimDatabase implements SimDatabase {
   readonly name = 'postgres';
   private readonly conns = new Map<string, Conn>();
   private readonly parked = new Set<Parked>();
+  /**
+   * Connections whose session ended (a crash, a discarded client) and was cleaned on the server
+   * (`endSession`): the next process that needs a connection takes one instead of opening one.
+   */
+  private readonly spare: Conn[] = [];
   /** Whether the schema guard's event triggers could be installed (they need a superuser). */
   private guarded = false;
 
@@ -78,6 +83,11 @@ export class PostgresSimDatabase implements SimDatabase {
   private async conn(pid: string): Promise<Conn> {
     const existing = this.conns.get(pid);
     if (existing && !existing.broken) return existing;
+    const kept = this.spare.pop();
+    if (kept) {
+      this.conns.set(pid, kept);
+      return kept;
+    }
     const client = new pg.Client({ connectionString: this.url, types: numericTypes(), options: CONNECTION_OPTIONS });
     await client.connect();
     const conn: Conn = { client, backendPid: 0, clockMs: null, txClockMs: null, inTx: false, broken: false };
@@ -191,11 +201,38 @@ export class PostgresSimDatabase implements SimDatabase {
     if (!conn) return false;
     const hadTx = conn.inTx;
     this.conns.delete(pid);
+    const waiting = [...this.parked].some((p) => p.pid === pid);
     for (const p of this.parked) if (p.pid === pid) this.parked.delete(p);
-    // Closing the connection is what a crash does: the server rolls back whatever was open.
+    if (!waiting && !conn.broken && (await this.endSession(conn))) {
+      this.spare.push(conn);
+      return hadTx;
+    }
+    // Closing the connection is what a crash does: the server rolls back whatever was open. A
+    // backend waiting on a lock does not read its socket until it gets the lock, so it is ended
+    // from the admin connection, as a client that died mid-statement would be at the next check.
+    if (waiting) await this.admin.query('SELECT pg_terminate_backend($1)', [conn.backendPid]).catch(() => {});
     await conn.client.end().catch(() => {});
     await this.waitGone(conn.backendPid);
     return hadTx;
+  }
+
+  /**
+   * On a connection kept open, what the server does when a session ends: its transaction rolled
+   * back (a ROLLBACK outside one only warns), then its locks, settings, temporary tables, cursors,
+   * prepared statements and listens let go (DISCARD ALL, which needs the transaction gone first).
+   * Both have returned before the next choice, as a closed connection's backend has exited then.
+   * Reconnecting cost ten times as much (a backend forked, authenticated, and waited out). False
+   * when the server refused: the caller closes the connection instead.
+   */
+  private async endSession(conn: Conn): Promise<boolean> {
+    try {
+      await conn.client.query('ROLLBACK');
+      await conn.client.query('DISCARD ALL');
+    } catch {
+      return false;
+    }
+    this.endTransaction(conn);
+    return !conn.broken;
   }
 
   /** Wait until the server has finished with a closed connection (its locks are released). */
@@ -292,7 +329,12 @@ export class PostgresSimDatabase implements SimDatabase {
 
   /** Close every connection. */
   async close(): Promise<void> {
-    for (const pid of [...this.conns.keys()]) await this.drop(pid);
+    const all = [...this.conns.values(), ...this.spare.splice(0)];
+    this.conns.clear();
+    this.parked.clear();
+    // Their backends gone before this returns, as each crash's is: none holds a lock any more.
+    for (const conn of all) await conn.client.end().catch(() => {});
+    for (const conn of all) await this.waitGone(conn.backendPid);
     await this.admin.end();
   }
 }

@@ -9,7 +9,6 @@
  * reason, `explore --workers 2` never stopped a `while (true) {}`, and an export edited without
  * changing its trace said "reproduced".
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { lessonById } from '../../simulations/lessons/index';
 import { runScenario } from '../../simulations/run/run';
 import { traceToJson } from '../../simulations/run/trace-export';
+import { spawnCli } from '../helpers/cli';
 import { openSimDb } from '../helpers/sim-db';
 
 // Each call boots PGlite in a fresh process (two for --workers 2): tens of seconds under load.
@@ -30,7 +30,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function sim(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/sim-cli.ts', ...args], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnCli(args, 300_000);
   return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
 }
 

@@ -1,0 +1,105 @@
+/**
+ * A crashed process's session ends with it, on both back-ends: its open transaction is rolled
+ * back, its session-level advisory lock and row locks are let go, and the next process starts a
+ * session of its own, even where PostgreSQL's back-end hands it the crashed one's connection after
+ * cleaning it (simulations/db/postgres.ts, `endSession`) instead of opening another.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { PostgresSimDatabase } from '../simulations/db/postgres';
+import { isParked, type SimDatabase } from '../simulations/db/port';
+import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
+import { openSimDb, throwawayDatabase } from './helpers/sim-db';
+
+const T0 = SIM_EPOCH_MS;
+
+async function rows(db: SimDatabase, pid: string, sql: string): Promise<Record<string, unknown>[]> {
+  const got = await db.query(pid, sql, [], T0);
+  if (isParked(got)) throw new Error(`${pid}: ${sql} waited for a lock`);
+  return got.rows;
+}
+const one = async (db: SimDatabase, pid: string, sql: string) => Object.values((await rows(db, pid, sql))[0] ?? {})[0];
+
+function scripts(db: () => SimDatabase) {
+  beforeEach(async () => {
+    for (const pid of ['a', 'b', 'c']) await db().drop(pid);
+    await db().reset();
+  });
+
+  test("the transaction is rolled back, and its session lock and row locks are another process's to take", async () => {
+    await rows(db(), 'b', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-0', 100)");
+    await rows(db(), 'a', 'BEGIN');
+    await rows(db(), 'a', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-1', 500)");
+    await rows(db(), 'a', 'SELECT id FROM orders FOR UPDATE');
+    await rows(db(), 'a', 'SELECT pg_advisory_lock(42)');
+    expect(await db().drop('a')).toBe(true);
+    expect(db().inTransaction('a')).toBe(false);
+    expect(Number(await one(db(), 'b', 'SELECT count(*) FROM orders'))).toBe(1);
+    expect(await one(db(), 'b', 'SELECT pg_try_advisory_lock(42)')).toBe(true);
+    await rows(db(), 'c', 'BEGIN');
+    expect(await rows(db(), 'c', 'SELECT id FROM orders FOR UPDATE NOWAIT')).toHaveLength(1);
+    await rows(db(), 'c', 'COMMIT');
+  });
+
+  test('a crash outside a transaction rolls nothing back, and the same process restarted begins afresh', async () => {
+    await rows(db(), 'a', 'SELECT pg_advisory_lock(7)');
+    expect(await db().drop('a')).toBe(false);
+    expect(await one(db(), 'a', 'SELECT pg_try_advisory_lock(7)')).toBe(true);
+    expect(await one(db(), 'b', 'SELECT pg_try_advisory_lock(7)')).toBe(false);
+  });
+}
+
+describe('PGlite', () => {
+  let sim: Awaited<ReturnType<typeof openSimDb>>;
+  beforeAll(async () => {
+    sim = await openSimDb();
+  });
+  afterAll(() => sim?.close());
+  scripts(() => sim.db);
+});
+
+describe('PostgreSQL 15', () => {
+  let server: PostgresSimDatabase;
+  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
+  beforeAll(async () => {
+    database = await throwawayDatabase(`eo_crash_${process.pid}`);
+    server = await PostgresSimDatabase.open(database.url);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+  scripts(() => server);
+
+  test("what the session set is gone for the next process: its settings, temporary tables, prepared statements and cursors", async () => {
+    await rows(server, 'a', "SET application_name = 'crashed'");
+    await rows(server, 'a', "SELECT set_config('myapp.owner', 'a', false)");
+    await rows(server, 'a', 'CREATE TEMP TABLE scratch (x int)');
+    await rows(server, 'a', 'PREPARE mine AS SELECT 1');
+    await rows(server, 'a', 'BEGIN');
+    await rows(server, 'a', 'DECLARE held CURSOR WITH HOLD FOR SELECT 1');
+    await rows(server, 'a', 'COMMIT');
+    expect(await server.drop('a')).toBe(false);
+    for (const pid of ['a', 'b']) {
+      expect(await one(server, pid, 'SHOW application_name')).not.toBe('crashed');
+      expect(await one(server, pid, "SELECT coalesce(current_setting('myapp.owner', true), '')")).toBe('');
+      expect(await one(server, pid, "SELECT to_regclass('pg_temp.scratch')")).toBeNull();
+      expect(Number(await one(server, pid, "SELECT count(*) FROM pg_prepared_statements WHERE name = 'mine'"))).toBe(0);
+      expect(Number(await one(server, pid, "SELECT count(*) FROM pg_cursors WHERE name = 'held'"))).toBe(0);
+    }
+  });
+
+  test('a process that crashes while its statement waits on a lock lets the holder go on; the row is free after', async () => {
+    await rows(server, 'b', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-2', 200)");
+    await rows(server, 'a', 'BEGIN');
+    await rows(server, 'a', 'SELECT id FROM orders FOR UPDATE');
+    await rows(server, 'b', 'BEGIN');
+    const waiting = await server.query('b', 'SELECT id FROM orders FOR UPDATE', [], T0);
+    expect(isParked(waiting)).toBe(true);
+    expect(server.blockedBy('b')).toBe('a');
+    expect(await server.drop('b')).toBe(true);
+    await rows(server, 'a', 'COMMIT');
+    await rows(server, 'c', 'BEGIN');
+    expect(await rows(server, 'c', 'SELECT id FROM orders FOR UPDATE NOWAIT')).toHaveLength(1);
+    await rows(server, 'c', 'COMMIT');
+  });
+});
