@@ -35,8 +35,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'human-rerun/held-elsewhere-counts-as-charged.ts': 'fixed fault moments',
   // A 429 resent at once: every schedule also has a 402 whose 60 s wait empties the rate window first (both back-ends).
   'batch-credits/retry-429-immediately.ts': 'fixed fault moments',
-  // A 3 s lease against a 5 s lookup timeout: duplicates come 2 s and 15 s in, never in between (both back-ends).
-  'moving-answers/lease-three-seconds.ts': 'fixed fault moments',
   // The key keeps the day of the month: the world never reaches the next month (both back-ends).
   'business-date-reminder/key-day-of-month.ts': 'time never crosses a boundary',
   // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).
@@ -64,9 +62,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // The audit line guards itself with INSERT … SELECT … WHERE NOT EXISTS and no unique key; the
   // replay comes long after the first handling, and the race would be inside one statement anyway.
   'replay-safety/audit-not-exists-guard.ts': 'inside one statement',
-  // A 25 s lease against a 30 s send timeout: only a send slower than 25 s with a duplicate
-  // arriving between 25 s and the send's end shows it; the menu's slow send takes 20 s (both back-ends).
-  'lease-expiry/lease-shorter-than-send-timeout.ts': 'fixed fault moments',
   // A plain SELECT over op_key LIKE key||'/%', then a plain INSERT of key||'/'||uuid: the rule
   // takes the INSERT's parameter `key` for the row's key, so the unique key seems to guard the
   // check; the inserted key is the concatenation, which never collides. PostgreSQL 15 catches it.

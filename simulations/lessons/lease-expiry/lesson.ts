@@ -32,7 +32,18 @@ export default defineLesson({
   // A send that takes 20 s is still inside the 30 s a send may take (and the 60 s lease): a lease
   // shorter than the work is overtaken while a duplicate placed a moment later arrives, and a
   // duplicate placed after the lease (the systematic pass's moments) finds the row done.
-  faultMenu: [crashAfterDb('worker-1', 1), crashAfterDb('worker-2', 1), crashBeforeAck('worker-1'), duplicate, { kind: 'slow-response', call: 'email.send', ms: 20_000 }],
+  faultMenu: [
+    crashAfterDb('worker-1', 1),
+    crashAfterDb('worker-2', 1),
+    crashBeforeAck('worker-1'),
+    duplicate,
+    { kind: 'slow-response', call: 'email.send', ms: 20_000 },
+    // A send that takes 28 s, nearly all a send may take, and a second delivery 26 s into the
+    // first: a lease that covers the slow sends seen so far but not the send's own timeout has run
+    // out while the first worker still sends.
+    { kind: 'slow-response', call: 'email.send', ms: 28_000 },
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 26_000 },
+  ],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction, checkHoldsWhenActing],
   tables: TABLES,

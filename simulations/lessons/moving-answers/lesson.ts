@@ -62,6 +62,9 @@ export default defineLesson({
     // two handlings at once, while the data behind the lookup may move.
     { kind: 'slow-response', call: 'lookup.check', nth: 1, ms: 4_000 },
     { kind: 'duplicate-delivery', message: 'm1', afterMs: 2_000 },
+    // The same slow lookup with the second delivery 3.5 s into it: a lease sized to the lookup's
+    // usual speed, not to its 5 s timeout, has run out while the first worker still waits.
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 3_500 },
   ],
   maxFaults: 3,
   invariants: [oneConsistentAnswer, orderChecked, messagesSettled, checkHoldsWhenActing],
