@@ -33,8 +33,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // A claim held by a live other run is taken as done: the nightly run and the operator's rerun
   // never overlap on one order in the world (both back-ends).
   'human-rerun/held-elsewhere-counts-as-charged.ts': 'fixed fault moments',
-  // A 429 resent at once: every schedule also has a 402 whose 60 s wait empties the rate window first (both back-ends).
-  'batch-credits/retry-429-immediately.ts': 'fixed fault moments',
   // The key keeps the day of the month: the world never reaches the next month (both back-ends).
   'business-date-reminder/key-day-of-month.ts': 'time never crosses a boundary',
   // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).

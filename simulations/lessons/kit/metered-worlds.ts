@@ -17,6 +17,13 @@ const SECRET = 'whsec_demo';
 export const BATCH: TransformRequest[] = Array.from({ length: 10 }, (_, i) => ({ kind: 'hmac', input: `order-${1042 + i}:charge`, secret: SECRET }));
 /** The account: 5 credits now, 10 more when the allowance renews at 60 s; 6 items per 10 s; 8 items answered per request. */
 export const ACCOUNT = { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 };
+/**
+ * The account on seeds 2, 6, 10, …: credits for every item from the start, so only the rate window
+ * refuses, and no 402's minute-long wait empties it before a 429 is retried.
+ */
+export const FUNDED_ACCOUNT = { ...ACCOUNT, credits: 15, topUps: [] as { atMs: number; credits: number }[] };
+/** The account a seed's world has (the demonstration's seed 1 has ACCOUNT). */
+export const accountOn = (seed: number | undefined) => (seed !== undefined && seed % 4 === 2 ? FUNDED_ACCOUNT : ACCOUNT);
 
 /** HMAC-SHA256 computed here, independently of the provider, to check what the job returned. */
 function expectedSignature(item: TransformRequest): string {
