@@ -2,8 +2,8 @@
  * One exploration of one corpus file, as the lab's Explore runs it (seeds firstSeed…, each with the
  * fault plan drawn from the seed), counting besides the broken invariants the schedules in which
  * the learner's code threw. Runs on whatever SimDatabase it is given: PGlite, or a real PostgreSQL
- * database made for this file alone (`freshPostgresDatabase`), so nothing one file leaves behind
- * (a table, a trigger, a setting) reaches the next.
+ * database of the judge's own (`freshPostgresDatabase`), opened for each file as a new command
+ * opens it, so nothing one file leaves behind (a table, a trigger, a setting) reaches the next.
  */
 import pg from 'pg';
 import { countsAgainstCode, exploreSeed, type RunResult } from '../simulations/run/run';
@@ -61,31 +61,28 @@ export async function exploreFile(
 }
 
 /**
- * A new, empty database on the server at `adminUrl` for one exploration, and how to drop it.
- * The judge makes one per file: the engine's reset between runs is what a file is judged by, but a
- * learner's table or trigger must never carry from one file into the next.
+ * A new, empty database on the server at `adminUrl`, the settings given to it cleared on request,
+ * and how to drop it. The judge keeps one per thread and opens it for each file as a new command
+ * does (the lesson's schemas rebuilt): a learner's table or trigger must never carry from one file
+ * into the next.
  */
-export async function freshPostgresDatabase(adminUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+export async function freshPostgresDatabase(adminUrl: string, name: string): Promise<{ url: string; resetSettings(): Promise<void>; drop(): Promise<void> }> {
+  const asAdmin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await asAdmin(`CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
+    resetSettings: () => asAdmin(`ALTER DATABASE ${name} RESET ALL`),
+    drop: () => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }

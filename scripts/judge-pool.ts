@@ -30,16 +30,24 @@ function startWorker(pgUrl: string | null): Worker {
   return new Worker(boot, { eval: true, workerData: { pgUrl } });
 }
 
-/** Let a thread drop its database on the server (a thread that does not answer is ended anyway), then end it. */
+/** How long a thread may take to drop its database before it is ended anyway. */
+const CLOSE_WAIT_MS = 60_000;
+
+/** Let a thread drop its database on the server (one that does not answer is ended anyway), then end it. */
 async function closeWorker(w: Worker): Promise<void> {
   w.removeAllListeners('message');
-  const closed = new Promise<void>((resolve) => {
-    w.on('message', (m: JudgeReply) => m.type === 'closed' && resolve());
-    w.once('error', () => resolve());
-    w.once('exit', () => resolve());
-  });
-  w.postMessage('close' satisfies JudgeClose);
-  await closed;
+  // An exited thread has no id left (-1) and never says anything again.
+  if (w.threadId !== -1) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      w.on('message', (m: JudgeReply) => m.type === 'closed' && resolve());
+      w.once('error', () => resolve());
+      w.once('exit', () => resolve());
+      w.postMessage('close' satisfies JudgeClose);
+    });
+    clearTimeout(timer);
+  }
   await w.terminate();
 }
 

@@ -43,7 +43,11 @@ async function run(job: JudgeJob): Promise<Exploration> {
   // afresh whatever the last file's code left there (PostgresSimDatabase.open), so nothing of one
   // file reaches the next, and the judge leans on the promise every learner's command does.
   database ??= freshPostgresDatabase(pgUrl, `judge_${process.pid}_t${threadId}`);
-  const db = await PostgresSimDatabase.open((await database).url);
+  const { url, resetSettings } = await database;
+  // Settings a file's code gave the whole database (ALTER DATABASE … SET) are outside the lesson's
+  // schemas, which is all a new command rebuilds: they go too.
+  await resetSettings();
+  const db = await PostgresSimDatabase.open(url);
   try {
     return await exploreFile(db, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
   } finally {

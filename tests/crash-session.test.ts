@@ -1,8 +1,9 @@
 /**
  * A crashed process's session ends with it, on both back-ends: its open transaction is rolled
  * back, its session-level advisory lock and row locks are let go, and the next process starts a
- * session of its own, even where PostgreSQL's back-end hands it the crashed one's connection after
- * cleaning it (simulations/db/postgres.ts, `endSession`) instead of opening another.
+ * session of its own. On PostgreSQL that is a backend of its own too: the crashed one's is gone
+ * before the next step, and the connection a restarted process gets (opened ahead while the last
+ * was waited out, simulations/db/postgres.ts `openSpare`) never served another process.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PostgresSimDatabase } from '../simulations/db/postgres';
@@ -69,6 +70,19 @@ describe('PostgreSQL 15', () => {
     await database?.drop();
   });
   scripts(() => server);
+
+  test('a restarted process gets a backend that served no other process, and the crashed one is gone', async () => {
+    const crashed = Number(await one(server, 'a', 'SELECT pg_backend_pid()'));
+    await server.drop('a');
+    const gone = await rows(server, 'b', `SELECT 1 FROM pg_stat_activity WHERE pid = ${crashed}`);
+    expect(gone).toEqual([]);
+    const seen = new Set([crashed, Number(await one(server, 'b', 'SELECT pg_backend_pid()'))]);
+    for (const pid of ['a', 'c']) {
+      const backend = Number(await one(server, pid, 'SELECT pg_backend_pid()'));
+      expect(seen.has(backend), `${pid} got backend ${backend}, which served another process`).toBe(false);
+      seen.add(backend);
+    }
+  });
 
   test("what the session set is gone for the next process: its settings, temporary tables, prepared statements and cursors", async () => {
     await rows(server, 'a', "SET application_name = 'crashed'");

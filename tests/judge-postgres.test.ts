@@ -5,8 +5,10 @@
  * (tests/judge.test.ts), except the tab's known misses that PostgreSQL catches, listed below: that
  * list and the tab's can only shrink.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, inject, test } from 'vitest';
 import { evidenceOf, readCorpus, type CorpusEntry, type Verdict } from '../scripts/judge-corpus';
+import { judgeAll } from '../scripts/judge-pool';
 import { KNOWN_FALSE_ALARMS, KNOWN_MISSES, expected, firstViolationText, judgeTheExam, type Mismatch } from './helpers/judge-known';
 
 /**
@@ -64,6 +66,29 @@ describe('the judge on PostgreSQL 15 (tests/judge/)', () => {
       const entry = readCorpus().find((e) => e.name === name);
       expect(entry && expected(entry), name).toBe('caught');
     }
+  });
+
+  test("a file that changes the whole database's settings does not reach the next file its thread judges", async () => {
+    const solution = readFileSync(new URL('../simulations/lessons/receipt-redelivery/solution.ts', import.meta.url), 'utf8');
+    // Every connection opened after this one is read-only, the admin's included, unless the judge clears it.
+    const poison = solution.replace(
+      'export async function handleMessage(msg: ReceiptMessage, env: Env) {',
+      () => `export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  await env.db.query("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$");`,
+    );
+    expect(poison).not.toBe(solution);
+    const entry = (name: string, code: string): CorpusEntry => ({ lesson: 'receipt-redelivery', name, path: `tests/judge/${name}`, expect: 'right', kind: 'derived-key', why: 'a probe', code });
+    const judged = await judgeAll({
+      entries: [entry('receipt-redelivery/poison.ts', poison), entry('receipt-redelivery/after.ts', solution)],
+      backends: ['postgres'],
+      runs: 3,
+      workers: 1,
+      pgUrl: inject('pgUrl'),
+    });
+    // Its own later connections are read-only already: its runs throw, which is its own verdict.
+    expect(judged[0]!.results.postgres!.threw).toBeGreaterThan(0);
+    const after = judged[1]!.results.postgres!;
+    expect(after, evidenceOf(after) + firstViolationText(after)).toMatchObject({ runs: 3, violations: 0, threw: 0 });
   });
 
   test(

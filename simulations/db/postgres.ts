@@ -41,6 +41,8 @@ interface Parked extends ParkedQuery {
 
 /** How many monitor checks a statement gets before it counts as blocked even without a blocker. */
 const MAX_WATCH_ROUNDS = 10_000;
+/** Connections kept open ahead for processes that restart (`openSpare`). */
+const MAX_SPARE_CONNECTIONS = 4;
 
 /**
  * The search path as a start-up option of every process's connection: it is then the value
@@ -53,11 +55,8 @@ export class PostgresSimDatabase implements SimDatabase {
   readonly name = 'postgres';
   private readonly conns = new Map<string, Conn>();
   private readonly parked = new Set<Parked>();
-  /**
-   * Connections whose session ended (a crash, a discarded client) and was cleaned on the server
-   * (`endSession`): the next process that needs a connection takes one instead of opening one.
-   */
-  private readonly spare: Conn[] = [];
+  /** Connections opened ahead for the next process that needs one (`openSpare`). */
+  private readonly spare: Promise<Conn | null>[] = [];
   /** Whether the schema guard's event triggers could be installed (they need a superuser). */
   private guarded = false;
 
@@ -83,21 +82,38 @@ export class PostgresSimDatabase implements SimDatabase {
   private async conn(pid: string): Promise<Conn> {
     const existing = this.conns.get(pid);
     if (existing && !existing.broken) return existing;
-    const kept = this.spare.pop();
-    if (kept) {
-      this.conns.set(pid, kept);
-      return kept;
+    let conn: Conn | null = null;
+    while (!conn && this.spare.length) {
+      const ready = await this.spare.shift()!;
+      if (ready && !ready.broken) conn = ready;
+      else await ready?.client.end().catch(() => {});
     }
+    conn ??= await this.open();
+    this.conns.set(pid, conn);
+    return conn;
+  }
+
+  /** A new connection of its own (a backend of its own on the server), for any process. */
+  private async open(): Promise<Conn> {
     const client = new pg.Client({ connectionString: this.url, types: numericTypes(), options: CONNECTION_OPTIONS });
-    await client.connect();
     const conn: Conn = { client, backendPid: 0, clockMs: null, txClockMs: null, inTx: false, broken: false };
     client.on('error', () => {
       conn.broken = true;
     });
+    await client.connect();
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     conn.backendPid = rows[0].pid;
-    this.conns.set(pid, conn);
     return conn;
+  }
+
+  /**
+   * A connection opened while a dropped one is closed and waited out: a crashed process usually
+   * restarts, and opening one takes about as long as waiting out the last (a backend forked and
+   * authenticated). The next process without a connection takes it, so no process ever gets a
+   * backend that served another one.
+   */
+  private openSpare() {
+    if (this.spare.length < MAX_SPARE_CONNECTIONS) this.spare.push(this.open().catch(() => null));
   }
 
   canRun(): boolean {
@@ -203,10 +219,7 @@ export class PostgresSimDatabase implements SimDatabase {
     this.conns.delete(pid);
     const waiting = [...this.parked].some((p) => p.pid === pid);
     for (const p of this.parked) if (p.pid === pid) this.parked.delete(p);
-    if (!waiting && !conn.broken && (await this.endSession(conn))) {
-      this.spare.push(conn);
-      return hadTx;
-    }
+    this.openSpare();
     // Closing the connection is what a crash does: the server rolls back whatever was open. A
     // backend waiting on a lock does not read its socket until it gets the lock, so it is ended
     // from the admin connection, as a client that died mid-statement would be at the next check.
@@ -214,25 +227,6 @@ export class PostgresSimDatabase implements SimDatabase {
     await conn.client.end().catch(() => {});
     await this.waitGone(conn.backendPid);
     return hadTx;
-  }
-
-  /**
-   * On a connection kept open, what the server does when a session ends: its transaction rolled
-   * back (a ROLLBACK outside one only warns), then its locks, settings, temporary tables, cursors,
-   * prepared statements and listens let go (DISCARD ALL, which needs the transaction gone first).
-   * Both have returned before the next choice, as a closed connection's backend has exited then.
-   * Reconnecting cost ten times as much (a backend forked, authenticated, and waited out). False
-   * when the server refused: the caller closes the connection instead.
-   */
-  private async endSession(conn: Conn): Promise<boolean> {
-    try {
-      await conn.client.query('ROLLBACK');
-      await conn.client.query('DISCARD ALL');
-    } catch {
-      return false;
-    }
-    this.endTransaction(conn);
-    return !conn.broken;
   }
 
   /** Wait until the server has finished with a closed connection (its locks are released). */
@@ -329,7 +323,8 @@ export class PostgresSimDatabase implements SimDatabase {
 
   /** Close every connection. */
   async close(): Promise<void> {
-    const all = [...this.conns.values(), ...this.spare.splice(0)];
+    const spares = await Promise.all(this.spare.splice(0));
+    const all = [...this.conns.values(), ...spares.filter((c): c is Conn => c !== null)];
     this.conns.clear();
     this.parked.clear();
     // Their backends gone before this returns, as each crash's is: none holds a lock any more.
