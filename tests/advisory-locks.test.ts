@@ -5,12 +5,11 @@
  * port; each step's answer is compared with what PostgreSQL gives.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { isParked, type ParkedQuery, type SimDatabase } from '../simulations/db/port';
 import { AdvisoryLocks, callsAdvisory, rewriteAdvisory } from '../simulations/db/advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from '../simulations/db/backend-pid';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
-import { openSimDb, throwawayDatabase } from './helpers/sim-db';
+import { openSimDb, postgresSimDbPerBlock } from './helpers/sim-db';
 
 type Answer = unknown;
 
@@ -172,17 +171,8 @@ describe('PGlite: advisory locks per process', () => {
 });
 
 describe('PostgreSQL 15: the same scripts, one connection per process', () => {
-  let server: PostgresSimDatabase;
-  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
-  beforeAll(async () => {
-    database = await throwawayDatabase(`eo_advisory_${process.pid}`);
-    server = await PostgresSimDatabase.open(database.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-  scripts(() => server);
+  const server = postgresSimDbPerBlock(`eo_advisory_${process.pid}`);
+  scripts(server);
 });
 
 describe('the rewrite', () => {

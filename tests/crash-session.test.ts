@@ -5,11 +5,10 @@
  * before the next step, and the connection a restarted process gets (opened ahead while the last
  * was waited out, simulations/db/postgres.ts `openSpare`) never served another process.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { PostgresSimDatabase } from '../simulations/db/postgres';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { isParked, type SimDatabase } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
-import { openSimDb, throwawayDatabase } from './helpers/sim-db';
+import { postgresSimDbPerBlock, simDbPerFile } from './helpers/sim-db';
 
 const T0 = SIM_EPOCH_MS;
 
@@ -50,70 +49,57 @@ function scripts(db: () => SimDatabase) {
 }
 
 describe('PGlite', () => {
-  let sim: Awaited<ReturnType<typeof openSimDb>>;
-  beforeAll(async () => {
-    sim = await openSimDb();
-  });
-  afterAll(() => sim?.close());
+  const sim = simDbPerFile();
   scripts(() => sim.db);
 });
 
 describe('PostgreSQL 15', () => {
-  let server: PostgresSimDatabase;
-  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
-  beforeAll(async () => {
-    database = await throwawayDatabase(`eo_crash_${process.pid}`);
-    server = await PostgresSimDatabase.open(database.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-  scripts(() => server);
+  const server = postgresSimDbPerBlock(`eo_crash_${process.pid}`);
+  scripts(server);
 
   test('a restarted process gets a backend that served no other process, and the crashed one is gone', async () => {
-    const crashed = Number(await one(server, 'a', 'SELECT pg_backend_pid()'));
-    await server.drop('a');
-    const gone = await rows(server, 'b', `SELECT 1 FROM pg_stat_activity WHERE pid = ${crashed}`);
+    const crashed = Number(await one(server(), 'a', 'SELECT pg_backend_pid()'));
+    await server().drop('a');
+    const gone = await rows(server(), 'b', `SELECT 1 FROM pg_stat_activity WHERE pid = ${crashed}`);
     expect(gone).toEqual([]);
-    const seen = new Set([crashed, Number(await one(server, 'b', 'SELECT pg_backend_pid()'))]);
+    const seen = new Set([crashed, Number(await one(server(), 'b', 'SELECT pg_backend_pid()'))]);
     for (const pid of ['a', 'c']) {
-      const backend = Number(await one(server, pid, 'SELECT pg_backend_pid()'));
+      const backend = Number(await one(server(), pid, 'SELECT pg_backend_pid()'));
       expect(seen.has(backend), `${pid} got backend ${backend}, which served another process`).toBe(false);
       seen.add(backend);
     }
   });
 
   test("what the session set is gone for the next process: its settings, temporary tables, prepared statements and cursors", async () => {
-    await rows(server, 'a', "SET application_name = 'crashed'");
-    await rows(server, 'a', "SELECT set_config('myapp.owner', 'a', false)");
-    await rows(server, 'a', 'CREATE TEMP TABLE scratch (x int)');
-    await rows(server, 'a', 'PREPARE mine AS SELECT 1');
-    await rows(server, 'a', 'BEGIN');
-    await rows(server, 'a', 'DECLARE held CURSOR WITH HOLD FOR SELECT 1');
-    await rows(server, 'a', 'COMMIT');
-    expect(await server.drop('a')).toBe(false);
+    await rows(server(), 'a', "SET application_name = 'crashed'");
+    await rows(server(), 'a', "SELECT set_config('myapp.owner', 'a', false)");
+    await rows(server(), 'a', 'CREATE TEMP TABLE scratch (x int)');
+    await rows(server(), 'a', 'PREPARE mine AS SELECT 1');
+    await rows(server(), 'a', 'BEGIN');
+    await rows(server(), 'a', 'DECLARE held CURSOR WITH HOLD FOR SELECT 1');
+    await rows(server(), 'a', 'COMMIT');
+    expect(await server().drop('a')).toBe(false);
     for (const pid of ['a', 'b']) {
-      expect(await one(server, pid, 'SHOW application_name')).not.toBe('crashed');
-      expect(await one(server, pid, "SELECT coalesce(current_setting('myapp.owner', true), '')")).toBe('');
-      expect(await one(server, pid, "SELECT to_regclass('pg_temp.scratch')")).toBeNull();
-      expect(Number(await one(server, pid, "SELECT count(*) FROM pg_prepared_statements WHERE name = 'mine'"))).toBe(0);
-      expect(Number(await one(server, pid, "SELECT count(*) FROM pg_cursors WHERE name = 'held'"))).toBe(0);
+      expect(await one(server(), pid, 'SHOW application_name')).not.toBe('crashed');
+      expect(await one(server(), pid, "SELECT coalesce(current_setting('myapp.owner', true), '')")).toBe('');
+      expect(await one(server(), pid, "SELECT to_regclass('pg_temp.scratch')")).toBeNull();
+      expect(Number(await one(server(), pid, "SELECT count(*) FROM pg_prepared_statements WHERE name = 'mine'"))).toBe(0);
+      expect(Number(await one(server(), pid, "SELECT count(*) FROM pg_cursors WHERE name = 'held'"))).toBe(0);
     }
   });
 
   test('a process that crashes while its statement waits on a lock lets the holder go on; the row is free after', async () => {
-    await rows(server, 'b', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-2', 200)");
-    await rows(server, 'a', 'BEGIN');
-    await rows(server, 'a', 'SELECT id FROM orders FOR UPDATE');
-    await rows(server, 'b', 'BEGIN');
-    const waiting = await server.query('b', 'SELECT id FROM orders FOR UPDATE', [], T0);
+    await rows(server(), 'b', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-2', 200)");
+    await rows(server(), 'a', 'BEGIN');
+    await rows(server(), 'a', 'SELECT id FROM orders FOR UPDATE');
+    await rows(server(), 'b', 'BEGIN');
+    const waiting = await server().query('b', 'SELECT id FROM orders FOR UPDATE', [], T0);
     expect(isParked(waiting)).toBe(true);
-    expect(server.blockedBy('b')).toBe('a');
-    expect(await server.drop('b')).toBe(true);
-    await rows(server, 'a', 'COMMIT');
-    await rows(server, 'c', 'BEGIN');
-    expect(await rows(server, 'c', 'SELECT id FROM orders FOR UPDATE NOWAIT')).toHaveLength(1);
-    await rows(server, 'c', 'COMMIT');
+    expect(server().blockedBy('b')).toBe('a');
+    expect(await server().drop('b')).toBe(true);
+    await rows(server(), 'a', 'COMMIT');
+    await rows(server(), 'c', 'BEGIN');
+    expect(await rows(server(), 'c', 'SELECT id FROM orders FOR UPDATE NOWAIT')).toHaveLength(1);
+    await rows(server(), 'c', 'COMMIT');
   });
 });

@@ -4,10 +4,9 @@
  * the same answers through the engine's database port.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { PostgresSimDatabase } from '../simulations/db/postgres';
 import { isParked, type SimDatabase } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
-import { openSimDb, throwawayDatabase } from './helpers/sim-db';
+import { openSimDb, postgresSimDbPerBlock } from './helpers/sim-db';
 
 const T0 = SIM_EPOCH_MS;
 
@@ -80,15 +79,6 @@ describe('PGlite: now() in a transaction', () => {
 });
 
 describe('PostgreSQL 15: the same scripts', () => {
-  let server: PostgresSimDatabase;
-  let database: Awaited<ReturnType<typeof throwawayDatabase>>;
-  beforeAll(async () => {
-    database = await throwawayDatabase(`eo_txclock_${process.pid}`);
-    server = await PostgresSimDatabase.open(database.url);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.drop();
-  });
-  scripts(() => server);
+  const server = postgresSimDbPerBlock(`eo_txclock_${process.pid}`);
+  scripts(server);
 });

@@ -1,8 +1,9 @@
 /** One PGlite-backed simulation database per test file: booted once, reset by every run. */
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { PgliteSimDatabase } from '../../simulations/db/pglite';
+import { PostgresSimDatabase } from '../../simulations/db/postgres';
+import { freshPostgresDatabase } from '../../scripts/judge-explore';
 
 export async function openSimDb(): Promise<{ db: PgliteSimDatabase; pg: PGlite; close(): Promise<void> }> {
   const pg = new PGlite();
@@ -40,25 +41,33 @@ export function replayHint(r: { scenario: string; variant: string; seed: number;
   return `seed=${r.seed}; replay with: npm run sim -- run ${r.scenario} --variant ${r.variant} --seed ${r.seed} --faults '${JSON.stringify(r.faults)}'${choices} --trace`;
 }
 
-/** One statement on the test run's PostgreSQL 15 as its superuser (`inject('pgUrl')`), on a connection of its own. */
-async function asAdmin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: inject('pgUrl') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
+/**
+ * A fresh database `name` on the test run's PostgreSQL 15 (one a killed run left behind is dropped
+ * first): its URL, and `drop()`, which removes it whatever connections are still open. The judge's
+ * own (scripts/judge-explore.ts).
+ */
+export function throwawayDatabase(name: string): ReturnType<typeof freshPostgresDatabase> {
+  return freshPostgresDatabase(inject('pgUrl'), name);
 }
 
 /**
- * A fresh database `name` on the test run's PostgreSQL 15 (one a killed run left behind is dropped
- * first): its URL, and `drop()`, which removes it whatever connections are still open.
+ * The calling `describe` block's simulation database on the test run's PostgreSQL 15, in a
+ * throwaway database `name`: opened before its first test, closed and dropped after its last.
+ * Call the returned function inside tests and hooks.
  */
-export async function throwawayDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  await asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await asAdmin(`CREATE DATABASE ${name}`);
-  const url = new URL(inject('pgUrl'));
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+export function postgresSimDbPerBlock(name: string): () => PostgresSimDatabase {
+  let server: PostgresSimDatabase | undefined;
+  let database: Awaited<ReturnType<typeof throwawayDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await throwawayDatabase(name);
+    server = await PostgresSimDatabase.open(database.url);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+  return () => {
+    if (!server) throw new Error('the PostgreSQL simulation database is not open yet: read it inside a test or a hook');
+    return server;
+  };
 }
