@@ -33,8 +33,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // A claim held by a live other run is taken as done: the nightly run and the operator's rerun
   // never overlap on one order in the world (both back-ends).
   'human-rerun/held-elsewhere-counts-as-charged.ts': 'fixed fault moments',
-  // The key keeps the day of the month: the world never reaches the next month (both back-ends).
-  'business-date-reminder/key-day-of-month.ts': 'time never crosses a boundary',
   // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).
   'webhook-dedupe/key-hash-first-four-hex.ts': 'few keys',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.

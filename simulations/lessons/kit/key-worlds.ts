@@ -111,12 +111,33 @@ const REMINDER_PLAN: { atMs: number; why: string }[] = [
  */
 const EARLY_NEXT_DAY: { atMs: number; why: string } = { atMs: MIDNIGHT_MS + 4.5 * HOUR_MS, why: "the next day, 04:30 UTC: a scheduler in another region fires that day's reminders early" };
 
-/** The scheduler's runs for a run with `seed`: the same business dates either way. */
-function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
-  return nearBoundaryOn(seed) ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
+/**
+ * Seeds 5, 13, 21, …: the order is still unpaid a month later, and the scheduler fires its
+ * reminders on 5 February, the same day of the month as the first: a key that keeps the day but
+ * not the month (or the year) finds January's reminder done and sends nothing.
+ */
+const NEXT_MONTH: { atMs: number; why: string } = { atMs: 31 * 24 * HOUR_MS, why: "a month later, 09:00: the orders are still unpaid and 5 February's reminders are due" };
+
+/** Whether the run with `seed` has the scheduler fire again a month later. */
+export function nextMonthOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 8 === 5;
 }
 
-const DUE_DATES = [...new Set(REMINDER_PLAN.map((p) => simDate(p.atMs)))];
+/** The scheduler's runs for a run with `seed`: the same business dates either way, and a month later on some seeds. */
+function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
+  const plan = nearBoundaryOn(seed) ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
+  return nextMonthOn(seed) ? [...plan, NEXT_MONTH] : plan;
+}
+
+/** The business dates a run with `seed` has reminders due on. */
+export function reminderDueDates(seed: number | undefined): string[] {
+  return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? [NEXT_MONTH] : [])].map((p) => simDate(p.atMs)))];
+}
+
+/** How long a run with `seed` lasts: past the last reminder's retries. */
+export function reminderHorizonMs(seed: number | undefined): number {
+  return (nextMonthOn(seed) ? NEXT_MONTH.atMs : 24 * HOUR_MS) + 2 * HOUR_MS;
+}
 
 export function schedulerProcess(seed?: number): ProcessSpec {
   return {
@@ -176,9 +197,10 @@ export const reminderEachDueDate: Invariant = {
   id: 'reminder-each-due-date',
   title: 'One reminder goes out on each business date it is due',
   check(ctx) {
+    const dueDates = (ctx.observed.dueDates as string[] | undefined) ?? reminderDueDates(undefined);
     for (const orderId of REMINDED_ORDERS) {
       const got = remindersByDate(ctx, orderId);
-      const missing = DUE_DATES.filter((d) => !got.has(d));
+      const missing = dueDates.filter((d) => !got.has(d));
       if (!missing.length) continue;
       // A reminder that went out that day for an earlier date: the day's own was taken for done.
       const stand = missing.flatMap((d) =>
@@ -189,7 +211,7 @@ export const reminderEachDueDate: Invariant = {
         detail: `no reminder for order ${orderId} went out for ${missing.join(', ')}, although one was due${stand.length ? ` (${stand.join('; ')})` : ''}`,
       };
     }
-    return { held: true, detail: `a reminder for each of orders ${REMINDED_ORDERS.join(' and ')} went out on ${DUE_DATES.join(' and ')}` };
+    return { held: true, detail: `a reminder for each of orders ${REMINDED_ORDERS.join(' and ')} went out on ${dueDates.join(', ')}` };
   },
 };
 
