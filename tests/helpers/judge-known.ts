@@ -43,11 +43,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // A CTE locks a batch FOR UPDATE SKIP LOCKED and serves only as a gate (EXISTS) for an unlocked
   // read of the first rows: the rule sees FOR UPDATE in the read. PostgreSQL 15 catches it at seed 5.
   'relay-concurrency/cte-lock-as-gate.ts': 'PGlite one session',
-  // PostgreSQL 15 misses it too on the same 200 schedules: the takeover leaves lease_until expired,
-  // which only a second delivery during the taker's send shows. Two faults show it in the tab
-  // (seed 1: worker-1 crashes after its 1st db step, m1 duplicated from scheduler step 9 to 12),
-  // a pair the explorer's 200 schedules never draw.
-  'lease-expiry/takeover-keeps-expired-lease.ts': 'fixed fault moments',
   // `WHERE published_at IS NULL AND pg_try_advisory_xact_lock(id)`: the statement's snapshot is
   // taken before it tries the locks, so a relay that commits in between leaves rows this one locks
   // and still sees unpublished. PostgreSQL 15 misses it too: the window is inside one statement.

@@ -43,6 +43,10 @@ export default defineLesson({
     // out while the first worker still sends.
     { kind: 'slow-response', call: 'email.send', ms: 28_000 },
     { kind: 'duplicate-delivery', message: 'm1', afterMs: 26_000 },
+    // A second delivery 100 ms into the send of a worker that took a dead worker's claim over (at
+    // 90 s, the first delivery after the 60 s lease): a takeover that leaves the lease expired is
+    // taken over again while it sends.
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 90_100 },
   ],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction, checkHoldsWhenActing],
