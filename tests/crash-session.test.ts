@@ -3,7 +3,9 @@
  * back, its session-level advisory lock and row locks are let go, and the next process starts a
  * session of its own. On PostgreSQL that is a backend of its own too: the crashed one's is gone
  * before the next step, and the connection a restarted process gets (opened ahead while the last
- * was waited out, simulations/db/postgres.ts `openSpare`) never served another process.
+ * was waited out, simulations/db/postgres.ts `openSpare`) never served another process. In the
+ * tab, whose processes share one session, pg_backend_pid() answers each process's own number, and a
+ * new one after a crash (simulations/db/backend-pid.ts).
  */
 import { beforeEach, describe, expect, test } from 'vitest';
 import { isParked, type SimDatabase } from '../simulations/db/port';
@@ -45,6 +47,20 @@ function scripts(db: () => SimDatabase) {
     expect(await db().drop('a')).toBe(false);
     expect(await one(db(), 'a', 'SELECT pg_try_advisory_lock(7)')).toBe(true);
     expect(await one(db(), 'b', 'SELECT pg_try_advisory_lock(7)')).toBe(false);
+  });
+
+  test('pg_backend_pid(): each process has its own, and a restarted process a number no connection had before', async () => {
+    const crashed = Number(await one(db(), 'a', 'SELECT pg_backend_pid()'));
+    const other = Number(await one(db(), 'b', 'SELECT pg_backend_pid()'));
+    expect(other).not.toBe(crashed);
+    expect(Number(await one(db(), 'a', 'SELECT pg_backend_pid()'))).toBe(crashed);
+    await db().drop('a');
+    const seen = new Set([crashed, other]);
+    for (const pid of ['a', 'c']) {
+      const backend = Number(await one(db(), pid, 'SELECT pg_backend_pid()'));
+      expect(seen.has(backend), `${pid} got backend ${backend}, which served another process`).toBe(false);
+      seen.add(backend);
+    }
   });
 }
 

@@ -4,9 +4,10 @@
  * random fault plans and interleavings. If the simulator stopped injecting faults, the first half
  * fails; if it injected faults no correct design survives, the second half fails.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { SCENARIO_CATALOG, SCENARIO_IDS } from '../simulations/lessons/catalog';
-import { formatSimMoment } from '../simulations/engine/sim-time';
+import { SIM_EPOCH_MS, formatSimMoment } from '../simulations/engine/sim-time';
 import { explore, runScenario } from '../simulations/run/run';
 import { LESSONS } from '../simulations/lessons/index';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
@@ -260,5 +261,46 @@ describe('random-key-on-retry: one checkout process runs both jobs on seeds 5, 1
     expect(one.verdict, replayHint(one)).toBe('violated');
     const own = await runScenario(sim.db, { scenario, code: keyPerProcess, variant: 'key-per-process', seed: 1, faults: [] });
     expect(own.verdict, replayHint(own)).toBe('held');
+  });
+});
+
+describe('human-rerun: on seeds 5, 13, 21, … the operator also starts the job 100 ms after the nightly run', () => {
+  const scenario = LESSONS.find((s) => s.id === 'human-rerun')!;
+  const operatorStarts = (r: Awaited<ReturnType<typeof runScenario>>) =>
+    r.trace.filter((e) => e.actor === 'operator' && e.type === 'log').map((e) => formatSimMoment(e.t));
+
+  test('the operator runs the job twice there (at once and the next day), once elsewhere, and the solution holds', async () => {
+    const early = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });
+    expect(early.verdict, replayHint(early)).toBe('held');
+    expect(operatorStarts(early)).toEqual([formatSimMoment(100), formatSimMoment(26 * 3_600_000)]);
+    const usual = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults: [] });
+    expect(operatorStarts(usual)).toEqual([formatSimMoment(26 * 3_600_000)]);
+    // The first order's charge claim is the nightly run's while its charge is under way: the early
+    // rerun skips it (no receipt from the operator before the charge is confirmed).
+    const firstReceipt = early.ledger.emails.find((e) => e.orderId === 3001)!;
+    expect(firstReceipt.by, replayHint(early)).toBe('nightly-job');
+  });
+
+  test('a claim held by the nightly run taken as done sends a receipt before the charge there', async () => {
+    const code = readFileSync(new URL('./judge/human-rerun/held-elsewhere-counts-as-charged.ts', import.meta.url), 'utf8');
+    const r = await runScenario(sim.db, { scenario, code, variant: 'held-elsewhere', seed: 5, faults: [] });
+    expect(r.invariants.find((i) => i.id === 'receipt-after-charge'), replayHint(r)).toMatchObject({ held: false });
+    const usual = await runScenario(sim.db, { scenario, code, variant: 'held-elsewhere', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
+describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires again a month later', () => {
+  const scenario = LESSONS.find((s) => s.id === 'business-date-reminder')!;
+  const dayOfMonth = readFileSync(new URL('./judge/business-date-reminder/key-day-of-month.ts', import.meta.url), 'utf8');
+
+  test('the solution sends 5 February its own reminders there; a key with the day of the month sends none', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.ledger.emails.filter((e) => new Date(SIM_EPOCH_MS + e.atMs).toISOString().startsWith('2026-02-05')).map((e) => e.orderId).sort()).toEqual([1042, 1043]);
+    const wrong = await runScenario(sim.db, { scenario, code: dayOfMonth, variant: 'day-of-month', seed: 5, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'reminder-each-due-date'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('2026-02-05') });
+    const usual = await runScenario(sim.db, { scenario, code: dayOfMonth, variant: 'day-of-month', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
   });
 });

@@ -7,7 +7,8 @@
  * they published the same rows twice on PostgreSQL. A statement that calls it is sent with each
  * call replaced by the calling process's own number (`withBackendPid`). The numbers are handed out
  * in the order the processes first ask, from one reset to the next, so a run gets the same ones
- * every time.
+ * every time; a process that crashed asks again from a new connection and gets a new one, as it
+ * would on PostgreSQL.
  */
 
 /** A call of pg_backend_pid(), optionally schema-qualified. */
@@ -29,20 +30,30 @@ export function withBackendPid(text: string, backendPid: number): string {
 /** The first number handed out; the next process gets the next one. */
 const FIRST_PID = 4101;
 
-/** Each process's backend pid, from one reset to the next. */
+/**
+ * Each process's backend pid, from one reset to the next. A crashed process's connection is gone
+ * (`forget`): the process reconnects as a new backend, with a number no connection had before.
+ */
 export class BackendPids {
   private readonly pids = new Map<string, number>();
+  private next = FIRST_PID;
 
   of(process: string): number {
     let pid = this.pids.get(process);
     if (pid === undefined) {
-      pid = FIRST_PID + this.pids.size;
+      pid = this.next++;
       this.pids.set(process, pid);
     }
     return pid;
   }
 
+  /** `process`'s connection closed: its next statement comes from a new backend. */
+  forget(process: string): void {
+    this.pids.delete(process);
+  }
+
   clear(): void {
     this.pids.clear();
+    this.next = FIRST_PID;
   }
 }

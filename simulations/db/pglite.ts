@@ -317,6 +317,7 @@ export class PgliteSimDatabase implements SimDatabase {
     for (const wait of this.waits) if (wait.pid === pid) this.waits.delete(wait);
     const held = this.advisory.holdsAny(pid);
     this.advisory.drop(pid);
+    this.backendPids.forget(pid);
     let rolledBack = false;
     if (this.owner === pid) {
       await this.pg.exec('ROLLBACK');

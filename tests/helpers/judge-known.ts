@@ -30,9 +30,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // in the tab the second worker never reaches the INSERT while the first holds the claim
   // uncommitted, and the rule credits the INSERT as a claim. PostgreSQL 15 catches it.
   'lease-expiry/insert-or-refresh-expired-via-savepoint.ts': 'PGlite one session',
-  // A claim held by a live other run is taken as done: the nightly run and the operator's rerun
-  // never overlap on one order in the world (both back-ends).
-  'human-rerun/held-elsewhere-counts-as-charged.ts': 'fixed fault moments',
   // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).
   'webhook-dedupe/key-hash-first-four-hex.ts': 'few keys',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.

@@ -60,6 +60,9 @@ export default defineLesson({
     // aborted, and code that swallows the failure (a savepoint rolled back to, a .catch, an
     // un-awaited INSERT) commits the order without its outbox row, or confirms one never saved.
     { kind: 'fail-statement', process: 'shop', nth: 2 },
+    // …and the outbox INSERT itself, wherever it comes in the transaction (after a SET LOCAL or a
+    // lookup, the 2nd statement is another one).
+    { kind: 'fail-statement', process: 'shop', sql: 'INSERT INTO outbox', nth: 1 },
   ],
   maxFaults: 2,
   invariants: [nothingLost, noPhantom, confirmedSaved],

@@ -242,6 +242,16 @@ export function jobOrdersFor(seed: number | undefined): BillingOrder[] {
 }
 /** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */
 export const OPERATOR_RERUN_MS = 26 * HOUR_MS;
+/**
+ * Seeds 5, 13, 21, …: the operator, seeing no progress on the dashboard, also starts the job by
+ * hand 100 ms after the nightly run began, while the nightly run holds the first order's charge
+ * claim and waits for the provider's answer (300 ms). The next day's rerun still comes, and takes
+ * over what a crash left claimed.
+ */
+export const RERUN_AT_ONCE = { atMs: 100, why: 'the dashboard shows no progress, so I am starting the billing job by hand as well' };
+export function rerunAtOnceOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 8 === 5;
+}
 
 export const everyOrderBilled: Invariant = {
   id: 'every-order-billed',

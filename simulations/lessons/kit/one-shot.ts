@@ -14,39 +14,53 @@ export type Returned = { value: unknown } | { error: string };
 /**
  * A process that waits `startAfterMs`, says why it runs, calls `fn` and records the outcome under
  * `observed[id]`. With `attempts` > 1 a failed call is tried again after `retryDelayMs`, as a queue
- * redelivers an event until its handler succeeds. Errors thrown by learner code are recorded with their line.
+ * redelivers an event until its handler succeeds. With `earlier`, the process also calls `fn` once
+ * at that moment (from the run's start), recorded the same way, before waiting for its own start.
+ * Errors thrown by learner code are recorded with their line.
  */
 export function oneShot(
   id: string,
   fn: (env: Env) => Promise<unknown>,
   observed: Record<string, unknown>,
   codeErrors: CodeError[],
-  options: { startAfterMs?: number; why?: string; attempts?: number; retryDelayMs?: number } = {},
+  options: { startAfterMs?: number; why?: string; attempts?: number; retryDelayMs?: number; earlier?: { atMs: number; why: string } } = {},
 ): ProcessSpec {
   const attempts = options.attempts ?? 1;
+  async function call(env: Env) {
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const value = await fn(env);
+        observed[id] = { value } satisfies Returned;
+        return;
+      } catch (err) {
+        const { said } = caughtThrow(err);
+        const recorded = codeErrorOf(id, err);
+        if (recorded) codeErrors.push(recorded);
+        observed[id] = { error: said } satisfies Returned;
+        if (attempt === attempts) {
+          env.log(`stops: ${said}`);
+        } else {
+          env.log(`failed (${said}); tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
+          await env.sleep(options.retryDelayMs ?? 30_000);
+        }
+      }
+    }
+  }
   return {
     id,
     async main(env) {
-      if (options.startAfterMs) await env.sleep(options.startAfterMs);
-      if (options.why) env.log(options.why);
-      for (let attempt = 1; attempt <= attempts; attempt++) {
-        try {
-          const value = await fn(env);
-          observed[id] = { value } satisfies Returned;
-          return;
-        } catch (err) {
-          const { said } = caughtThrow(err);
-          const recorded = codeErrorOf(id, err);
-          if (recorded) codeErrors.push(recorded);
-          observed[id] = { error: said } satisfies Returned;
-          if (attempt === attempts) {
-            env.log(`stops: ${said}`);
-          } else {
-            env.log(`failed (${said}); tried again in ${humanDuration(options.retryDelayMs ?? 30_000)}`);
-            await env.sleep(options.retryDelayMs ?? 30_000);
-          }
-        }
+      let waited = 0;
+      if (options.earlier) {
+        const started = env.clock.now();
+        if (options.earlier.atMs) await env.sleep(options.earlier.atMs);
+        env.log(options.earlier.why);
+        await call(env);
+        waited = env.clock.now() - started;
       }
+      const wait = (options.startAfterMs ?? 0) - waited;
+      if (wait > 0) await env.sleep(wait);
+      if (options.why) env.log(options.why);
+      await call(env);
     },
   };
 }

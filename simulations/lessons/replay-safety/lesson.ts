@@ -56,6 +56,10 @@ export default defineLesson({
     story: 'No fault at all: the same "order shipped" event is simply handled twice, two minutes apart.',
   },
   faultMenu: [
+    // The charge's request lost on the way, in the first run and in the replay: a timeout taken
+    // for "charged" then never charges the card.
+    { kind: 'lose-request', call: 'payments.charge', nth: 1 },
+    { kind: 'lose-request', call: 'payments.charge', nth: 2 },
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'email.send', nth: 1 },
     { kind: 'lose-request', call: 'email.send', nth: 1 },
