@@ -49,6 +49,16 @@ function scripts(db: () => SimDatabase) {
     expect(await one(db(), 'b', 'SELECT pg_try_advisory_lock(7)')).toBe(false);
   });
 
+  test('what a crashed process prepared is gone with it: restarted, it prepares the statement again; what another process prepared stays', async () => {
+    await rows(db(), 'a', 'PREPARE mine AS SELECT 1 AS one');
+    await rows(db(), 'a', 'PREPARE shared AS SELECT 2 AS two');
+    await rows(db(), 'b', 'PREPARE shared AS SELECT 2 AS two');
+    await db().drop('a');
+    await rows(db(), 'a', 'PREPARE mine AS SELECT 1 AS one');
+    expect(await one(db(), 'a', 'EXECUTE mine')).toBe(1);
+    expect(await one(db(), 'b', 'EXECUTE shared')).toBe(2);
+  });
+
   test('pg_backend_pid(): each process has its own, and a restarted process a number no connection had before', async () => {
     const crashed = Number(await one(db(), 'a', 'SELECT pg_backend_pid()'));
     const other = Number(await one(db(), 'b', 'SELECT pg_backend_pid()'));

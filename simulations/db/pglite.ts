@@ -324,6 +324,13 @@ export class PgliteSimDatabase implements SimDatabase {
       this.endTransaction(pid);
       rolledBack = true;
     }
+    // Its prepared statements went with its connection: one no other process prepared is
+    // deallocated, so the restarted process prepares it again as on a new connection.
+    for (const [name, prepared] of this.preparedBy) {
+      if (!prepared.pids.delete(pid) || prepared.pids.size) continue;
+      this.preparedBy.delete(name);
+      await this.pg.exec(`DEALLOCATE "${name}"`).catch(() => {});
+    }
     if (this.waits.size && (held || rolledBack)) await this.wakeWaiters(this.clockMs);
     return rolledBack;
   }
