@@ -46,6 +46,22 @@ describe('onSimulatedClock', () => {
     expect(onSimulatedClock(sql)).toBe(sql);
   });
 
+  test.each([
+    [
+      "CREATE FUNCTION f() RETURNS timestamptz LANGUAGE sql SET search_path = '' AS $$ SELECT now() + interval '1 s' $$",
+      "CREATE FUNCTION f() RETURNS timestamptz LANGUAGE sql SET search_path = '' AS $$ SELECT sim.now() + interval '1 s' $$",
+    ],
+    [
+      "DO $i$ BEGIN CREATE OR REPLACE FUNCTION g() RETURNS void LANGUAGE plpgsql AS $fn$ BEGIN PERFORM CURRENT_TIMESTAMP, pg_catalog.now(), clock_timestamp(), 'now()'; END $fn$; END $i$",
+      "DO $i$ BEGIN CREATE OR REPLACE FUNCTION g() RETURNS void LANGUAGE plpgsql AS $fn$ BEGIN PERFORM (sim.now()::timestamptz), sim.now(), sim.clock_timestamp(), 'now()'; END $fn$; END $i$",
+    ],
+    ['DO $$ BEGIN PERFORM now(); END $$', 'DO $$ BEGIN PERFORM sim.now(); END $$'],
+    // Dollar-quoted data is no code.
+    ['INSERT INTO notes (body) VALUES ($$ now() $$)', 'INSERT INTO notes (body) VALUES ($$ now() $$)'],
+  ])('a body of code it defines: %s', (sql, expected) => {
+    expect(onSimulatedClock(sql)).toBe(expected);
+  });
+
   test('SQL without a time keyword comes back unchanged, whatever it holds', () => {
     const part = fc.oneof(
       fc.constantFrom('SELECT', ' ', '\n', 'now()', '$1', '$$', '$x$', "'", "''", '"', '--', '/*', '*/', 'E', '.', '(', ')', ',', 'x', 'current_', 'date', 'time'),
@@ -55,6 +71,8 @@ describe('onSimulatedClock', () => {
       fc.property(fc.array(part, { maxLength: 30 }), (parts) => {
         const sql = parts.join('');
         fc.pre(!/current_(timestamp|date|time)\b|localtime/i.test(sql));
+        // Code a statement defines (DO, CREATE FUNCTION) has its bodies' clock calls named in `sim`.
+        fc.pre(!['do', 'create'].includes(sqlWords(sql)[0]?.text.toLowerCase() ?? ''));
         expect(onSimulatedClock(sql)).toBe(sql);
       }),
     );
@@ -153,6 +171,24 @@ describe('in a run', () => {
       if (isParked(alone)) throw new Error('parked');
       expect((alone.rows[0] as Record<string, Date>)[k].getTime(), fn).toBe(later);
     }
+  });
+
+  test("a function the learner created reads the simulated clock, with CURRENT_TIMESTAMP and under search_path = '', when a plain SELECT calls it", async () => {
+    await sim.db.reset();
+    for (const ddl of [
+      "CREATE FUNCTION lease_end() RETURNS timestamptz LANGUAGE plpgsql AS $$ BEGIN RETURN CURRENT_TIMESTAMP + interval '60 seconds'; END $$",
+      "CREATE FUNCTION hardened_clock() RETURNS timestamptz LANGUAGE sql SET search_path = '' AS $$ SELECT now() $$",
+    ]) {
+      const made = await sim.db.query('p', onSimulatedClock(ddl), [], SIM_EPOCH_MS);
+      if (isParked(made)) throw new Error('parked');
+    }
+    // Later than every statement before, which moved the clock: a call of the learner's function must move it again.
+    const at = SIM_EPOCH_MS + 5 * 60_000;
+    const got = await sim.db.query('p', onSimulatedClock('SELECT lease_end() AS l, hardened_clock() AS h'), [], at);
+    if (isParked(got)) throw new Error('parked');
+    const row = got.rows[0] as { l: Date; h: Date };
+    expect(row.l.getTime()).toBe(at + 60_000);
+    expect(row.h.getTime()).toBe(at);
   });
 
   test('pg_catalog.now(), a qualified clock_timestamp() and timeofday() read the simulated clock too', async () => {

@@ -18,7 +18,7 @@ import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, 
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { mayReadClock } from './statement-shape';
-import { preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
+import { executedName, preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
@@ -29,7 +29,7 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, deallocates: /^\s*deallocate\b/i.test(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -176,6 +176,9 @@ export class PgliteSimDatabase implements SimDatabase {
     const preparing = shape.prepares ? preparedStatement(text) : null;
     // A DEALLOCATE removes it for every process here: from then on each PREPARE goes to the database.
     if (shape.deallocates) this.preparedBy.clear();
+    // A process that runs a statement another prepared (it found it in pg_prepared_statements, which
+    // all share here) counts among its holders: another's crash does not take it away from it.
+    if (shape.executes) this.preparedBy.get(shape.executes)?.pids.add(pid);
     if (preparing) {
       this.learnerPrepared = true;
       const known = this.preparedBy.get(preparing.name);
@@ -184,6 +187,11 @@ export class PgliteSimDatabase implements SimDatabase {
         // PREPARE would succeed, and its EXECUTE run that text. (One that prepares twice fails, as on PostgreSQL.)
         known.pids.add(pid);
         return { rows: [], affectedRows: 0 };
+      }
+      if (known && known.pids.size === 0 && known.text !== preparing.text && !this.statements.inTransaction) {
+        // Every connection that held it is gone: the name is free again, for another statement too.
+        this.preparedBy.delete(preparing.name);
+        await this.pg.exec(`DEALLOCATE "${preparing.name}"`).catch(() => {});
       }
     }
     if (shape.temporary || shape.sessionState) {
@@ -324,13 +332,10 @@ export class PgliteSimDatabase implements SimDatabase {
       this.endTransaction(pid);
       rolledBack = true;
     }
-    // Its prepared statements went with its connection: one no other process prepared is
-    // deallocated, so the restarted process prepares it again as on a new connection.
-    for (const [name, prepared] of this.preparedBy) {
-      if (!prepared.pids.delete(pid) || prepared.pids.size) continue;
-      this.preparedBy.delete(name);
-      await this.pg.exec(`DEALLOCATE "${name}"`).catch(() => {});
-    }
+    // Its prepared statements went with its connection: restarted, it prepares them again, which
+    // succeeds as another process's PREPARE of the same statement does (the statement itself stays
+    // in the one session, where another process may have found it in pg_prepared_statements).
+    for (const prepared of this.preparedBy.values()) prepared.pids.delete(pid);
     if (this.waits.size && (held || rolledBack)) await this.wakeWaiters(this.clockMs);
     return rolledBack;
   }

@@ -233,10 +233,42 @@ function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
  * keywords, and the input strings 'now', 'today', 'tomorrow' and 'yesterday' cast to a date/time
  * type, which PostgreSQL reads from the same real clock. The same text when it has none.
  */
-export const onSimulatedClock = memoByText((sql: string): string => {
-  const { words, strings } = sqlTokens(sql);
-  const rewrites = [...keywordRewrites(sql, words), ...inputRewrites(sql, strings), ...qualifiedClockRewrites(sql, words)].sort((a, b) => a.start - b.start);
+export const onSimulatedClock = memoByText((sql: string): string => clockRewritten(sql, false));
+
+/** A clock function called by its bare name (`now(`), not as a column or a qualified name. */
+const BARE_CLOCK = /^(?:now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)$/i;
+
+/**
+ * `sql` on the simulated clock. A statement that defines code (`CREATE FUNCTION`, `CREATE
+ * PROCEDURE`, `DO`) has its dollar-quoted bodies written the same way, nested ones included, and
+ * in a body a bare clock call names `sim` (`sim.now()`): a function may run with its own
+ * search_path (`SET search_path = ''`, as PostgreSQL's docs advise), where a bare `now()` is
+ * pg_catalog's and reads the real clock.
+ */
+function clockRewritten(sql: string, inBody: boolean): string {
+  const { words, strings, opaque } = sqlTokens(sql);
+  const rewrites = [...keywordRewrites(sql, words), ...inputRewrites(sql, strings)].map((r) => (inBody ? { ...r, text: r.text.replace(/\bnow\(\)/g, 'sim.now()') } : r));
+  rewrites.push(...qualifiedClockRewrites(sql, words));
+  if (inBody) {
+    for (const w of words) {
+      if (BARE_CLOCK.test(w.text) && /^\s*\(/.test(sql.slice(w.end)) && !/\.\s*$/.test(sql.slice(Math.max(0, w.start - 8), w.start))) {
+        rewrites.push({ start: w.start, end: w.start, text: 'sim.' });
+      }
+    }
+  }
+  const first = words[0]?.text.toLowerCase();
+  if (inBody || first === 'do' || (first === 'create' && words.some((w) => /^(?:function|procedure)$/i.test(w.text)))) {
+    for (const o of opaque) {
+      if (o.comment || o.identifier || sql[o.start] !== '$') continue;
+      const tag = /^\$[A-Za-z0-9_]*\$/.exec(sql.slice(o.start, o.start + 64))?.[0];
+      if (!tag || o.end - o.start < 2 * tag.length || !sql.startsWith(tag, o.end - tag.length)) continue;
+      const body = sql.slice(o.start + tag.length, o.end - tag.length);
+      const written = clockRewritten(body, true);
+      if (written !== body) rewrites.push({ start: o.start + tag.length, end: o.end - tag.length, text: written });
+    }
+  }
   if (rewrites.length === 0) return sql;
+  rewrites.sort((a, b) => a.start - b.start);
   let out = '';
   let from = 0;
   for (const r of rewrites) {
@@ -245,7 +277,7 @@ export const onSimulatedClock = memoByText((sql: string): string => {
     from = r.end;
   }
   return out + sql.slice(from);
-});
+}
 
 const TRANSACTION_WORDS = new Set(['begin', 'start', 'commit', 'end', 'rollback', 'abort', 'savepoint', 'release']);
 
