@@ -2,11 +2,18 @@
 import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { type CodeError } from '../kit/scenario';
+import { nearBoundaryOn, startsLate, type CodeError } from '../kit/scenario';
+import type { ProcessSpec } from '../../engine/scheduler';
 import type { Env, Fault } from '../../engine/types';
 import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
+
+/**
+ * From the run's start (09:00 UTC) to 23:58:30: on seeds 3, 7, 11, … the event is handled then,
+ * and its replay two minutes later falls on the next date.
+ */
+const LATE_EVENING_MS = (14 * 3600 + 58 * 60 + 30) * 1000;
 
 export default defineLesson({
   id: 'replay-safety',
@@ -19,15 +26,19 @@ export default defineLesson({
     'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
     'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
     'Explore also loses the e-mail on its way to the provider: the call times out and nothing was sent. An e-mail marked done after that is never sent at all.',
+    'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date.',
   ],
   explanations: {
     starter: 'Does all eight every time. The safe half survives the replay; the charge, the e-mail, the counter and the audit line happen twice.',
     solution: 'The safe four stay as they are. The charge carries a key derived from the order; the e-mail is claimed and completed under its own key (and sent with it); the counter and the audit line are written in one transaction that first records the event\'s key, so a replay finds it and writes nothing.',
   },
-  build(mod) {
+  build(mod, variation) {
     const handle = exportedFunction<(event: ShipEvent, env: Env) => Promise<unknown>>(mod, 'handleShipped');
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
+    const late = nearBoundaryOn(variation?.seed) ? LATE_EVENING_MS : 0;
+    const shifted = (spec: ProcessSpec): ProcessSpec =>
+      late ? startsLate(spec, late, spec.id === 'first-run' ? 'on this seed the event is handled at 23:58:30 UTC: its replay comes after midnight' : 'on this seed the whole day runs 14 h 58 min 30 s later') : spec;
     return {
       spec: {
         processes: [
@@ -38,13 +49,13 @@ export default defineLesson({
             attempts: 3,
             retryDelayMs: 30_000,
           }),
-        ],
+        ].map(shifted),
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000, emailHonoursKeys: true, metered: { credits: 100, answerPeriodMs: 60_000 } },
         setupSql: SETUP_SQL,
-        horizonMs: 3_600_000,
+        horizonMs: 3_600_000 + late,
       },
       observed,
       codeErrors,
