@@ -3,7 +3,7 @@
  * the rules that read statements judge a call with the function's body beside it.
  */
 import { describe, expect, test } from 'vitest';
-import { withBodies, withLearnerFunctions } from '../simulations/lessons/kit/learner-functions';
+import { withBodies, withLearnerFunctions, withViews } from '../simulations/lessons/kit/learner-functions';
 import type { TraceEvent } from '../simulations/engine/types';
 import { simDbPerFile } from './helpers/sim-db';
 
@@ -45,5 +45,26 @@ describe('withLearnerFunctions', () => {
     const untouched = [db('SELECT * FROM mark_batch(2)')];
     expect(await withLearnerFunctions(untouched, sim.db)).toBe(untouched);
     await sim.db.reset();
+  });
+
+  test('a view the run created is read as its query: what FROM the view reads and locks is the outbox underneath', async () => {
+    await sim.db.reset();
+    const create = 'CREATE VIEW pending AS SELECT id, topic, payload FROM outbox WHERE published_at IS NULL';
+    await sim.db.query('relay-1', create, [], 0);
+    const read = db('SELECT id FROM pending ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED');
+    const seen = await withLearnerFunctions([db(create), read], sim.db);
+    const sql = String((seen[1]!.data as { sql: string }).sql);
+    expect(sql).toMatch(/^SELECT id FROM \(SELECT[\s\S]*FROM outbox[\s\S]*\) AS pending ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED$/);
+    await sim.db.reset();
+  });
+});
+
+describe('withViews', () => {
+  const views = new Map([['pending', 'SELECT id FROM outbox WHERE published_at IS NULL']]);
+  test('FROM and JOIN of a view, schema-qualified or not; a string, a column or another table is left alone', () => {
+    expect(withViews('SELECT * FROM public.pending p JOIN pending q ON p.id = q.id', views)).toBe(
+      'SELECT * FROM (SELECT id FROM outbox WHERE published_at IS NULL) AS pending p JOIN (SELECT id FROM outbox WHERE published_at IS NULL) AS pending q ON p.id = q.id',
+    );
+    for (const sql of ["SELECT 'FROM pending'", 'SELECT pending FROM t', 'SELECT * FROM pending_rows']) expect(withViews(sql, views), sql).toBe(sql);
   });
 });
