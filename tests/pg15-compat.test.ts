@@ -32,6 +32,9 @@ describe('what PostgreSQL 15 rejects', () => {
     ["SELECT json_object('orderId' VALUE id) FROM orders", /near "VALUE"/],
     ['SELECT json_array(1, 2)', /json_array/],
     ["SELECT json_value(payload, '$.orderId') FROM outbox", /json_value/],
+    // In the body of code the statement defines, nested ones too.
+    ["CREATE FUNCTION jitter() RETURNS int LANGUAGE plpgsql AS $fn$ BEGIN RETURN random(60, 70); END $fn$", /random\(integer, integer\)/],
+    ["DO $i$ BEGIN CREATE FUNCTION k() RETURNS text LANGUAGE sql AS $fn$ SELECT uuidv7()::text $fn$; END $i$", /uuidv7/],
   ])('%s', (sql, message) => {
     expect(pg15Refusal(sql)?.message).toMatch(message);
   });
@@ -50,6 +53,8 @@ describe('what PostgreSQL 15 rejects', () => {
     "MERGE INTO a USING b ON a.id = b.id WHEN MATCHED THEN UPDATE SET v = b.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (b.id, b.v)",
     'UPDATE outbox o SET published_at = now() FROM (SELECT id FROM outbox) AS new WHERE o.id = new.id RETURNING new.id',
     "SELECT $$ FROM (SELECT 1) $$",
+    "INSERT INTO notes (body) VALUES ($$ SELECT uuidv7() $$)",
+    "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT (random() * 10)::int $$",
     "INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT (op_key) DO UPDATE SET state = EXCLUDED.state RETURNING op_key",
     "SELECT json_object('{orderId, 1042}'), json_build_object('orderId', id), payload::jsonb FROM outbox",
     'SELECT json_object(array_agg(key), array_agg(value)) FROM settings',

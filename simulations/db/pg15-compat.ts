@@ -9,10 +9,11 @@
  * predicate and the SQL/JSON constructors (16: JSON_OBJECT('k': v), JSON_ARRAY(…); JSON_VALUE and
  * its kin, 17), numeric literals with underscores or in hex, octal or binary (16), and a subquery
  * or VALUES in FROM without an alias (allowed from 16). Words are
- * read outside strings, quoted identifiers, comments and dollar quotes.
+ * read outside strings, quoted identifiers, comments and dollar quotes, and in the bodies of the
+ * functions, procedures and DO blocks a statement defines.
  */
 import { memoByText } from '../engine/text-memo';
-import { closingBracket, sqlCodeOnly } from './sql-words';
+import { closingBracket, definedCodeBodies, sqlCodeOnly } from './sql-words';
 
 /** Why PostgreSQL 15 rejects a statement: its message and SQLSTATE. */
 export interface Pg15Refusal {
@@ -121,8 +122,21 @@ function topLevelJsonSeparator(args: string): ':' | 'VALUE' | null {
   return /\bvalue\s+[^,\s:]/.test(flat) ? 'VALUE' : null;
 }
 
-/** Why PostgreSQL 15 would reject `sql`, when the tab's newer PostgreSQL would run it; null when 15 takes it (as far as this knows). */
-export const pg15Refusal: (sql: string) => Pg15Refusal | null = memoByText(refusal);
+/**
+ * Why PostgreSQL 15 would reject `sql`, when the tab's newer PostgreSQL would run it; null when 15
+ * takes it (as far as this knows). The bodies of a function, a procedure or a DO block it defines
+ * are read too: PostgreSQL 15 rejects them when it checks the body or runs it (for PL/pgSQL, at the
+ * first call), the tab when it is created, so code that needs a newer server fails either way.
+ */
+export const pg15Refusal: (sql: string) => Pg15Refusal | null = memoByText((sql) => {
+  const own = refusal(sql);
+  if (own) return own;
+  for (const body of definedCodeBodies(sql)) {
+    const inBody = refusal(body);
+    if (inBody) return inBody;
+  }
+  return null;
+});
 
 /** A statement that fails inside the database with `r`'s message and SQLSTATE (aborting a transaction around it). */
 export function raising(r: Pg15Refusal): string {

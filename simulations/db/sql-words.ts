@@ -235,6 +235,29 @@ function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
  */
 export const onSimulatedClock = memoByText((sql: string): string => clockRewritten(sql, false));
 
+/**
+ * The dollar-quoted bodies of the code a statement defines (`CREATE FUNCTION`, `CREATE PROCEDURE`,
+ * `DO`), and every dollar-quoted stretch nested in them, outermost first; none for other statements.
+ */
+export const definedCodeBodies = memoByText((sql: string): string[] => {
+  const words = sqlWords(sql);
+  const first = words[0]?.text.toLowerCase();
+  const defines = first === 'do' || (first === 'create' && words.some((w) => /^(?:function|procedure)$/i.test(w.text)));
+  return defines ? dollarBodies(sql) : [];
+});
+
+function dollarBodies(sql: string): string[] {
+  const out: string[] = [];
+  for (const o of sqlTokens(sql).opaque) {
+    if (o.comment || o.identifier || sql[o.start] !== '$') continue;
+    const tag = /^\$[A-Za-z0-9_]*\$/.exec(sql.slice(o.start, o.start + 64))?.[0];
+    if (!tag || o.end - o.start < 2 * tag.length || !sql.startsWith(tag, o.end - tag.length)) continue;
+    const body = sql.slice(o.start + tag.length, o.end - tag.length);
+    out.push(body, ...dollarBodies(body));
+  }
+  return out;
+}
+
 /** A clock function called by its bare name (`now(`), not as a column or a qualified name. */
 const BARE_CLOCK = /^(?:now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)$/i;
 
