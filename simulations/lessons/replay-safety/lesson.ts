@@ -2,7 +2,7 @@
 import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { nearBoundaryOn, startsLate, type CodeError } from '../kit/scenario';
+import { nearBoundaryOn, samePriceOn, startsLate, type CodeError } from '../kit/scenario';
 import type { ProcessSpec } from '../../engine/scheduler';
 import type { Env, Fault } from '../../engine/types';
 import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
@@ -15,6 +15,9 @@ import { defineLesson } from '../kit/define';
  */
 const LATE_EVENING_MS = (14 * 3600 + 58 * 60 + 30) * 1000;
 
+/** On seeds 2, 6, 10, … the event comes back an hour later (from an archive), past any short lease on what recorded it. */
+const LATE_REPLAY_MS = 3_600_000;
+
 export default defineLesson({
   id: 'replay-safety',
   title: 'What does a replay cost?',
@@ -26,7 +29,7 @@ export default defineLesson({
     'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
     'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
     'Explore also loses the e-mail on its way to the provider: the call times out and nothing was sent. An e-mail marked done after that is never sent at all.',
-    'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date.',
+    'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date. On seeds 2, 6, 10, … it comes back an hour later, as a replay from an archive would: what records that the event was handled must not run out.',
   ],
   explanations: {
     starter: 'Does all eight every time. The safe half survives the replay; the charge, the e-mail, the counter and the audit line happen twice.',
@@ -37,6 +40,7 @@ export default defineLesson({
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
     const late = nearBoundaryOn(variation?.seed) ? LATE_EVENING_MS : 0;
+    const replayAfter = samePriceOn(variation?.seed) ? LATE_REPLAY_MS : REPLAY_AFTER_MS;
     const shifted = (spec: ProcessSpec): ProcessSpec =>
       late ? startsLate(spec, late, spec.id === 'first-run' ? 'on this seed the event is handled at 23:58:30 UTC: its replay comes after midnight' : 'on this seed the whole day runs 14 h 58 min 30 s later') : spec;
     return {
@@ -44,8 +48,8 @@ export default defineLesson({
         processes: [
           oneShot('first-run', (env) => handle({ ...EVENT }, env), observed, codeErrors, { why: `handling ${EVENT.eventId}` }),
           oneShot('replay', (env) => handle({ ...EVENT }, env), observed, codeErrors, {
-            startAfterMs: REPLAY_AFTER_MS,
-            why: `${EVENT.eventId} arrives again, two minutes later (and again 30 s after any failure, up to 3 times)`,
+            startAfterMs: replayAfter,
+            why: `${EVENT.eventId} arrives again, ${replayAfter === REPLAY_AFTER_MS ? 'two minutes' : 'an hour'} later (and again 30 s after any failure, up to 3 times)`,
             attempts: 3,
             retryDelayMs: 30_000,
           }),
@@ -55,7 +59,7 @@ export default defineLesson({
         maxReceives: 10,
         providers: { timeoutMs: 5_000, emailHonoursKeys: true, metered: { credits: 100, answerPeriodMs: 60_000 } },
         setupSql: SETUP_SQL,
-        horizonMs: 3_600_000 + late,
+        horizonMs: 3_600_000 + late + replayAfter,
       },
       observed,
       codeErrors,
