@@ -223,7 +223,16 @@ function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
       continue;
     }
     const typed = TYPED_LITERAL.exec(before);
-    if (typed) out.push({ start: s.start - typed[0].length, end: s.end, text: `(${made}::${typed[1]})` });
+    if (typed) {
+      out.push({ start: s.start - typed[0].length, end: s.end, text: `(${made}::${typed[1]})` });
+      continue;
+    }
+    // An ordering comparison with a bare 'now' (`lease_until < 'now'`): PostgreSQL takes the
+    // literal as the other side's type, a time, and reads the clock. Text is rarely ordered
+    // against 'now', so the literal is read as the transaction's start, as now() is.
+    if (s.value.trim().toLowerCase() === 'now' && (/(?:^|[^<>!=\-#@|&])(?:<|>|<=|>=)\s*$/.test(before) || /^\s*(?:<=|>=|<(?![<>=@])|>(?![=>]))/.test(sql.slice(s.end)))) {
+      out.push({ start: s.start, end: s.end, text: 'now()' });
+    }
   }
   return out;
 }

@@ -369,7 +369,8 @@ function locksWhatItReads(sql: string): boolean {
   const write = outboxWrite(sql);
   if (write === null) return false;
   if (/^\s*delete/i.test(write)) return true;
-  return /\bwhere\b[\s\S]*\bpublished_at\s+is\s+null\b/i.test(withoutSubqueries(write));
+  // `published_at IS NULL`, or the same written as NOT (published_at IS NOT NULL) or IS NOT DISTINCT FROM NULL.
+  return /\bwhere\b[\s\S]*(?:\bpublished_at\s+is\s+(?:not\s+distinct\s+from\s+)?null\b|\bnot\s*\(\s*(?:"?\w+"?\s*\.\s*)?published_at\s+is\s+not\s+null\s*\))/i.test(withoutSubqueries(write));
 }
 
 

@@ -31,13 +31,6 @@ async function shippedEmail(event: ShipEvent, env: Env) {
   }
 }
 
-async function chargeOnce(event: ShipEvent, env: Env) {
-  await env.payments.charge(
-    { orderId: event.orderId, amountCents: event.amountCents, customer: event.customerId },
-    { idempotencyKey: opKey('charge', { orderId: event.orderId }) },
-  );
-}
-
 async function countOnce(event: ShipEvent, env: Env) {
   await withTransaction(env.db, async (tx) => {
     const first = await tx.query(

@@ -38,19 +38,6 @@ async function chargeOnce(event: ShipEvent, env: Env) {
   );
 }
 
-async function countOnce(event: ShipEvent, env: Env) {
-  await withTransaction(env.db, async (tx) => {
-    const first = await tx.query(
-      `INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'done', now())
-       ON CONFLICT (op_key) DO NOTHING RETURNING op_key`,
-      [opKey('count-shipped', { eventId: event.eventId })],
-    );
-    if (first.rows.length === 0) return;
-    await tx.query(`UPDATE counters SET value = value + 1 WHERE name = 'orders_shipped'`);
-    await tx.query('INSERT INTO audit_log (event_id, order_id, line) VALUES ($1, $2, $3)', [event.eventId, event.orderId, 'order shipped']);
-  });
-}
-
 export async function handleShipped(event: ShipEvent, env: Env) {
   await safeFour(event, env);
   await chargeOnce(event, env);

@@ -1,0 +1,27 @@
+// expect: wrong
+// kind: batch-index
+// why: each answer is put back at items.indexOf(the item sent), which finds the first equal item: a batch holding the same payload twice (two identical webhooks to sign) fills the first copy again and again and never the second, so the second is resent and billed round after round and the job gives up without its signature.
+import type { Env, TransformRequest, TransformResult } from 'effectively-once';
+
+export async function signAll(items: TransformRequest[], env: Env) {
+  const outputs: (string | undefined)[] = items.map(() => undefined);
+  for (let round = 1; round <= 8; round++) {
+    const pending = items.filter((_, i) => outputs[i] === undefined);
+    if (pending.length === 0) return outputs as string[];
+    let results: TransformResult[];
+    try {
+      results = await env.transform.batch(pending);
+    } catch {
+      await env.sleep(2000);
+      continue;
+    }
+    let wait = 1000;
+    results.forEach((r, k) => {
+      const index = items.indexOf(pending[k]);
+      if (r.ok) outputs[index] = r.output;
+      else wait = Math.max(wait, r.retryAfterMs ?? 60_000);
+    });
+    await env.sleep(wait);
+  }
+  throw new Error('gave up: some items never succeeded');
+}
