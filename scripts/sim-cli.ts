@@ -155,13 +155,15 @@ function choicesFlag(args: Args): number[] | undefined {
 }
 
 /**
- * The command that reruns exactly this schedule: every word quoted for the shell, the choices always
- * given (an empty list is a schedule too: shrinking lowers choices to the defaults, and without
- * --choices the seed would draw its own), and the database it ran on, without its password.
+ * The command that reruns exactly this schedule: every word quoted for the shell, the choices given
+ * whenever the schedule had them recorded (an empty list is a schedule too: shrinking lowers choices
+ * to the defaults, and without --choices the seed would draw its own), left out (`null`) when the
+ * seed drew them, as an explored schedule's own do, and the database it ran on, without its password.
  */
-function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] }, dbUrl?: string): string {
+function replayCommand(r: { scenario: string; variant: string; seed: number; faults: Fault[]; choices: number[] | null }, dbUrl?: string): string {
   const words = ['npm run -s sim -- run', shellWord(r.scenario), '--variant', shellWord(r.variant), '--seed', String(r.seed)];
-  words.push('--faults', shellQuote(JSON.stringify(r.faults)), '--choices', r.choices.length ? r.choices.join(',') : "''");
+  words.push('--faults', shellQuote(JSON.stringify(r.faults)));
+  if (r.choices) words.push('--choices', r.choices.length ? r.choices.join(',') : "''");
   return [...words, ...dbWords(dbUrl)].join(' ');
 }
 
@@ -460,7 +462,8 @@ async function main(argv: string[]): Promise<number> {
   if (failed) {
     out(`\nyour code failed in ${result.failures} of ${result.runs} schedules, so this exploration is not clean whatever the invariants say`);
     out(`  first in seed ${failed.seed}: ${failed.process}${failed.line ? ` (line ${failed.line})` : ''} ${failureText(failed)}`);
-    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: failed.seed, faults: failed.faults, choices: [] }, dbFlag(args))}`);
+    // The schedule's choices are the ones its seed draws: the line leaves them to the seed.
+    out(`replay: ${replayCommand({ scenario: scenario.id, variant, seed: failed.seed, faults: failed.faults, choices: null }, dbFlag(args))}`);
   }
   const cx = result.counterexample;
   if (cx) {

@@ -111,6 +111,32 @@ test("explore's replay line reruns the very counterexample it reports, even when
   expect(replayed.invariants.find((i: { id: string }) => i.id === e.counterexample.invariant).detail).toBe(e.counterexample.detail);
 });
 
+test("explore's replay line for a failure reruns the schedule that failed, with the choices its seed drew", () => {
+  // Fails only when worker-2 handles order 1042: on seed 2 the seed's own interleaving does that,
+  // and every choice at its default does not, so a line that forced the defaults would not fail.
+  const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
+  const code = join(dir, 'handler.ts');
+  writeFileSync(
+    code,
+    `import { opKey, claim, complete, type Env, type ReceiptMessage } from 'effectively-once';
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  if (env.process === 'worker-2' && msg.orderId === 1042) return (undefined as unknown as { send(): string }).send();
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const c = await claim(env.db, key, 60);
+  if (!c.owned) return c.done ? 'ack' : 'retry-later';
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId }, { idempotencyKey: key });
+  await complete(env.db, key, sent);
+  return 'ack';
+}
+`,
+  );
+  const human = sim('explore', 'receipt-redelivery', '--variant', code, '--seed', '2', '--runs', '1');
+  expect(human.out).toMatch(/your code failed in 1 of 1 schedules/);
+  const replayed = pasteReplay(human.out + (human.err ? `\nstderr: ${human.err}` : ''));
+  rmSync(dir, { recursive: true, force: true });
+  expect(replayed.codeErrors.filter((e: { failure?: boolean }) => e.failure).map((e: { process: string }) => e.process)).toEqual(['worker-2']);
+});
+
 test("run's replay line survives the shell: quotes in the plan, a space in the code's path", () => {
   const dir = mkdtempSync(join(tmpdir(), 'eo-cli-'));
   const demo = JSON.parse(sim('run', 'crash-after-send', '--variant', 'starter', '--seed', '1', '--json').out);
