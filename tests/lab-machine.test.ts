@@ -220,6 +220,19 @@ async function runToEnd(actor: ReturnType<typeof start>['actor'], code: string) 
   expect(actor.getSnapshot().value).toBe('finished');
 }
 
+test("a replayed failure, which has no recorded choices, runs with the choices its seed draws, as the explored schedule did", async () => {
+  const { actor, inputs } = start();
+  const crash = { kind: 'crash', process: 'worker-1', before: 'queue.ack' } as never;
+  actor.send({ type: 'REPLAY', code: 'mine', counterexample: { seed: 2, faults: [crash] } });
+  await settle(actor, (s) => s.matches({ running: 'playing' }));
+  actor.send({ type: 'RESET' });
+  await runToEnd(actor, 'mine');
+  expect(inputs.map((i) => [i.seed, i.faults, i.choices])).toEqual([
+    [2, [crash], undefined],
+    [2, [crash], undefined],
+  ]);
+});
+
 test('a replayed counterexample becomes the plan: Reset, then Run or Step, shows it again; edited code runs by the seed', async () => {
   const { actor, inputs } = start();
   const crash = { kind: 'crash', process: 'worker-1', at: { call: 'email.send', nth: 1, when: 'after' } } as never;

@@ -19,7 +19,8 @@ import type { RunAnswer } from '@/components/db/worker-client';
 import type { Counterexample, ExploreResult } from '@/simulations/run/run';
 
 /** A schedule to replay: a shrunk counterexample, or the first schedule an exploration's code failed in. */
-export type Replayable = Pick<Counterexample, 'seed' | 'faults' | 'choices'>;
+/** A schedule to replay: its seed and faults, and its recorded choices (none: the seed draws its own, as an explored schedule's are). */
+export type Replayable = Pick<Counterexample, 'seed' | 'faults'> & { choices?: Counterexample['choices'] };
 import type { Fault } from '@/simulations/engine/types';
 import type { UnhandledRejection } from '@/components/db/protocol';
 import type { LabRun } from '@/simulations/run/lab-run';
@@ -217,7 +218,7 @@ export const labMachine = setup({
         seed: cx.seed,
         demoFaults: [...cx.faults],
         injected: [],
-        planChoices: { choices: [...cx.choices], code: event.code },
+        planChoices: cx.choices ? { choices: [...cx.choices], code: event.code } : null,
         pending: { code: event.code, seed: cx.seed, faults: cx.faults, choices: cx.choices },
       };
     }),

@@ -187,7 +187,7 @@ function Done({
           </p>
           <button
             type="button"
-            onClick={() => onReplay({ seed: failed.seed, faults: failed.faults, choices: [] })}
+            onClick={() => onReplay({ seed: failed.seed, faults: failed.faults })}
             className={`${BUTTON} mt-3 bg-teal-700 text-white hover:bg-teal-800 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400`}
           >
             Replay seed {failed.seed}
