@@ -59,6 +59,17 @@ function scripts(db: () => SimDatabase) {
     expect(await one(db(), 'b', 'EXECUTE shared')).toBe(2);
   });
 
+  test('restarted, a process prepares its statement again inside a transaction, quoted names as written', async () => {
+    await rows(db(), 'a', 'BEGIN');
+    await rows(db(), 'a', 'PREPARE "claimA" AS SELECT 3 AS three');
+    expect(await one(db(), 'a', 'EXECUTE "claimA"')).toBe(3);
+    await db().drop('a');
+    await rows(db(), 'a', 'BEGIN');
+    await rows(db(), 'a', 'PREPARE "claimA" AS SELECT 3 AS three');
+    expect(await one(db(), 'a', 'EXECUTE "claimA"')).toBe(3);
+    await rows(db(), 'a', 'COMMIT');
+  });
+
   test('pg_backend_pid(): each process has its own, and a restarted process a number no connection had before', async () => {
     const crashed = Number(await one(db(), 'a', 'SELECT pg_backend_pid()'));
     const other = Number(await one(db(), 'b', 'SELECT pg_backend_pid()'));

@@ -55,6 +55,8 @@ describe('what PostgreSQL 15 rejects', () => {
     "SELECT $$ FROM (SELECT 1) $$",
     "INSERT INTO notes (body) VALUES ($$ SELECT uuidv7() $$)",
     "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT (random() * 10)::int $$",
+    // A trigger's OLD and NEW are its row variables: RETURNING before a NEW.x elsewhere is 15's too.
+    "CREATE FUNCTION enq() RETURNS trigger LANGUAGE plpgsql AS $$ DECLARE n int; BEGIN UPDATE counters SET c = c + 1 WHERE k = 'x' RETURNING c INTO n; INSERT INTO outbox (topic, payload) VALUES ('o', to_jsonb(NEW.id)); RETURN NULL; END $$",
     "INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT (op_key) DO UPDATE SET state = EXCLUDED.state RETURNING op_key",
     "SELECT json_object('{orderId, 1042}'), json_build_object('orderId', id), payload::jsonb FROM outbox",
     'SELECT json_object(array_agg(key), array_agg(value)) FROM settings',

@@ -59,7 +59,7 @@ const NOT_AN_ALIAS = new Set(
   'where order group having limit offset for join inner left right full cross natural on using union except intersect window returning fetch'.split(' '),
 );
 
-function refusal(sql: string): Pg15Refusal | null {
+function refusal(sql: string, inBody = false): Pg15Refusal | null {
   const lower = sqlCodeOnly(sql).toLowerCase();
   for (const m of lower.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
     const name = m[1]!;
@@ -78,7 +78,8 @@ function refusal(sql: string): Pg15Refusal | null {
   const returning = /\breturning\b([\s\S]*)$/.exec(lower);
   // RETURNING old.x / new.x, unless the statement names a table or a subquery old or new itself.
   const aliased = /\b(old|new)\b(?!\s*\.)/.test(lower);
-  if (returning && !aliased) {
+  // In a function's body OLD and NEW may be a trigger's row variables, which 15 reads there too.
+  if (returning && !aliased && !inBody) {
     const row = /\b(old|new)\s*\./.exec(returning[1]!);
     if (row) return { message: `missing FROM-clause entry for table "${row[1]}"`, code: '42P01' };
   }
@@ -132,8 +133,15 @@ export const pg15Refusal: (sql: string) => Pg15Refusal | null = memoByText((sql)
   const own = refusal(sql);
   if (own) return own;
   for (const body of definedCodeBodies(sql)) {
-    const inBody = refusal(body);
-    if (inBody) return inBody;
+    // Statement by statement: a body holds several, and a check reads one.
+    const code = sqlCodeOnly(body);
+    let from = 0;
+    for (let i = 0; i <= code.length; i++) {
+      if (i < code.length && code[i] !== ';') continue;
+      const inBody = refusal(body.slice(from, i), true);
+      if (inBody) return inBody;
+      from = i + 1;
+    }
   }
   return null;
 });

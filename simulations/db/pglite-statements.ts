@@ -117,6 +117,11 @@ export class PgliteStatements {
     return this.status !== 'I';
   }
 
+  /** Whether the session's transaction has failed (every statement but ROLLBACK is refused until it ends). */
+  get inFailedTransaction(): boolean {
+    return this.status === 'E';
+  }
+
   /** An SQL expression counting the server's statements under this object's names (for `verify`). */
   get countSql(): string {
     return `(SELECT count(*)::int FROM pg_prepared_statements WHERE starts_with(name, '${this.prefix}'))`;

@@ -17,7 +17,7 @@ import { SIM_EPOCH_MS } from '../engine/sim-time';
 import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
-import { mayReadClock } from './statement-shape';
+import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
 import { executedName, preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
@@ -29,7 +29,7 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), runsCode: mayRunDefinedCode(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -90,6 +90,8 @@ export class PgliteSimDatabase implements SimDatabase {
   private readonly backendPids = new BackendPids();
   /** Whether a process ran PREPARE since the last reset: the reset deallocates what it prepared. */
   private learnerPrepared = false;
+  /** Whether the learner's code defined a function, trigger, view or rule since the last reset (`definesCode`). */
+  private codeDefined = false;
   /**
    * What each process prepared since the last reset: name → the statement and who prepared it. On
    * PostgreSQL each connection prepares its own; here they share one session, where a second
@@ -182,16 +184,16 @@ export class PgliteSimDatabase implements SimDatabase {
     if (preparing) {
       this.learnerPrepared = true;
       const known = this.preparedBy.get(preparing.name);
-      if (known && known.text === preparing.text && !known.pids.has(pid) && !this.statements.inTransaction) {
+      if (known && known.text === preparing.text && !known.pids.has(pid) && !this.statements.inFailedTransaction) {
         // Another process prepared the very same statement: on its own connection this process's
         // PREPARE would succeed, and its EXECUTE run that text. (One that prepares twice fails, as on PostgreSQL.)
         known.pids.add(pid);
         return { rows: [], affectedRows: 0 };
       }
-      if (known && known.pids.size === 0 && known.text !== preparing.text && !this.statements.inTransaction) {
+      if (known && known.pids.size === 0 && known.text !== preparing.text && !this.statements.inFailedTransaction) {
         // Every connection that held it is gone: the name is free again, for another statement too.
         this.preparedBy.delete(preparing.name);
-        await this.pg.exec(`DEALLOCATE "${preparing.name}"`).catch(() => {});
+        await this.pg.exec(`DEALLOCATE "${preparing.name.replace(/"/g, '""')}"`).catch(() => {});
       }
     }
     if (shape.temporary || shape.sessionState) {
@@ -211,7 +213,8 @@ export class PgliteSimDatabase implements SimDatabase {
     }
     // now() inside a transaction is the time it began, as in PostgreSQL; outside, the step's time.
     const at = this.owner === pid && this.txClockMs !== null ? this.txClockMs : nowMs;
-    const clockSql = this.clockMs !== at && shape.readsClock ? clockUpdate(at) : undefined;
+    if (!this.codeDefined && definesCode(text)) this.codeDefined = true;
+    const clockSql = this.clockMs !== at && (shape.readsClock || (this.codeDefined && shape.runsCode)) ? clockUpdate(at) : undefined;
     try {
       const res = await this.statements.query(text, params, clockSql);
       if (clockSql) this.clockMs = at;
@@ -351,6 +354,7 @@ export class PgliteSimDatabase implements SimDatabase {
     this.backendPids.clear();
     this.outsideSql = false;
     this.preparedBy.clear();
+    this.codeDefined = false;
     if (this.learnerPrepared) {
       this.learnerPrepared = false;
       await this.pg.exec(this.statements.deallocateOthersSql);

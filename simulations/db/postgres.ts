@@ -18,7 +18,7 @@ import pg from 'pg';
 import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
-import { mayReadClock } from './statement-shape';
+import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
 import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
@@ -54,6 +54,8 @@ const CONNECTION_OPTIONS = `-c search_path=${SEARCH_PATH.replaceAll(' ', '')}`;
 export class PostgresSimDatabase implements SimDatabase {
   readonly name = 'postgres';
   private readonly conns = new Map<string, Conn>();
+  /** Whether the learner's code defined a function, trigger, view or rule since the last reset (`definesCode`). */
+  private codeDefined = false;
   private readonly parked = new Set<Parked>();
   /** Connections opened ahead for the next process that needs one (`openSpare`). */
   private readonly spare: Promise<Conn | null>[] = [];
@@ -135,7 +137,8 @@ export class PostgresSimDatabase implements SimDatabase {
     if (effect === 'begin') conn.txClockMs = nowMs;
     // now() inside a transaction is the time it began (PostgreSQL's own rule, on the virtual clock).
     const at = conn.txClockMs ?? nowMs;
-    if (conn.clockMs !== at && mayReadClock(text)) {
+    if (!this.codeDefined && definesCode(text)) this.codeDefined = true;
+    if (conn.clockMs !== at && (mayReadClock(text) || (this.codeDefined && mayRunDefinedCode(text)))) {
       await conn.client.query(setClockSql(at));
       conn.clockMs = at;
     }
@@ -239,6 +242,7 @@ export class PostgresSimDatabase implements SimDatabase {
   }
 
   async reset(extraTables: readonly string[] = [], extraSequences: readonly string[] = []): Promise<void> {
+    this.codeDefined = false;
     // Every process's session as it was at connect. DISCARD ALL puts back every setting, however
     // it was changed (a SET, set_config, `DO … EXECUTE 'SET …'`), and releases advisory locks,
     // temporary tables and prepared statements, as a connection pooler does between clients. It

@@ -223,16 +223,7 @@ function inputRewrites(sql: string, strings: StringToken[]): Rewrite[] {
       continue;
     }
     const typed = TYPED_LITERAL.exec(before);
-    if (typed) {
-      out.push({ start: s.start - typed[0].length, end: s.end, text: `(${made}::${typed[1]})` });
-      continue;
-    }
-    // An ordering comparison with a bare 'now' (`lease_until < 'now'`): PostgreSQL takes the
-    // literal as the other side's type, a time, and reads the clock. Text is rarely ordered
-    // against 'now', so the literal is read as the transaction's start, as now() is.
-    if (s.value.trim().toLowerCase() === 'now' && (/(?:^|[^<>!=\-#@|&])(?:<|>|<=|>=)\s*$/.test(before) || /^\s*(?:<=|>=|<(?![<>=@])|>(?![=>]))/.test(sql.slice(s.end)))) {
-      out.push({ start: s.start, end: s.end, text: 'now()' });
-    }
+    if (typed) out.push({ start: s.start - typed[0].length, end: s.end, text: `(${made}::${typed[1]})` });
   }
   return out;
 }
@@ -283,7 +274,8 @@ function clockRewritten(sql: string, inBody: boolean): string {
   rewrites.push(...qualifiedClockRewrites(sql, words));
   if (inBody) {
     for (const w of words) {
-      if (BARE_CLOCK.test(w.text) && /^\s*\(/.test(sql.slice(w.end)) && !/\.\s*$/.test(sql.slice(Math.max(0, w.start - 8), w.start))) {
+      // Not a name being defined or read (`WITH now(ts) AS`, `INSERT INTO now (a)`).
+      if (BARE_CLOCK.test(w.text) && /^\s*\(/.test(sql.slice(w.end)) && !/(?:\.|\b(?:with|as|into|from|join|table|update|function|procedure))\s*$/i.test(sql.slice(Math.max(0, w.start - 12), w.start))) {
         rewrites.push({ start: w.start, end: w.start, text: 'sim.' });
       }
     }
@@ -395,17 +387,25 @@ export const setsSessionState = memoByText((sql: string): boolean => {
 export const SESSION_STATE_REFUSAL =
   'session-level settings are not simulated here: on PostgreSQL a setting made with SET or set_config(…, false) belongs to one connection and is gone when it closes (and pg.Pool may give each query another connection), while this tab runs every worker on one session, where it would be shared by all of them and survive a crash. Keep what has to outlive a statement in a table (set_config(…, true) and SET LOCAL, which end with the transaction, are fine)';
 
-/** `PREPARE name [(types)] AS statement`: the name (lower case, unquoted) and the statement as written; null for anything else. */
+/** `PREPARE name [(types)] AS statement`: the name (as PostgreSQL keeps it, see `nameAfter`) and the statement as written; null for anything else. */
 export const preparedStatement = memoByText((sql: string): { name: string; text: string } | null => {
-  const m = /^\s*prepare\s+("?[\w$]+"?)\s*(?:\([^)]*\))?\s+as\s+([\s\S]+)$/i.exec(sqlCodeOnly(sql));
-  return m ? { name: m[1]!.replace(/"/g, '').toLowerCase(), text: sql.slice(sql.length - m[2]!.length) } : null;
+  const m = /^\s*prepare\s+(q\s*|[\w$]+)\s*(?:\([^)]*\))?\s+as\s+([\s\S]+)$/i.exec(sqlCodeOnly(sql));
+  const name = m ? nameAfter(sql, 'prepare') : null;
+  return m && name !== null ? { name, text: sql.slice(sql.length - m[2]!.length) } : null;
 });
 
-/** `EXECUTE name [(arguments)]`: the name (lower case, unquoted); null for anything else. */
-export const executedName = memoByText((sql: string): string | null => {
-  const m = /^\s*execute\s+("?[\w$]+"?)/i.exec(sqlCodeOnly(sql));
-  return m ? m[1]!.replace(/"/g, '').toLowerCase() : null;
-});
+/** `EXECUTE name [(arguments)]`: the name (as PostgreSQL keeps it, see `nameAfter`); null for anything else. */
+export const executedName = memoByText((sql: string): string | null => (/^\s*execute\s+(?:q|[\w$])/i.test(sqlCodeOnly(sql)) ? nameAfter(sql, 'execute') : null));
+
+/**
+ * The name right after the statement's first word, as PostgreSQL keeps it: a quoted name exactly
+ * ("claimA", its "" read as one quote), an unquoted one in lower case.
+ */
+function nameAfter(sql: string, word: string): string | null {
+  const m = new RegExp(String.raw`^\s*${word}\s+(?:"((?:[^"]|"")+)"|([\w$]+))`, 'i').exec(sql);
+  if (!m) return null;
+  return m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!.toLowerCase();
+}
 
 /** The index just past the bracket that closes the one opened at `open`, or -1. */
 export function closingBracket(sql: string, open: number): number {

@@ -45,3 +45,18 @@ export function mayReadClock(text: string): boolean {
   if (!/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i.test(text)) return true;
   return /^\s*(SELECT|UPDATE|DELETE)\b/i.test(text) && callsOtherFunction(text);
 }
+
+/**
+ * Whether a statement may define code that reads the clock later, when something else runs it: a
+ * function, a procedure, a trigger, a view or a rule (a DO block that creates one included). From
+ * then until the next reset both back-ends move the clock before every statement: a trigger an
+ * UPDATE fires, or a view a SELECT reads, may call now() where the statement's text does not.
+ */
+export function definesCode(text: string): boolean {
+  return /\bcreate\b[\s\S]*?\b(?:function|procedure|trigger|view|rule)\b/i.test(text);
+}
+
+/** Whether a statement, once the learner's code has defined some (`definesCode`), may run that code: anything but a transaction command, SET, SHOW or RESET. */
+export function mayRunDefinedCode(text: string): boolean {
+  return !/^\s*(BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i.test(text);
+}

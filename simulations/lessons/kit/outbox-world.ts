@@ -370,7 +370,8 @@ function locksWhatItReads(sql: string): boolean {
   if (write === null) return false;
   if (/^\s*delete/i.test(write)) return true;
   // `published_at IS NULL`, or the same written as NOT (published_at IS NOT NULL) or IS NOT DISTINCT FROM NULL.
-  return /\bwhere\b[\s\S]*(?:\bpublished_at\s+is\s+(?:not\s+distinct\s+from\s+)?null\b|\bnot\s*\(\s*(?:"?\w+"?\s*\.\s*)?published_at\s+is\s+not\s+null\s*\))/i.test(withoutSubqueries(write));
+  // Also written "published_at" IS NULL, published_at ISNULL, NOT published_at IS NOT NULL.
+  return /\bwhere\b[\s\S]*(?:\bpublished_at"?\s+is\s+(?:not\s+distinct\s+from\s+)?null\b|\bpublished_at"?\s+isnull\b|\bnot\s*\(?\s*(?:"?\w+"?\s*\.\s*)?"?published_at"?\s+is\s+not\s+null\b)/i.test(withoutSubqueries(write));
 }
 
 
