@@ -97,7 +97,7 @@ test('a learner: start here, predict, run, answer, see it happen, pass, and the 
     await loadFresh(page, urlOf(href));
     await waitRunnable(page);
     await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Starter'));
-    assert.equal(await page.getByLabel('Seed').inputValue(), '1');
+    assert.equal(await page.getByLabel('Seed', { exact: true }).inputValue(), '1');
     assert.match(await page.getByTestId('fault-plan').innerText(), /crash worker-1/);
     await button(page, 'Run').click();
     await page.waitForFunction(() => (document.querySelector('[data-testid="lab-status"]')?.textContent ?? '').startsWith('Paused at event 10 of'), undefined, { timeout: E2E_WAIT_MS });
@@ -379,12 +379,12 @@ test('the replay-safety lab: predict the charges, run, and the sorting exercise 
     await prediction.getByRole('button', { name: 'Lock in my prediction' }).click();
     await page.getByLabel('Speed').selectOption('instant');
     // A run on another seed is not the demonstration: nothing is revealed, and the panel says why.
-    await page.getByLabel('Seed').fill('7');
+    await page.getByLabel('Seed', { exact: true }).fill('7');
     await button(page, 'Run').click();
     await page.getByTestId('prediction-note').waitFor({ timeout: E2E_WAIT_MS });
     assert.match(await page.getByTestId('prediction-note').innerText(), /seed 7.*demonstration \(seed 1/);
     assert.equal(await page.getByTestId('prediction').getAttribute('data-state'), 'waiting');
-    await page.getByLabel('Seed').fill('1');
+    await page.getByLabel('Seed', { exact: true }).fill('1');
     // The solution on the demonstration plan: the prediction is about the starter, so it still waits.
     await button(page, 'Solution').click();
     await button(page, 'Run').click();

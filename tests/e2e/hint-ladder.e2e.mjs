@@ -63,7 +63,7 @@ test('hint ladder: a first hint, the hint for how an explored wrong fix broke, i
     const plan = (await page.getByTestId('fault-plan').locator('li > span:not([aria-hidden])').allInnerTexts()).map((t) => t.replace(/ \(event \d+\)/, ''));
     assert.match(plan.join('; '), /crash worker-\d right after its first db step/);
     assert.equal(plan.join('; '), cx[2], 'the replayed plan is the counterexample\'s');
-    assert.equal(await page.getByLabel('Seed').inputValue(), cx[1], 'on the counterexample\'s seed');
+    assert.equal(await page.getByLabel('Seed', { exact: true }).inputValue(), cx[1], 'on the counterexample\'s seed');
     await screenshot(page, 'hint-ladder-replayed');
     await ladder.screenshot({ path: path.join(ARTIFACTS, 'hint-ladder.png') });
 

@@ -46,7 +46,7 @@ for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
   test(`lab ${scenario}: the starter sends 2 receipts, the solution holds, 200 explored schedules hold`, { timeout: 240_000 }, async (t) => {
     const { close, page, errors } = await openLab(scenario);
     try {
-      const seed = await page.getByLabel('Seed').inputValue();
+      const seed = await page.getByLabel('Seed', { exact: true }).inputValue();
       await button(page, 'Starter').click();
       await runInstantly(page);
       const broken = await waitVerdict(page, /Violated/);
@@ -57,7 +57,7 @@ for (const scenario of ['receipt-redelivery', 'concurrent-redelivery']) {
       if (scenario === 'receipt-redelivery') await screenshot(page, 'lab-run-starter-light');
 
       await button(page, 'Solution').click();
-      assert.equal(await page.getByLabel('Seed').inputValue(), seed, 'same seed');
+      assert.equal(await page.getByLabel('Seed', { exact: true }).inputValue(), seed, 'same seed');
       await button(page, 'Run').click();
       const held = await waitVerdict(page, /Held/);
       assert.match(held, /Held: every invariant kept/);
@@ -152,7 +152,7 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     assert.match(text, /receipts/);
     // The counterexample is now the plan: Reset, then Run, shows the very same schedule again.
     const plan = await page.getByTestId('fault-plan').innerText();
-    const seed = await page.getByLabel('Seed').inputValue();
+    const seed = await page.getByLabel('Seed', { exact: true }).inputValue();
     const trace = await page.getByRole('list', { name: 'Event log' }).innerText();
     await button(page, 'Reset').click();
     await page.waitForFunction(() => !/Violated/.test(document.querySelector('[aria-label="Verdict"]')?.textContent ?? ''));
@@ -161,7 +161,7 @@ test('lab: exploring the starter finds a counterexample and replays it in the ti
     await button(page, 'Run').click();
     assert.equal(await waitVerdict(page, /Violated/), text);
     assert.equal(await page.getByRole('list', { name: 'Event log' }).innerText(), trace, 'the same schedule');
-    assert.equal(await page.getByLabel('Seed').inputValue(), seed);
+    assert.equal(await page.getByLabel('Seed', { exact: true }).inputValue(), seed);
     // One click puts the lesson's own seed and faults back.
     await page.getByTestId('lesson-plan').click();
     await page.getByTestId('lesson-plan').waitFor({ state: 'detached' });
@@ -562,7 +562,7 @@ test("lab: the first Run keeps the learner's place on the page, and keyboard foc
     assert.ok(Math.abs(after - scrolled) < 150, `the page stayed where the learner was (scrollY ${scrolled} → ${after})`);
 
     // A half-typed seed is marked and explained, never applied; leaving the box puts the seed back.
-    const seedBox = page.getByLabel('Seed');
+    const seedBox = page.getByLabel('Seed', { exact: true });
     const seedBefore = await seedBox.inputValue();
     for (const bad of ['', '-5', '2.5']) {
       await seedBox.fill(bad);

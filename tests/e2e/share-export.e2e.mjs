@@ -106,8 +106,8 @@ test('a shared replay of a counterexample (steered by scheduler choices) replays
     assert.equal((await exportedRun(b.page)).traceHash, sent.traceHash, 'a second Run of the shared code replays it again');
 
     // The choices mattered: another seed drops them, and the seed typed back alone makes another schedule.
-    await b.page.getByLabel('Seed').fill(String(sent.seed + 1));
-    await b.page.getByLabel('Seed').fill(String(sent.seed));
+    await b.page.getByLabel('Seed', { exact: true }).fill(String(sent.seed + 1));
+    await b.page.getByLabel('Seed', { exact: true }).fill(String(sent.seed));
     await b.page.getByRole('button', { name: 'Run', exact: true }).click();
     await waitFinished(b.page);
     const seeded = await exportedRun(b.page);

@@ -67,7 +67,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
   await waitRunnable(a.page);
   const senderCode = await solutionWithComment(a.page, 'shared by the sender: "quotes", ünïcode ✓');
   await setCode(a.page, senderCode);
-  await a.page.getByLabel('Seed').fill('5');
+  await a.page.getByLabel('Seed', { exact: true }).fill('5');
   await a.page.getByLabel('Speed').selectOption('instant');
   await button(a.page, 'Run').click();
   await a.page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: E2E_WAIT_MS });
@@ -95,7 +95,7 @@ test('share round trip: code, seed, faults and the selected event; the receiver 
     await waitRunnable(b.page);
     await waitOffer(b.page, { sender: senderCode.split('\n')[0], mine: mine.split('\n')[0] });
     assert.equal(await getCode(b.page), mine, 'the saved code is untouched while the offer is open');
-    assert.equal(await b.page.getByLabel('Seed').inputValue(), '5', 'the seed is restored');
+    assert.equal(await b.page.getByLabel('Seed', { exact: true }).inputValue(), '5', 'the seed is restored');
     assert.match(await b.page.getByTestId('fault-plan').innerText(), /crash worker-1/);
     assert.match(await b.page.getByTestId('share-restored').innerText(), new RegExp(`up to event ${step + 1}\\.`));
     assert.match(await status(b.page), /Ready/, 'nothing ran');
@@ -143,7 +143,7 @@ test('a variant link selects Solution without touching saved code', { timeout: 1
     await waitRunnable(page);
     await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent?.includes('Solution'));
     assert.equal(await page.getByTestId('share-offer').count(), 0, 'no offer for a variant link');
-    assert.equal(await page.getByLabel('Seed').inputValue(), '3');
+    assert.equal(await page.getByLabel('Seed', { exact: true }).inputValue(), '3');
     assert.match(await page.getByTestId('fault-plan').innerText(), /deliver m1 to a second consumer/);
     assert.doesNotMatch(await page.getByTestId('fault-plan').innerText(), /crash/, 'the shared plan replaces the demonstration plan');
     await page.getByRole('button', { name: /^Your code/ }).click();
@@ -200,7 +200,7 @@ for (const [name, fragment] of [
       await page.getByLabel('Speed').selectOption('instant');
       await button(page, 'Run').click();
       await page.getByRole('list', { name: 'Event log' }).waitFor({ timeout: E2E_WAIT_MS });
-      assert.notEqual(await page.getByLabel('Seed').inputValue(), '9');
+      assert.notEqual(await page.getByLabel('Seed', { exact: true }).inputValue(), '9');
       assert.deepEqual(errors, []);
     } finally {
       await close();
