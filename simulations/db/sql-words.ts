@@ -239,23 +239,28 @@ export const onSimulatedClock = memoByText((sql: string): string => clockRewritt
  * The dollar-quoted bodies of the code a statement defines (`CREATE FUNCTION`, `CREATE PROCEDURE`,
  * `DO`), and every dollar-quoted stretch nested in them, outermost first; none for other statements.
  */
-export const definedCodeBodies = memoByText((sql: string): string[] => {
-  const words = sqlWords(sql);
-  const first = words[0]?.text.toLowerCase();
-  const defines = first === 'do' || (first === 'create' && words.some((w) => /^(?:function|procedure)$/i.test(w.text)));
-  return defines ? dollarBodies(sql) : [];
-});
+export const definedCodeBodies = memoByText((sql: string): string[] => (definesCodeBodies(sqlWords(sql)) ? dollarBodies(sql) : []));
 
-function dollarBodies(sql: string): string[] {
-  const out: string[] = [];
-  for (const o of sqlTokens(sql).opaque) {
+/** Whether a statement whose words are `words` defines code: `DO`, or `CREATE` … FUNCTION / PROCEDURE. */
+function definesCodeBodies(words: readonly Word[]): boolean {
+  const first = words[0]?.text.toLowerCase();
+  return first === 'do' || (first === 'create' && words.some((w) => /^(?:function|procedure)$/i.test(w.text)));
+}
+
+/** The dollar-quoted stretches of `sql` (not nested ones), each with where its body starts and ends. */
+function dollarQuoted(sql: string, opaque: readonly Opaque[]): { start: number; end: number; body: string }[] {
+  const out: { start: number; end: number; body: string }[] = [];
+  for (const o of opaque) {
     if (o.comment || o.identifier || sql[o.start] !== '$') continue;
     const tag = /^\$[A-Za-z0-9_]*\$/.exec(sql.slice(o.start, o.start + 64))?.[0];
     if (!tag || o.end - o.start < 2 * tag.length || !sql.startsWith(tag, o.end - tag.length)) continue;
-    const body = sql.slice(o.start + tag.length, o.end - tag.length);
-    out.push(body, ...dollarBodies(body));
+    out.push({ start: o.start + tag.length, end: o.end - tag.length, body: sql.slice(o.start + tag.length, o.end - tag.length) });
   }
   return out;
+}
+
+function dollarBodies(sql: string): string[] {
+  return dollarQuoted(sql, sqlTokens(sql).opaque).flatMap(({ body }) => [body, ...dollarBodies(body)]);
 }
 
 /** A clock function called by its bare name (`now(`), not as a column or a qualified name. */
@@ -280,15 +285,10 @@ function clockRewritten(sql: string, inBody: boolean): string {
       }
     }
   }
-  const first = words[0]?.text.toLowerCase();
-  if (inBody || first === 'do' || (first === 'create' && words.some((w) => /^(?:function|procedure)$/i.test(w.text)))) {
-    for (const o of opaque) {
-      if (o.comment || o.identifier || sql[o.start] !== '$') continue;
-      const tag = /^\$[A-Za-z0-9_]*\$/.exec(sql.slice(o.start, o.start + 64))?.[0];
-      if (!tag || o.end - o.start < 2 * tag.length || !sql.startsWith(tag, o.end - tag.length)) continue;
-      const body = sql.slice(o.start + tag.length, o.end - tag.length);
+  if (inBody || definesCodeBodies(words)) {
+    for (const { start, end, body } of dollarQuoted(sql, opaque)) {
       const written = clockRewritten(body, true);
-      if (written !== body) rewrites.push({ start: o.start + tag.length, end: o.end - tag.length, text: written });
+      if (written !== body) rewrites.push({ start, end, text: written });
     }
   }
   if (rewrites.length === 0) return sql;

@@ -42,9 +42,12 @@ function callsOtherFunction(text: string): boolean {
 export function mayReadClock(text: string): boolean {
   if (CALLS_CLOCK.test(text)) return true;
   // SET, SHOW and RESET take no expressions; SET TRANSACTION must also come before any query of its transaction.
-  if (!/^\s*(SELECT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i.test(text)) return true;
-  return /^\s*(SELECT|UPDATE|DELETE)\b/i.test(text) && callsOtherFunction(text);
+  if (COMMAND_ONLY.test(text)) return false;
+  return !/^\s*(SELECT|UPDATE|DELETE)\b/i.test(text) || callsOtherFunction(text);
 }
+
+/** A transaction command, SET, SHOW or RESET: a statement that evaluates no expression of the learner's. */
+const COMMAND_ONLY = /^\s*(BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i;
 
 /**
  * Whether a statement may define code that reads the clock later, when something else runs it: a
@@ -58,5 +61,5 @@ export function definesCode(text: string): boolean {
 
 /** Whether a statement, once the learner's code has defined some (`definesCode`), may run that code: anything but a transaction command, SET, SHOW or RESET. */
 export function mayRunDefinedCode(text: string): boolean {
-  return !/^\s*(BEGIN|COMMIT|ROLLBACK|START|END|ABORT|SAVEPOINT|RELEASE|SET|SHOW|RESET)\b/i.test(text);
+  return !COMMAND_ONLY.test(text);
 }
