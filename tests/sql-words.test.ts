@@ -6,7 +6,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { onSimulatedClock, sqlWithoutComments, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
+import { onSimulatedClock } from '../simulations/db/sql-clock-words';
+import { sqlWithoutComments, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';

@@ -13,7 +13,8 @@
  * functions, procedures and DO blocks a statement defines.
  */
 import { memoByText } from '../engine/text-memo';
-import { closingBracket, definedCodeBodies, sqlCodeOnly } from './sql-words';
+import { definedCodeBodies } from './sql-clock-words';
+import { closingBracket, sqlCodeOnly } from './sql-words';
 
 /** Why PostgreSQL 15 rejects a statement: its message and SQLSTATE. */
 export interface Pg15Refusal {

@@ -7,7 +7,8 @@
 import type { Db, DbClient, QueryResult } from '../../lib/db';
 import { isParked, type SimDatabase } from '../db/port';
 import { usesSessionAdvisory } from '../db/advisory-locks';
-import { onSimulatedClock, transactionBoundary, transactionControl } from '../db/sql-words';
+import { onSimulatedClock } from '../db/sql-clock-words';
+import { transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
 import { contendedAnswer, type Contention } from './contention';
