@@ -19,6 +19,7 @@ import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
 import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
+import { clockInputsAt } from './sql-clock-words';
 import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
@@ -45,11 +46,11 @@ const MAX_WATCH_ROUNDS = 10_000;
 const MAX_SPARE_CONNECTIONS = 4;
 
 /**
- * The search path as a start-up option of every process's connection: it is then the value
- * DISCARD ALL (and RESET ALL) return to, so a reset needs no SET after it. No spaces: the option
- * string is split on them.
+ * The search path, and the time zone the tab's PGlite runs in (UTC, whatever the server's own),
+ * as start-up options of every process's connection: they are then the values DISCARD ALL (and
+ * RESET ALL) return to, so a reset needs no SET after it. No spaces: the option string is split on them.
  */
-const CONNECTION_OPTIONS = `-c search_path=${SEARCH_PATH.replaceAll(' ', '')}`;
+const CONNECTION_OPTIONS = `-c search_path=${SEARCH_PATH.replaceAll(' ', '')} -c TimeZone=UTC`;
 
 export class PostgresSimDatabase implements SimDatabase {
   readonly name = 'postgres';
@@ -146,7 +147,7 @@ export class PostgresSimDatabase implements SimDatabase {
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
     let error: unknown;
-    const running = conn.client.query(text, params).then(
+    const running = conn.client.query(clockInputsAt(text, at), params).then(
       (res) => {
         settled = true;
         value = { rows: res.rows, affectedRows: res.rowCount ?? undefined };
