@@ -14,7 +14,7 @@ import { RunProblems, problemMarkers } from '../components/lab/RunProblems';
 import { parseSeed } from '../components/lab/LabControls';
 import { changedRows, downSpans, faultEventNumber, formatCell, formatSimTime, ledgerAt, markKind, tableChange, tablesAt } from '../components/lab/view/snapshots';
 import type { TraceEvent } from '../simulations/engine/types';
-import { cutLabels, labelWidth, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
+import { cutLabels, labelWidth, lanesFor, scrollStart, timeLabels, Timeline, TYPE_METRICS } from '../components/lab/view/Timeline';
 import fc from 'fast-check';
 import { faultsNote, pendingText, VerdictPanel } from '../components/lab/view/VerdictPanel';
 import * as labRun from '../simulations/run/lab-run';
@@ -650,5 +650,16 @@ describe('EventLog', () => {
     expect(count(html, /tabindex="0"/g)).toBe(1);
     expect(count(html, /tabindex="-1"/g)).toBe(9);
     expect(html).toMatch(/data-event="9" tabindex="0"/);
+  });
+});
+
+describe('lanesFor', () => {
+  const ev = (i: number, actor: string): TraceEvent => ({ i, t: 0, step: i, actor, type: 'start', text: `${actor} starts` });
+  test("a process some seeds' worlds have gets a lane after its kind's where the run started it, and none where it did not", () => {
+    const actors = ['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'email'];
+    expect(lanesFor(actors, [ev(0, 'shop'), ev(1, 'relay-1'), ev(2, 'worker-1'), ev(3, 'worker-2')])).toEqual(['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'worker-2', 'email']);
+    expect(lanesFor(actors, [ev(0, 'shop'), ev(1, 'worker-1')])).toEqual(actors);
+    // A kind without a lane stays out, as the list given leaves it.
+    expect(lanesFor(['queue', 'email'], [ev(0, 'worker-1'), ev(1, 'worker-2')])).toEqual(['queue', 'email']);
   });
 });

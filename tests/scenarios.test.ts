@@ -304,3 +304,66 @@ describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires ag
     expect(usual.verdict, replayHint(usual)).toBe('held');
   });
 });
+
+describe('business-date-reminder: on seeds 9, 17, 25, … a reminder that fails comes back the next morning', () => {
+  const scenario = LESSONS.find((s) => s.id === 'business-date-reminder')!;
+  const minusGrace = readFileSync(new URL('./judge/business-date-reminder/date-from-attempt-minus-grace.ts', import.meta.url), 'utf8');
+  const lostResponse = [{ kind: 'lose-response' as const, call: 'email.send' as const, nth: 1 }];
+
+  test('the solution sends that reminder once, 23 h late; a date taken from the attempt files it under the next day', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 9, faults: lostResponse });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.trace.some((e) => e.type === 'receive' && (e.data as { attempt?: number } | undefined)?.attempt === 2 && e.t >= 23 * 3_600_000 && e.t < 24 * 3_600_000), replayHint(r)).toBe(true);
+    const wrong = await runScenario(sim.db, { scenario, code: minusGrace, variant: 'minus-grace', seed: 9, faults: lostResponse });
+    expect(wrong.verdict, replayHint(wrong)).toBe('violated');
+    // Seed 1 keeps the 90 s redelivery: there the same code holds.
+    const usual = await runScenario(sim.db, { scenario, code: minusGrace, variant: 'minus-grace', seed: 1, faults: lostResponse });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
+describe('crash-after-send: on seeds 5, 9, 13, … an unacknowledged message comes back 23 h later', () => {
+  const scenario = LESSONS.find((s) => s.id === 'crash-after-send')!;
+  const kolkata = readFileSync(new URL('./judge/crash-after-send/provider-key-kolkata-date.ts', import.meta.url), 'utf8');
+  const lostResponse = [{ kind: 'lose-response' as const, call: 'email.send' as const, nth: 1 }];
+
+  test('the solution holds inside the provider\'s 24 h memory of keys; a provider key with the date in Kolkata sends twice', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: lostResponse });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    const wrong = await runScenario(sim.db, { scenario, code: kolkata, variant: 'kolkata', seed: 5, faults: lostResponse });
+    expect(wrong.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(wrong)).toMatchObject({ held: false });
+    const usual = await runScenario(sim.db, { scenario, code: kolkata, variant: 'kolkata', seed: 1, faults: lostResponse });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
+describe('relay-crash: on even seeds worker-1 does not come back from its crash, and worker-2 comes up 10 s in', () => {
+  const scenario = LESSONS.find((s) => s.id === 'relay-crash')!;
+  const workerName = readFileSync(new URL('./judge/relay-crash/provider-key-with-worker-name.ts', import.meta.url), 'utf8');
+  const crashAfterSend = [{ kind: 'crash' as const, process: 'worker-1', after: 'email.send' as const }];
+
+  test('worker-2 finishes what worker-1 began; a provider key with the worker\'s name sends a second receipt', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 4, faults: crashAfterSend });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.trace.filter((e) => e.actor === 'worker-1' && e.type === 'restart'), replayHint(r)).toEqual([]);
+    expect(r.ledger.emails.every((e) => e.by === 'worker-1' || e.atMs >= 10_000), replayHint(r)).toBe(true);
+    const wrong = await runScenario(sim.db, { scenario, code: workerName, variant: 'worker-name', seed: 4, faults: crashAfterSend });
+    expect(wrong.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(wrong)).toMatchObject({ held: false });
+    const single = await runScenario(sim.db, { scenario, code: workerName, variant: 'worker-name', seed: 1, faults: crashAfterSend });
+    expect(single.trace.some((e) => e.actor === 'worker-2'), replayHint(single)).toBe(false);
+  });
+});
+
+describe('batch-credits: on seeds 3, 7, 11, … the last payload is the third one\'s text under the rotated secret', () => {
+  const scenario = LESSONS.find((s) => s.id === 'batch-credits')!;
+  const byText = readFileSync(new URL('./judge/batch-credits/outputs-by-input-text.ts', import.meta.url), 'utf8');
+
+  test('the solution signs each under its own secret; results kept by the text alone hand the last one the third\'s signature', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 3, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    const wrong = await runScenario(sim.db, { scenario, code: byText, variant: 'by-text', seed: 3, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'every-item-transformed'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('result 9') });
+    const usual = await runScenario(sim.db, { scenario, code: byText, variant: 'by-text', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});

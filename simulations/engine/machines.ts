@@ -17,6 +17,8 @@ export interface MessageContext {
   body: unknown;
   deliveries: number;
   visibilityTimeoutMs: number;
+  /** How long the first delivery stays invisible, when that differs (see WorldSpec). */
+  firstVisibilityTimeoutMs?: number;
   maxReceives: number;
 }
 
@@ -27,11 +29,11 @@ export const messageMachine = setup({
     context: {} as MessageContext,
     events: {} as MessageEvent,
     /** `deliveries`: how many times it was handed over before (a copy that outlived its ack); 0 for a new message. */
-    input: {} as { id: string; body: unknown; visibilityTimeoutMs: number; maxReceives: number; deliveries?: number },
+    input: {} as { id: string; body: unknown; visibilityTimeoutMs: number; firstVisibilityTimeoutMs?: number; maxReceives: number; deliveries?: number },
     emitted: {} as { type: 'redelivered'; deliveries: number } | { type: 'deadLettered'; deliveries: number },
   },
   delays: {
-    visibility: ({ context }) => context.visibilityTimeoutMs,
+    visibility: ({ context }) => (context.deliveries === 1 && context.firstVisibilityTimeoutMs !== undefined ? context.firstVisibilityTimeoutMs : context.visibilityTimeoutMs),
   },
   guards: {
     exhausted: ({ context }) => context.deliveries >= context.maxReceives,

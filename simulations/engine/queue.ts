@@ -28,7 +28,7 @@ export class Queue {
 
   constructor(
     private readonly clock: VirtualClock,
-    private readonly settings: { visibilityTimeoutMs: number; maxReceives: number },
+    private readonly settings: { visibilityTimeoutMs: number; firstVisibilityTimeoutMs?: number; maxReceives: number },
     private readonly plan: FaultPlan,
     private readonly emit: Emit,
     private readonly stepsRun: () => number,
@@ -38,7 +38,7 @@ export class Queue {
   add(id: string, body: unknown, deliveries = 0): MessageActor {
     const actor = createActor(messageMachine, {
       clock: this.clock,
-      input: { id, body, visibilityTimeoutMs: this.settings.visibilityTimeoutMs, maxReceives: this.settings.maxReceives, deliveries },
+      input: { id, body, visibilityTimeoutMs: this.settings.visibilityTimeoutMs, firstVisibilityTimeoutMs: this.settings.firstVisibilityTimeoutMs, maxReceives: this.settings.maxReceives, deliveries },
     });
     actor.on('redelivered', ({ deliveries }) =>
       this.emit({ actor: 'queue', type: 'redeliver', text: `visibility timeout: message ${id} is visible again (delivered ${deliveries}× so far)`, data: { messageId: id } }),

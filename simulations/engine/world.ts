@@ -32,6 +32,11 @@ export interface WorldSpec {
   messages: MessageSpec[];
   /** How long a received, unacked message stays invisible before it is redelivered. */
   visibilityTimeoutMs: number;
+  /**
+   * How long the first delivery stays invisible, when that differs: a world whose consumers are
+   * down from a crash until the next morning hands the message out again only then, and as usual after.
+   */
+  firstVisibilityTimeoutMs?: number;
   /** Deliveries after which a message is dead-lettered. */
   maxReceives: number;
   providers?: ProviderOptions;

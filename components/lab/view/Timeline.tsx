@@ -254,7 +254,24 @@ export function timeLabels(
   return out;
 }
 
-export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 'normal' }: TimelineProps) {
+/**
+ * The lanes of a run: the lesson's `actors`, and a process only some seeds' worlds have (relay-crash's
+ * replica on even seeds) where the run started one, after the last lane of its kind (worker-2 after
+ * worker-1), so a lesson's lanes are never empty for a process its demonstration does not have.
+ * A process of a kind without a lane is left out, as the actors leave it.
+ */
+export function lanesFor(actors: readonly string[], trace: readonly TraceEvent[]): string[] {
+  const lanes = [...actors];
+  for (const e of trace) {
+    if (e.type !== 'start' || lanes.includes(e.actor)) continue;
+    const kind = e.actor.replace(/-\d+$/, '');
+    const last = lanes.findLastIndex((a) => a.replace(/-\d+$/, '') === kind);
+    if (last !== -1) lanes.splice(last + 1, 0, e.actor);
+  }
+  return lanes;
+}
+
+export function Timeline({ run, actors: declared, selected, visibleUpTo, onSelect, size = 'normal' }: TimelineProps) {
   const type = TYPE_METRICS[size];
   const { axisH } = type;
   const { laneH } = type;
@@ -270,6 +287,7 @@ export function Timeline({ run, actors, selected, visibleUpTo, onSelect, size = 
   }, []);
 
   const trace = run.result.trace;
+  const actors = lanesFor(declared, trace);
   // The scroller's width: columns narrow (down to MIN_COL_W) so the whole run fits when it can,
   // rather than scrolling a few pixels and cutting the first label or mark in half.
   const [boxW, setBoxW] = useState(0);

@@ -1,5 +1,5 @@
 /** The lesson "Resend only what failed": Credits and batches. Its code is ./starter.ts and ./solution.ts. */
-import { accountOn, BATCH, everyItemTransformed, noItemBilledTwice } from '../kit/metered-worlds';
+import { accountOn, batchOn, everyItemTransformed, noItemBilledTwice } from '../kit/metered-worlds';
 import { plural, transformCredits } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -17,6 +17,7 @@ export default defineLesson({
     'A transformation API (HMAC, HTML to PDF) creates nothing, so a replay is safe — but every item that succeeds bills a credit, and a job that reruns from the start pays twice.',
     'Here a job signs ten payloads in one batch. The account has 5 credits until its allowance renews at 60 s, the rate window takes 6 items per 10 s, and a batch answers at most 8 items before its deadline. Results come back in the order sent: some items fail with 429 (rate window) or 402 (credits), the last ones get no answer at all. The starter resends the whole batch.',
     'Explore also has the rate limiter refuse an item in the middle of a batch with 429, as a burst from elsewhere on the account would: a result belongs to its item\'s index, wherever the failures fall. On seeds 2, 6, 10, … the account holds credits for every item from the start, so only the rate window refuses: a 429 needs its wait as much as a 402 does.',
+    'On seeds 3, 7, 11, … the last payload is the third one\'s text signed under the new secret, as two webhooks for one order are during a key rotation: the same text under another secret is another item with its own signature.',
     'Keep the results you got, and resend only the indices that failed with 429 or 402 or never got a response — after the wait the answer asks for. The whole batch call can time out too: catch that, wait, and send the items still pending again. That is free when the request was lost on the way; when the answer was lost, the provider already billed the batch, and resending bills it again. With no key to send, no design avoids that: it is the price of a metered API without idempotency keys, so the explorer loses only requests, and you can lose an answer by hand to see it.',
   ],
   explanations: {
@@ -27,13 +28,14 @@ export default defineLesson({
     const account = accountOn(v?.seed);
     const topUp = account.topUps[0];
     const signAll = exportedFunction<(items: TransformRequest[], env: Env) => Promise<unknown>>(mod, 'signAll');
-    const observed: Record<string, unknown> = {};
+    const batch = batchOn(v?.seed);
+    const observed: Record<string, unknown> = { batch };
     const codeErrors: CodeError[] = [];
     return {
       spec: {
         processes: [
-          oneShot('batch-job', (env) => signAll(BATCH.map((b) => ({ ...b })), env), observed, codeErrors, {
-            why: `signing ${BATCH.length} payloads; the account holds ${account.credits} credits${topUp ? `, ${topUp.credits} more arrive at ${topUp.atMs / 1000} s` : ''}`,
+          oneShot('batch-job', (env) => signAll(batch.map((b) => ({ ...b })), env), observed, codeErrors, {
+            why: `signing ${batch.length} payloads; the account holds ${account.credits} credits${topUp ? `, ${topUp.credits} more arrive at ${topUp.atMs / 1000} s` : ''}`,
           }),
         ],
         messages: [],

@@ -134,9 +134,20 @@ export function reminderDueDates(seed: number | undefined): string[] {
   return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? [NEXT_MONTH] : [])].map((p) => simDate(p.atMs)))];
 }
 
+/**
+ * Seeds 9, 17, 25, …: a reminder that fails is handed out again only the next morning, 23 h after
+ * its first delivery (a redrive of what failed overnight): past midnight, and past 04:00, when the
+ * attempt's date is the next day's in every zone from UTC to New York, but not the date the reminder is for.
+ */
+export function reminderRedrivenNextMorningOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed > 1 && seed % 8 === 1;
+}
+/** How long after its first delivery a reminder that failed comes back on those seeds. */
+export const REMINDER_REDRIVE_MS = 23 * HOUR_MS;
+
 /** How long a run with `seed` lasts: past the last reminder's retries. */
 export function reminderHorizonMs(seed: number | undefined): number {
-  return (nextMonthOn(seed) ? NEXT_MONTH.atMs : 24 * HOUR_MS) + 2 * HOUR_MS;
+  return (nextMonthOn(seed) ? NEXT_MONTH.atMs : 24 * HOUR_MS) + (reminderRedrivenNextMorningOn(seed) ? REMINDER_REDRIVE_MS : 0) + 2 * HOUR_MS;
 }
 
 export function schedulerProcess(seed?: number): ProcessSpec {

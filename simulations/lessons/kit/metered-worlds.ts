@@ -15,6 +15,16 @@ import { type Returned } from './one-shot';
 
 const SECRET = 'whsec_demo';
 export const BATCH: TransformRequest[] = Array.from({ length: 10 }, (_, i) => ({ kind: 'hmac', input: `order-${1042 + i}:charge`, secret: SECRET }));
+/**
+ * The batch on seeds 3, 7, 11, …: the last payload is the third's text under the rotated secret,
+ * as two webhooks for one order are signed during a key rotation. Same text, another item: a result
+ * kept by the text alone is handed to the wrong one.
+ */
+const ROTATION_BATCH: TransformRequest[] = [...BATCH.slice(0, 9), { kind: 'hmac', input: BATCH[2]!.input, secret: 'whsec_rotated' }];
+/** The payloads a seed's job signs (the demonstration's seed 1 has BATCH). */
+export const batchOn = (seed: number | undefined): readonly TransformRequest[] => (seed !== undefined && seed % 4 === 3 ? ROTATION_BATCH : BATCH);
+/** The batch a run signed, as its world put it in `observed` (BATCH when it did not). */
+const batchOf = (observed: Record<string, unknown>) => (observed.batch as readonly TransformRequest[] | undefined) ?? BATCH;
 /** The account: 5 credits now, 10 more when the allowance renews at 60 s; 6 items per 10 s; 8 items answered per request. */
 export const ACCOUNT = { credits: 5, topUps: [{ atMs: 60_000, credits: 10 }], rateLimit: { items: 6, windowMs: 10_000 }, maxItemsPerRequest: 8 };
 /**
@@ -33,7 +43,8 @@ function expectedSignature(item: TransformRequest): string {
 export const noItemBilledTwice: Invariant = {
   id: 'no-item-billed-twice',
   title: 'Credits stay within budget: no item is billed twice',
-  check({ outcome }) {
+  check({ outcome, observed }) {
+    const batch = batchOf(observed);
     const spent = outcome.ledger.credits.filter((c) => c.kind === 'transform');
     const seen = new Map<string, number>();
     for (const c of spent) {
@@ -44,12 +55,12 @@ export const noItemBilledTwice: Invariant = {
         const twice = [...new Set(spent.map((x) => x.item))].filter((it) => spent.filter((x) => x.item === it).length > 1).length;
         return {
           held: false,
-          detail: `${spent.length} credits spent on ${BATCH.length} items: ${twice} item${twice === 1 ? ' was' : 's were'} billed again (the first, ${JSON.parse(c.item).input}, ${again} times)`,
+          detail: `${spent.length} credits spent on ${batch.length} items: ${twice} item${twice === 1 ? ' was' : 's were'} billed again (the first, ${JSON.parse(c.item).input}, ${again} times)`,
           step: c.step,
         };
       }
     }
-    return { held: true, detail: `${spent.length} credit${spent.length === 1 ? '' : 's'} spent on ${BATCH.length} items` };
+    return { held: true, detail: `${spent.length} credit${spent.length === 1 ? '' : 's'} spent on ${batch.length} items` };
   },
 };
 
@@ -61,13 +72,14 @@ export const everyItemTransformed: Invariant = {
     if (!r) return { held: false, detail: 'the job never finished' };
     if ('error' in r) return { held: false, detail: `the job stopped with: ${r.error}` };
     const out = r.value;
-    if (!Array.isArray(out) || out.length !== BATCH.length) {
-      return { held: false, detail: `the job returned ${Array.isArray(out) ? `${out.length} results` : JSON.stringify(out) ?? 'nothing'} for ${BATCH.length} items` };
+    const batch = batchOf(observed);
+    if (!Array.isArray(out) || out.length !== batch.length) {
+      return { held: false, detail: `the job returned ${Array.isArray(out) ? `${out.length} results` : JSON.stringify(out) ?? 'nothing'} for ${batch.length} items` };
     }
-    const wrong = BATCH.map((item, i) => (out[i] === expectedSignature(item) ? -1 : i)).filter((i) => i >= 0);
+    const wrong = batch.map((item, i) => (out[i] === expectedSignature(item) ? -1 : i)).filter((i) => i >= 0);
     return wrong.length
       ? { held: false, detail: `result ${wrong.join(', ')} is not the signature of its own item (missing, or taken from another index)` }
-      : { held: true, detail: `all ${BATCH.length} signatures are right and in order` };
+      : { held: true, detail: `all ${batch.length} signatures are right and in order` };
   },
 };
 

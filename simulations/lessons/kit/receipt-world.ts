@@ -3,7 +3,7 @@
  * workers, and four ways for the receipt to go out twice (or never).
  */
 import type { MessageSpec } from '../../engine/scheduler';
-import { SLOW_VISIBILITY_TIMEOUT_MS, handlerOf, nearBoundaryOn, secondOrderOn, slowRedeliveryOn, startsLate, workerProcess, type BuiltWorld, type CodeError } from './scenario';
+import { SLOW_VISIBILITY_TIMEOUT_MS, fourthSeedOn, handlerOf, nearBoundaryOn, secondOrderOn, slowRedeliveryOn, startsLate, workerProcess, type BuiltWorld, type CodeError } from './scenario';
 import type { Env, Fault } from '../../engine/types';
 
 const MESSAGES: MessageSpec[] = [{ id: 'm1', body: { orderId: 1042, customer: 'ada@example.com' } }];
@@ -35,6 +35,16 @@ function nearMidnightOn(seed: number | undefined): [number, string] {
   return seed !== undefined && seed % 8 === 7 ? [NEAR_NEW_YORK_MIDNIGHT_MS, '04:59:30 UTC (23:59:30 in New York)'] : [NEAR_MIDNIGHT_MS, '23:59:30 UTC'];
 }
 
+/** When the workers come up on an off-the-minute seed: a tenth of a second before the minute turns. */
+const OFF_MINUTE_MS = 59_900;
+
+/**
+ * How long after its first delivery the queue hands a message out again on a next-morning seed
+ * (`fourthSeedOn`), as usual after that: the workers were down from the crash until then. A
+ * takeover 23 h later crosses midnight in nearly every time zone, inside the provider's 24 h key retention.
+ */
+export const NEXT_MORNING_MS = 23 * 3_600_000;
+
 /** The messages of a run with `seed`: order 1042's, and on even seeds the customer's next order too. */
 export function receiptMessages(seed: number | undefined): MessageSpec[] {
   return secondOrderOn(seed) ? [...MESSAGES, NEXT_MESSAGE] : MESSAGES;
@@ -59,12 +69,22 @@ export function receiptWorld(
     skewedClock?: boolean;
     /** On seeds 3, 6, 9, …, the queue hands an unacknowledged message out again after 90 s rather than 30 s: past a 60 s lease. */
     slowRedelivery?: boolean;
+    /** On seeds 5, 9, 13, …, the queue hands a message out again 23 h after its first delivery (NEXT_MORNING_MS). */
+    nextMorning?: boolean;
+    /** On seeds 5, 9, 13, …, the workers come up at 09:00:59.9, a tenth of a second before the minute turns: a lease to the next whole minute is that tenth. */
+    offMinute?: boolean;
   } = {},
 ): BuiltWorld {
   const handler = handlerOf(mod, 'handleMessage');
   const codeErrors: CodeError[] = [];
-  const [late, lateAt] = options.nearMidnight === true && nearBoundaryOn(options.seed) ? nearMidnightOn(options.seed) : [0, ''];
+  const [late, lateAt] =
+    options.nearMidnight === true && nearBoundaryOn(options.seed)
+      ? nearMidnightOn(options.seed)
+      : options.offMinute === true && fourthSeedOn(options.seed)
+        ? [OFF_MINUTE_MS, '09:00:59.9']
+        : [0, ''];
   const skew = options.skewedClock === true && nearBoundaryOn(options.seed);
+  const nextMorning = options.nextMorning === true && fourthSeedOn(options.seed);
   const handlerOn = (id: string) => (skew && id === 'worker-2' ? withClockAhead(handler, driftOn(options.seed)) : handler);
   const worker = (id: string) =>
     late ? startsLate(workerProcess(id, handlerOn(id), codeErrors), late, `${id} comes up at ${lateAt}`) : workerProcess(id, handlerOn(id), codeErrors);
@@ -72,10 +92,11 @@ export function receiptWorld(
     spec: {
       processes: [worker('worker-1'), worker('worker-2')],
       messages: receiptMessages(options.seed),
+      ...(nextMorning ? { firstVisibilityTimeoutMs: NEXT_MORNING_MS } : {}),
       visibilityTimeoutMs: options.slowRedelivery === true && slowRedeliveryOn(options.seed) ? SLOW_VISIBILITY_TIMEOUT_MS : 30_000,
       maxReceives: 10,
       providers: { timeoutMs: options.emailTimeoutMs ?? 30_000, emailHonoursKeys: options.emailHonoursKeys ?? true },
-      horizonMs: 3_600_000 + late,
+      horizonMs: 3_600_000 + late + (nextMorning ? NEXT_MORNING_MS : 0),
     },
     observed: {},
     codeErrors,

@@ -171,6 +171,11 @@ export function nearBoundaryOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 4 === 3;
 }
 
+/** Whether `seed` is one of 5, 9, 13, … (1 mod 4 but the demonstrations' seed 1), where the lessons that say so vary their world. */
+export function fourthSeedOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed > 1 && seed % 4 === 1;
+}
+
 /**
  * A queue worker: receive, let the learner's handler decide, ack when `onAnswer` says so (by
  * default on 'ack'). A handler that throws leaves the message unacked, so the queue redelivers it.

@@ -18,12 +18,13 @@ export default defineLesson({
     "As in the last lesson, the e-mail provider here keeps no idempotency keys: the operations table has to get the receipt out, once.",
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
     'On seeds 3, 11, 19, … worker-2\'s host clock runs 90 s ahead of the database\'s, and on seeds 7, 15, 23, … 90 s behind it, as a drifting machine\'s does: env.clock.now() on it reads that clock. A lease written and compared on the database\'s clock, with now() in the SQL, is not fooled.',
+    'On seeds 5, 9, 13, … the workers come up at 09:00:59.9, a tenth of a second before the minute turns: a lease is so many seconds from the claim, not the rest of the minute.',
   ],
   explanations: {
     starter: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',
     solution: 'claim(db, key, 60) writes lease_until = now() + 60 s. A repeat before that backs off; a repeat after it takes the row over (unless it is done), so a dead worker delays the receipt by the lease plus up to one visibility timeout (the next delivery after the lease ends: 90 s here) instead of forever. A lease running out says the time is up, not that the worker died, so choose one longer than the work: here a send gives up after 30 s, well inside the 60 s lease. A worker still busy when its lease ends can be overtaken, and then only the provider key of the next lab stops a second receipt.',
   },
-  build: (mod, v) => receiptWorld(mod, { emailHonoursKeys: false, seed: v?.seed, skewedClock: true }),
+  build: (mod, v) => receiptWorld(mod, { emailHonoursKeys: false, seed: v?.seed, skewedClock: true, offMinute: true }),
   demo: {
     seed: 1,
     faults: [crashAfterDb('worker-1', 1)],

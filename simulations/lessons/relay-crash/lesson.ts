@@ -2,9 +2,14 @@
 import { receiptsFor } from '../kit/predictions';
 import { CUSTOMER_EMAIL, NEXT_ORDER, atMostOneReceiptPerCommittedOrder, crash, everyCommittedOrderReceipted, libRelayPass, nothingLost, relayProcess, shopProcess } from '../kit/outbox-world';
 import { placeOrder } from '../../../lib/outbox';
-import { SLOW_VISIBILITY_TIMEOUT_MS, handlerOf, messagesSettled, secondOrderOn, slowRedeliveryOn, type CodeError, workerProcess } from '../kit/scenario';
+import { SLOW_VISIBILITY_TIMEOUT_MS, handlerOf, messagesSettled, secondOrderOn, slowRedeliveryOn, startsLate, type CodeError, workerProcess } from '../kit/scenario';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
+
+/** A worker whose machine is lost when it crashes: it does not come back. */
+const LOST_MACHINE = { maxRestarts: 0, restartDelayMs: 5_000 };
+/** When the replica that finishes a lost worker's work comes up. */
+const REPLICA_UP_MS = 10_000;
 
 export default defineLesson({
   id: 'relay-crash',
@@ -17,6 +22,7 @@ export default defineLesson({
     'Here the shop uses the outbox correctly and the relay crashes after publishing, before COMMIT. The starter consumer sends a receipt for every "order-placed" message it receives.',
     'Each half does what it can guarantee: the outbox makes sure nothing is lost, the idempotent consumer makes sure a duplicate is never acted on. Make the consumer idempotent and the whole pipeline is effectively once.',
     'On even-numbered seeds Explore has the same customer place a second order right after the first: a key must tell her two orders apart, or the second one never gets its receipt.',
+    'On those seeds worker-1 runs on a machine that is lost when it crashes: it does not come back, and worker-2, a replica that comes up 10 s in, reads the same queue. A message worker-1 was handling when it died is finished by another worker, under another name.',
     'On seeds 3, 6, 9, … the queue waits 90 s, not 30 s, before it hands an unacknowledged message out again. If the worker died holding a 60 s claim, the claim has run out by then, and only a takeover of the expired claim gets the receipt sent.',
   ],
   explanations: {
@@ -42,7 +48,15 @@ export default defineLesson({
     const toMessage = (body: unknown) => ({ orderId: Number((body as { body?: { orderId?: unknown } })?.body?.orderId), customer: CUSTOMER_EMAIL });
     return {
       spec: {
-        processes: [shop, relayProcess('relay-1', libRelayPass, codeErrors), workerProcess('worker-1', handler, codeErrors, toMessage)],
+        processes: [
+          shop,
+          relayProcess('relay-1', libRelayPass, codeErrors),
+          // On even seeds worker-1's machine is lost with its crash, and a replica that comes up
+          // later finishes its work: a takeover then comes from another worker, not worker-1 restarted.
+          ...(secondOrder
+            ? [{ ...workerProcess('worker-1', handler, codeErrors, toMessage), restart: LOST_MACHINE }, startsLate(workerProcess('worker-2', handler, codeErrors, toMessage), REPLICA_UP_MS, 'worker-2, a replica, comes up 10 s in')]
+            : [workerProcess('worker-1', handler, codeErrors, toMessage)]),
+        ],
         messages: [],
         visibilityTimeoutMs: slowRedeliveryOn(variation?.seed) ? SLOW_VISIBILITY_TIMEOUT_MS : 30_000,
         maxReceives: 10,
@@ -71,6 +85,7 @@ export default defineLesson({
   maxFaults: 2,
   invariants: [atMostOneReceiptPerCommittedOrder, everyCommittedOrderReceipted, nothingLost, messagesSettled, ownRecordNotProviderKey],
   tables: ['orders', 'outbox', 'operations'],
+  // worker-2, the replica of even seeds, gets a lane where a run starts it (Timeline's lanesFor).
   actors: ['shop', 'relay-1', 'postgres', 'queue', 'worker-1', 'email'],
   crashable: ['relay-1', 'worker-1'],
   lossy: 'email.send',

@@ -1,6 +1,6 @@
-// expect: wrong
-// kind: batch-index
-// why: each answer is put back at items.indexOf(the item sent), which finds the first equal item: a batch holding the same payload twice (two identical webhooks to sign) fills the first copy again and again and never the second, so the second is resent and billed round after round and the job gives up without its signature.
+// expect: right
+// kind: per-item
+// why: each answer is put back at items.indexOf(the item sent); indexOf compares objects by identity and the pending list holds the very objects of items, so every result lands at its own item's index, even where two items are equal. (It would go wrong only if one object stood in the list twice, which no caller here does.)
 import type { Env, TransformRequest, TransformResult } from 'effectively-once';
 
 export async function signAll(items: TransformRequest[], env: Env) {
