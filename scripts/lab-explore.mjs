@@ -108,7 +108,7 @@ export async function waitForWarmUp(page) {
     // Helpers boot one after another (components/db/explore-pool.ts): wait for as many as the page plans.
     await page.waitForFunction(
       () => {
-        const planned = Number(document.querySelector('[data-testid="db-status"]')?.getAttribute('data-explore-workers') ?? 1);
+        const planned = Number(document.querySelector('[data-explore-workers]')?.getAttribute('data-explore-workers') ?? 1);
         return window.__eoWarm.workers >= planned && window.__eoWarm.answered >= window.__eoWarm.workers;
       },
       undefined,
@@ -119,6 +119,36 @@ export async function waitForWarmUp(page) {
   }
   const warm = await page.evaluate(() => window.__eoWarm);
   return { workers: warm.workers, runs: warm.runs, doneMs: warm.lastAt };
+}
+
+/**
+ * Presenter mode's "Explore both" on a fresh page of `lesson`, once its workers have warmed up:
+ * the starter's and the solution's 200 schedules, one after the other. Returns `{ ms, boundaryMs,
+ * violations }`: ms from the click to the room's summary sentence on screen, boundaryMs from the
+ * first exploration's request to the second's result at the page's boundary with its workers.
+ */
+export async function presenterExploreBoth(browser, baseUrl, lesson) {
+  const context = await browser.newContext({ viewport: { width: 1920, height: 1080 } });
+  await context.addInitScript(watchExplorations);
+  const page = await context.newPage();
+  try {
+    await page.goto(new URL(`/demo/${lesson}/`, baseUrl).href);
+    await page.locator('[data-action="explore-both"]:not([disabled])').waitFor({ timeout: WAIT_MS });
+    const warmUp = await waitForWarmUp(page);
+    const before = await page.evaluate(() => window.__eoExplores.length);
+    const clickedAt = await page.evaluate(() => {
+      const at = performance.now();
+      document.querySelector('[data-action="explore-both"]').click();
+      return at;
+    });
+    await page.waitForFunction(() => (document.querySelector('[data-testid="presenter-explore-summary"]')?.textContent ?? '') !== '', undefined, { timeout: WAIT_MS, polling: 'raf' });
+    const shownAt = await page.evaluate(() => performance.now());
+    const entries = await page.evaluate((n) => window.__eoExplores.slice(n), before);
+    if (entries.length !== 2 || entries.some((e) => e.answeredAt === undefined)) throw new Error(`presenter ${lesson}: expected two answered explorations, saw ${JSON.stringify(entries)}`);
+    return { ms: shownAt - clickedAt, boundaryMs: entries[1].answeredAt - entries[0].askedAt, violations: entries.map((e) => e.violations), warmUp };
+  } finally {
+    await context.close();
+  }
 }
 
 /** A warm-up runs a few hundred schedules per worker; a loaded machine three times slower is allowed for. */

@@ -46,6 +46,17 @@ describe('finishExploration', () => {
     }, 120_000);
   }
 
+  test('a shrink budget of 0 counts the same and keeps the first violation as it came', async () => {
+    const code = variantCode(lessonById('receipt-redelivery'), 'starter');
+    const opts = { scenario: lessonById('receipt-redelivery'), code, variant: 'yours', runs: RUNS };
+    const summaries = await spread('receipt-redelivery', code);
+    const shrunk = await finishExploration(one.db, opts, summaries, null);
+    const asCame = await finishExploration(one.db, { ...opts, shrinkBudget: 0 }, summaries, null);
+    expect({ ...withoutRate(asCame), counterexample: null }).toEqual({ ...withoutRate(shrunk), counterexample: null });
+    expect(shrunk.counterexample!.shrinkRuns).toBeGreaterThan(0);
+    expect(asCame.counterexample).toMatchObject({ seed: shrunk.counterexample!.seed, shrinkRuns: 0 });
+  });
+
   test('code that cannot load stops the count at its first schedule, as one database does', async () => {
     const opts = { scenario: lessonById('receipt-redelivery'), code: 'export const handle = (', variant: 'yours', runs: 5 };
     const single = await explore(one.db, opts);

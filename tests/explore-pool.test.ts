@@ -43,8 +43,10 @@ class FakeWorker {
     this.shares.push({ firstSeed: request.firstSeed, count: request.count });
     return { result: this.answer(request), cancel: () => this.cancels++ };
   }
-  finishExplore(request: { summaries: ScheduleSummary[]; elapsedMs: number }) {
+  shrinkBudgets: (number | undefined)[] = [];
+  finishExplore(request: { summaries: ScheduleSummary[]; elapsedMs: number; shrinkBudget?: number }) {
     this.finished.push(request.summaries);
+    this.shrinkBudgets.push(request.shrinkBudget);
     return Promise.resolve({ runs: request.summaries.length, violations: request.summaries.filter((s) => s.verdict === 'violated').length } as ExploreResult);
   }
   warm(scenario: string, codes: string[], runs: number) {
@@ -135,6 +137,14 @@ describe('ExplorePool', () => {
     expect(primary.finished).toHaveLength(1);
     expect(primary.finished[0].map((s) => s.seed)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     expect(progress.at(-1)).toBe(200);
+  });
+
+  test("an exploration's shrink budget reaches the worker that finishes it (presenter mode shrinks nothing)", async () => {
+    const { p, primary } = pool(2);
+    await p.prepare('receipt-redelivery', ['a', 'b']);
+    await p.explore({ ...REQUEST, shrinkBudget: 0 }).result;
+    await p.explore(REQUEST).result;
+    expect(primary.shrinkBudgets).toEqual([0, undefined]);
   });
 
   test('code that cannot load stops the exploration at its first schedule', async () => {

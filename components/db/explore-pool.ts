@@ -136,7 +136,7 @@ export class ExplorePool {
 
   /** Explore in shares over `workers` (the tab's own among them), and finish on the tab's own. */
   private spread(request: Omit<ExploreRequest, 'type' | 'id'>, workers: WorkerClient[], onProgress?: (p: ExploreProgress) => void): Job {
-    const { scenario, code, variant, runs } = request;
+    const { scenario, code, variant, runs, shrinkBudget } = request;
     const firstSeed = 1;
     const end = firstSeed + runs;
     const shares = new Map<number, { count: number; summaries: ScheduleSummary[] }>();
@@ -179,7 +179,7 @@ export class ExplorePool {
       await Promise.all(workers.flatMap((worker) => [lane(worker), lane(worker)]));
       if (failure) throw failure;
       const elapsedMs = this.now() - started;
-      return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs });
+      return this.options.primary.finishExplore({ scenario, code, variant, summaries: inSeedOrder(shares, firstSeed), elapsedMs, ...(shrinkBudget === undefined ? {} : { shrinkBudget }) });
     })();
     return { result, cancel };
   }

@@ -38,6 +38,8 @@ export interface ExploreRequest {
   runs: number;
   /** The label the results carry, as RunRequest.variant: "starter", "solution", "your code". */
   variant?: string;
+  /** Most runs spent shrinking the first violation (run.ts's default when left out); 0: the first violation as it came. */
+  shrinkBudget?: number;
 }
 
 /**
@@ -68,6 +70,8 @@ export interface ExploreFinishRequest {
   summaries: ScheduleSummary[];
   /** The page's time from the first schedule asked to the last summary, for the rate. */
   elapsedMs: number;
+  /** As ExploreRequest.shrinkBudget. */
+  shrinkBudget?: number;
 }
 
 /**

@@ -38,6 +38,7 @@ export async function exploreAll(host: ExploreHost, request: ExploreRequest): Pr
         code: request.code,
         variant: request.variant ?? 'your code',
         runs: request.runs,
+        ...(request.shrinkBudget === undefined ? {} : { shrinkBudget: request.shrinkBudget }),
         hostNow: hostClock.now,
         shouldStop: () => host.cancelled.has(request.id) || host.stuck(),
         onProgress: (done) => progress(done),
@@ -82,7 +83,13 @@ export async function finishSpread(host: ExploreHost, request: ExploreFinishRequ
   if (!db) return;
   await host.busy(async () => {
     try {
-      const opts = { scenario: lessonById(request.scenario), code: request.code, variant: request.variant ?? 'your code', runs: request.summaries.length };
+      const opts = {
+        scenario: lessonById(request.scenario),
+        code: request.code,
+        variant: request.variant ?? 'your code',
+        runs: request.summaries.length,
+        ...(request.shrinkBudget === undefined ? {} : { shrinkBudget: request.shrinkBudget }),
+      };
       const result = await finishExploration(db.sim, opts, request.summaries, request.elapsedMs);
       host.post({ type: 'explore-result', id: request.id, result });
     } catch (error) {

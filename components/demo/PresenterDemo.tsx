@@ -260,7 +260,7 @@ export function PresenterDemo({ scenario }: { scenario: LabScenario }) {
             </button>
           ))}
         </div>
-        <p role="status" aria-live="polite" data-testid="presenter-status" className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl max-xl:text-lg">
+        <p role="status" aria-live="polite" data-testid="presenter-status" data-explore-workers={db.exploreWorkers} className="ml-auto font-mono text-2xl font-semibold whitespace-nowrap short:text-xl max-xl:text-lg">
           {status}
         </p>
         <Link href={`/lab/${scenario.id}/`} className="rounded text-lg font-semibold whitespace-nowrap underline underline-offset-4 short:text-base max-xl:text-sm focus-visible:outline-4 focus-visible:outline-amber-400">

@@ -336,7 +336,8 @@ test('presenter mode (light and dark): X explores both over the same 200 schedul
     // Space, a presenter's habit, does not close it: the focus opens on the heading, not on Close.
     await page.keyboard.press(' ');
     assert.equal(await dialog.isVisible(), true, 'Space leaves the dialog open');
-    await page.waitForFunction(() => document.querySelector('[data-testid="presenter-explore-solution"]')?.getAttribute('data-status') === 'done', undefined, { timeout: 120_000 });
+    // The summary waits for both rows.
+    await page.waitForFunction(() => ['starter', 'solution'].every((v) => document.querySelector(`[data-testid="presenter-explore-${v}"]`)?.getAttribute('data-status') === 'done'), undefined, { timeout: 120_000 });
     const starter = await dialog.getByTestId('presenter-explore-starter').innerText();
     const solution = await dialog.getByTestId('presenter-explore-solution').innerText();
     assert.match(starter, /^Starter\s+(\d+) of 200 schedules broke an invariant/);
