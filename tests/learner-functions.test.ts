@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { withBodies, withLearnerFunctions, withViews } from '../simulations/lessons/kit/learner-functions';
 import type { TraceEvent } from '../simulations/engine/types';
 import { simDbPerFile } from './helpers/sim-db';
+import { rowLockCoversOutbox } from '../simulations/lessons/kit/outbox-world';
 
 const sim = simDbPerFile();
 
@@ -66,5 +67,16 @@ describe('withViews', () => {
       'SELECT * FROM (SELECT id FROM outbox WHERE published_at IS NULL) AS pending p JOIN (SELECT id FROM outbox WHERE published_at IS NULL) AS pending q ON p.id = q.id',
     );
     for (const sql of ["SELECT 'FROM pending'", 'SELECT pending FROM t', 'SELECT * FROM pending_rows']) expect(withViews(sql, views), sql).toBe(sql);
+  });
+});
+
+describe('a row lock named on a view', () => {
+  test('FOR UPDATE OF a view (read as its query) or of a subquery over the outbox covers the outbox rows; OF another subquery does not', () => {
+    const views = new Map([['pending', 'SELECT outbox.id, outbox.topic FROM outbox WHERE (outbox.published_at IS NULL)']]);
+    const read = withViews('SELECT id, topic FROM pending ORDER BY id LIMIT 2 FOR UPDATE OF pending SKIP LOCKED', views);
+    expect(rowLockCoversOutbox(read)).toBe(true);
+    expect(rowLockCoversOutbox('SELECT * FROM (SELECT id FROM outbox WHERE published_at IS NULL) "Batch" FOR UPDATE OF "Batch"')).toBe(true);
+    expect(rowLockCoversOutbox('SELECT * FROM (SELECT id FROM orders) o JOIN outbox x ON x.id = o.id FOR UPDATE OF o')).toBe(false);
+    expect(rowLockCoversOutbox('SELECT * FROM outbox x FOR UPDATE OF x')).toBe(true);
   });
 });

@@ -354,13 +354,40 @@ const FOR_UPDATE_OF = /\bfor\s+(?:no\s+key\s+)?update\s+of\s+((?:"?\w+"?\s*(?:\.
 /** The outbox in a FROM or JOIN, with the alias it is given if any. */
 const OUTBOX_AS = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${OUTBOX}(?:\s+(?:as\s+)?(?!(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)\b)"?(\w+)"?)?`, 'gi');
 
-/** Whether the row locks `sql` takes cover the outbox rows it reads: FOR UPDATE with no OF list, or an OF list naming the outbox or its alias. */
-function rowLockCoversOutbox(sql: string): boolean {
+/**
+ * Whether the row locks `sql` takes cover the outbox rows it reads: FOR UPDATE with no OF list, or
+ * an OF list naming the outbox, its alias, or a subquery (a view, read as its query) that reads the
+ * outbox: PostgreSQL locks the rows of the tables underneath a view or subquery named there.
+ */
+export function rowLockCoversOutbox(sql: string): boolean {
   const lists = [...sql.matchAll(FOR_UPDATE_OF)].map((m) => m[1]!.split(',').map((name) => name.replace(/"/g, '').trim().split(/\s*\.\s*/).pop()!.toLowerCase()));
   if (lists.length === 0) return true;
   const names = new Set(['outbox']);
   for (const m of sql.matchAll(OUTBOX_AS)) if (m[1]) names.add(m[1].toLowerCase());
+  for (const name of subqueriesReadingOutbox(sql)) names.add(name);
   return lists.some((list) => list.some((name) => names.has(name)));
+}
+
+/** The aliases of the parenthesised subqueries of `sql` that read the outbox (`(SELECT … FROM outbox …) AS pending`). */
+function subqueriesReadingOutbox(sql: string): string[] {
+  const code = sqlCodeOnly(sql);
+  const out: string[] = [];
+  for (const m of code.matchAll(/\)\s*(?:as\s+)?(q|[a-z_][\w$]*)\b/gi)) {
+    let depth = 0;
+    let open = -1;
+    for (let i = m.index!; i >= 0; i--) {
+      if (code[i] === ')') depth++;
+      else if (code[i] === '(' && --depth === 0) {
+        open = i;
+        break;
+      }
+    }
+    if (open === -1 || !/^\s*select\b/i.test(code.slice(open + 1)) || !new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${OUTBOX}`, 'i').test(code.slice(open + 1, m.index!))) continue;
+    // A quoted alias is blanked to `q…` in the code-only text: read it from the statement.
+    const alias = m[1] === 'q' && sql[m.index! + m[0].length - 1] === '"' ? (/^"([^"]+)"/.exec(sql.slice(m.index! + m[0].length - 1))?.[1] ?? '') : m[1]!;
+    if (alias && !/^(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)$/i.test(alias)) out.push(alias.toLowerCase());
+  }
+  return out;
 }
 
 /** Whether the outbox read `sql` locks the rows it returns (see above). */
