@@ -21,9 +21,9 @@ import type { Fault, TraceEvent } from '../simulations/engine/types';
 const h = React.createElement;
 const sim = simDbPerFile();
 
-async function ledgerHtml(id: string, variant: 'starter' | 'solution') {
+async function ledgerHtml(id: string, variant: 'starter' | 'solution', seed?: number) {
   const scenario = lessonById(id);
-  const run = await runForLab(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: scenario.demo.seed });
+  const run = await runForLab(sim.db, { scenario, code: scenario.variants[variant].code, variant, seed: seed ?? scenario.demo.seed });
   return { run, html: renderToStaticMarkup(h(Ledger, { run, selected: run.result.trace.length - 1, actors: scenario.actors })) };
 }
 
@@ -39,6 +39,15 @@ describe('Ledger on the new scenarios', () => {
     expect(bad.html).not.toContain('Receipts per order');
     const good = await ledgerHtml('batch-credits', 'solution');
     expect(good.html).not.toContain('billed again');
+    expect(good.html).not.toContain(' under whsec_');
+  });
+
+  test('batch-credits, seed 3: the same text under two secrets is two items, each named with its secret', async () => {
+    const { html } = await ledgerHtml('batch-credits', 'solution', 3);
+    expect(html).toContain('hmac of order-1044:charge under whsec_demo');
+    expect(html).toContain('hmac of order-1044:charge under whsec_rotated');
+    expect(html).not.toContain('hmac of order-1042:charge under');
+    expect(html).not.toContain('billed again');
   });
 
   test('business-date-reminder: reminders are counted per business date', async () => {

@@ -85,7 +85,11 @@ function creditGroups(credits: readonly CreditSpent[]): { item: string; label: s
     g.last = c;
     groups.set(c.item, g);
   }
-  return [...groups.values()];
+  // Two items with one label (the same text under two secrets) are told apart by their secret.
+  const all = [...groups.values()];
+  const shared = new Set(all.filter((g) => all.some((o) => o !== g && o.label === g.label)));
+  for (const g of shared) g.label = itemLabel(g.item, true);
+  return all;
 }
 
 const CODE_MEANING: Record<ItemRefusal['code'], string> = {
@@ -107,13 +111,16 @@ function refusalsByRequest(refusals: readonly ItemRefusal[]) {
   return [...groups.values()];
 }
 
-/** "hmac of order-1042:charge", "check ada@example.com": an item as a learner recognises it. */
-function itemLabel(item: string): string {
+/**
+ * "hmac of order-1042:charge", "check ada@example.com": an item as a learner recognises it; with
+ * `withSecret`, "hmac of order-1044:charge under whsec_rotated", for two items of the same text.
+ */
+function itemLabel(item: string, withSecret = false): string {
   try {
-    const v = JSON.parse(item) as { kind?: string; input?: string; value?: string };
+    const v = JSON.parse(item) as { kind?: string; input?: string; value?: string; secret?: string };
     if (v.value !== undefined) return `check ${v.value}`;
     const input = String(v.input ?? '');
-    return `${v.kind} of ${input.length > 28 ? `${input.slice(0, 27)}…` : input}`;
+    return `${v.kind} of ${input.length > 28 ? `${input.slice(0, 27)}…` : input}${withSecret && v.secret ? ` under ${v.secret}` : ''}`;
   } catch {
     return item;
   }

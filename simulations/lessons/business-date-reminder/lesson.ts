@@ -18,7 +18,7 @@ export default defineLesson({
     'The date of the attempt is not the business date either. If a worker dies before acknowledging the 23:59 rerun, the queue delivers it again after midnight: keyed on the day it runs, it sends a second reminder for the 5th and takes the 6th\'s key, so the 6th gets none.',
     'On seeds 3, 7, 11, … Explore has a scheduler in another region fire the next day\'s reminders at 04:30 UTC, when it is still the 5th in New York: the business date is the one the reminder is for, whatever the clock of the machine that runs it says.',
     'On seeds 5, 13, 21, … the orders are still unpaid a month later, and the scheduler fires again on 5 February: the same day of the month is not the same business date.',
-    'On seeds 9, 17, 25, … a reminder that fails comes back only the next morning, 23 h after it was first delivered, as a redrive of what failed overnight does: it is still the reminder for the day it was due.',
+    'On seeds 9, 17, 25, … a reminder that fails comes back only 23 h after it was first delivered (the 09:00 ones the next morning), as when failures are redriven in a batch later: it is still the reminder for the day it was due, whenever it runs.',
     'On seeds 2, 6, 10, … a reminder a worker received comes back after 30 s instead of 90 s, while a dead worker\'s 60 s claim is still live: a delivery that finds the reminder claimed but not done must ask to come back later, not acknowledge it.',
   ],
   explanations: {

@@ -17,7 +17,7 @@ export default defineLesson({
     'Replace check-then-insert with a claim that the primary key makes atomic: INSERT … ON CONFLICT … RETURNING. Exactly one worker gets the row back.',
     'This lesson\'s e-mail provider keeps no idempotency keys, as many do not: your database alone decides who sends. Wrapping the SELECT and the INSERT in one transaction is no way round it either: the lab checks that no e-mail goes out from inside a transaction.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
-    'On seeds 5, 9, 13, … the workers come up at 09:00:59.9, a tenth of a second before the minute turns: a lease is so many seconds from the claim, not the rest of the minute.',
+    'On seeds 5, 9, 13, … the workers come up at 09:00:59.9 UTC, a tenth of a second before the minute turns: whatever your claim computes from the clock must not depend on where in the minute it runs.',
   ],
   explanations: {
     starter: 'Check, then act, then record: SELECT the key, send if absent, INSERT afterwards. Both workers can pass the check before either has inserted; the primary key only complains after the second receipt is already out.',

@@ -18,7 +18,7 @@ export default defineLesson({
     'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
     'On seeds 3, 11, 19, … Explore brings the workers up at 23:59:30 UTC, and on seeds 7, 15, 23, … at 23:59:30 in New York (04:59:30 UTC), so a takeover after a crash falls on the next day in that zone: a key must name the operation, not the date it was tried, in any time zone.',
-    'On seeds 5, 9, 13, … the workers stay down after a crash until the next morning: the queue hands the message out again 23 h later, past midnight in nearly every time zone and still inside the provider\'s 24 h memory of keys.',
+    'On seeds 5, 9, 13, … the queue hands a message that was not acknowledged out again only 23 h after its first delivery, the next morning (as a redrive of overnight failures would), and every 30 s after that: past midnight in nearly every time zone, and still inside the provider\'s 24 h memory of keys.',
   ],
   explanations: {
     starter: 'Claim and complete with a lease, but the send carries no idempotency key, so a takeover after a crash sends a second receipt.',

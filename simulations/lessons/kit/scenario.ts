@@ -7,7 +7,7 @@ import { exportedFunction, learnerLocation } from '../../learner/compile';
 import type { Prediction } from './predictions';
 import type { MessageSpec, ProcessSpec, RunOutcome, WorldSpec } from '../../engine/scheduler';
 import type { SimDatabase } from '../../db/port';
-import { formatSimTime } from '../../engine/sim-time';
+import { formatSimMoment, formatSimTime } from '../../engine/sim-time';
 import { transactionBoundary } from '../../db/sql-words';
 import { isConflict, isFailedStatement } from '../../engine/statement-failure';
 import type { Delivery, Env, Fault, InvariantResult, ReceiptMessage, TraceEvent } from '../../engine/types';
@@ -283,7 +283,7 @@ export const atMostOneReceipt: Invariant = {
       if (sent.length > 1) {
         return {
           held: false,
-          detail: `order ${orderId} got ${sent.length} receipts: ${sent.map((e) => `${e.emailId} by ${e.by} at ${(e.atMs / 1000).toFixed(1)} s`).join(', ')}`,
+          detail: `order ${orderId} got ${sent.length} receipts: ${sent.map((e) => `${e.emailId} by ${e.by} at ${formatSimMoment(e.atMs)}`).join(', ')}`,
           step: sent[1].step,
         };
       }

@@ -18,7 +18,7 @@ export default defineLesson({
     "As in the last lesson, the e-mail provider here keeps no idempotency keys: the operations table has to get the receipt out, once.",
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
     'On seeds 3, 11, 19, … worker-2\'s host clock runs 90 s ahead of the database\'s, and on seeds 7, 15, 23, … 90 s behind it, as a drifting machine\'s does: env.clock.now() on it reads that clock. A lease written and compared on the database\'s clock, with now() in the SQL, is not fooled.',
-    'On seeds 5, 9, 13, … the workers come up at 09:00:59.9, a tenth of a second before the minute turns: a lease is so many seconds from the claim, not the rest of the minute.',
+    'On seeds 5, 9, 13, … the workers come up at 09:00:59.9 UTC, a tenth of a second before the minute turns: a lease lasts so many seconds from the claim, not until the minute (or any other mark on the clock) turns.',
   ],
   explanations: {
     starter: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',

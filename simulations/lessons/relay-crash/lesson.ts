@@ -54,7 +54,7 @@ export default defineLesson({
           // On even seeds worker-1's machine is lost with its crash, and a replica that comes up
           // later finishes its work: a takeover then comes from another worker, not worker-1 restarted.
           ...(secondOrder
-            ? [{ ...workerProcess('worker-1', handler, codeErrors, toMessage), restart: LOST_MACHINE }, startsLate(workerProcess('worker-2', handler, codeErrors, toMessage), REPLICA_UP_MS, 'worker-2, a replica, comes up 10 s in')]
+            ? [{ ...workerProcess('worker-1', handler, codeErrors, toMessage), restart: LOST_MACHINE }, startsLate(workerProcess('worker-2', handler, codeErrors, toMessage), REPLICA_UP_MS, 'a replica of worker-1, to come up 10 s in')]
             : [workerProcess('worker-1', handler, codeErrors, toMessage)]),
         ],
         messages: [],
