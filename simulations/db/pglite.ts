@@ -18,7 +18,7 @@ import { dropCreatedSql, DROP_ALL_SCHEMAS_SQL, execAsEngine, GUARD_INTACT_EXPR, 
 import { memoByText } from '../engine/text-memo';
 import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
-import { clockInputsAt } from './sql-clock-words';
+import { clockInputsAt, clockParamsAt } from './sql-clock-words';
 import { executedName, preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
@@ -217,7 +217,7 @@ export class PgliteSimDatabase implements SimDatabase {
     if (!this.codeDefined && definesCode(text)) this.codeDefined = true;
     const clockSql = this.clockMs !== at && (shape.readsClock || (this.codeDefined && shape.runsCode)) ? clockUpdate(at) : undefined;
     try {
-      const res = await this.statements.query(clockInputsAt(text, at), params, clockSql);
+      const res = await this.statements.query(clockInputsAt(text, at), clockParamsAt(params, at), clockSql);
       if (clockSql) this.clockMs = at;
       if (preparing) {
         const known = this.preparedBy.get(preparing.name);

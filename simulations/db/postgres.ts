@@ -19,7 +19,7 @@ import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
 import type { ParkedQuery, SimDatabase } from './port';
 import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
-import { clockInputsAt } from './sql-clock-words';
+import { clockInputsAt, clockParamsAt } from './sql-clock-words';
 import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
 import { TABLES } from '../../lib/schema';
 import { dropCreatedSql, dropStatements, execAsEngine, GUARD_INSTALLED_SQL, GUARD_INTACT_EXPR, GUARD_TRIGGERS_DROP_SQL, SCHEMA_CHANGES_EXPR, SCHEMA_CHANGES_SQL, type SchemaChange } from './schema-guard';
@@ -147,7 +147,7 @@ export class PostgresSimDatabase implements SimDatabase {
     let settled = false;
     let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
     let error: unknown;
-    const running = conn.client.query(clockInputsAt(text, at), params).then(
+    const running = conn.client.query(clockInputsAt(text, at), clockParamsAt(params, at)).then(
       (res) => {
         settled = true;
         value = { rows: res.rows, affectedRows: res.rowCount ?? undefined };

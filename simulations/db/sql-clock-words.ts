@@ -8,10 +8,11 @@
  *   `search_path` (./sql-clock.ts) cannot shadow them: left alone they read the machine's real
  *   clock, and a lease written with them never expires in simulated time (nor runs the same twice).
  *   The bodies of functions, procedures and DO blocks are written the same way.
- * - `clockInputsAt`: the same input strings left bare beside a comparison (`lease_until < 'now'`).
- *   PostgreSQL gives a bare string the type of the other side and reads 'now' as the transaction's
- *   start in that type, which no one expression made from `now()` can be; the text of the instant
- *   itself can, so the back-end writes it in when it knows the instant (see `clockInputsAt`).
+ * - `clockInputsAt`, `clockParamsAt`: the same input strings left bare (`lease_until < 'now'`,
+ *   `VALUES ($1, 'now')`) or bound as parameters. PostgreSQL gives a bare string the type its
+ *   place asks for and reads 'now' as the transaction's start in that type, which no one
+ *   expression made from `now()` can be; the text of the instant itself can, so the back-end
+ *   writes it in when it knows the instant.
  */
 import { memoByText } from '../engine/text-memo';
 import { sqlTokens, sqlWords, WORD_PART, type Opaque, type StringToken, type Word } from './sql-words';
@@ -190,12 +191,14 @@ function clockRewritten(sql: string, inBody: boolean): string {
 /** The input strings a bare literal reads the clock with: 'now' the instant, the others a midnight so many days from its date. */
 const BARE_INPUTS: Record<string, number | null> = { now: null, today: 0, tomorrow: 1, yesterday: -1 };
 
-/** The comparisons whose other side gives a bare string its type. */
+/** The comparisons beside which a bare string takes the other side's type (a time's, here). */
 const COMPARISONS = new Set(['<', '>', '<=', '>=', '=', '<>', '!=']);
-const OPERATOR_BEFORE = /([-+*/<>=~!@#%^&|`?]+)\s*$/;
-const OPERATOR_AFTER = /^\s*([-+*/<>=~!@#%^&|`?]+)/;
-/** The second bound of a BETWEEN, written just before the string (`BETWEEN 'yesterday' AND `). */
-const BETWEEN_AND = /\bbetween\s+(?:symmetric\s+)?(?:'[^']*'|[\w.$()]+)\s+and\s*$/i;
+/** The operator just before the string, brackets opened in between skipped (`< ('now')`). */
+const OPERATOR_BEFORE = /([-+*/<>=~!@#%^&|`?]+)[\s(]*$/;
+/** The operator just after the string, brackets closed in between skipped. */
+const OPERATOR_AFTER = /^[\s)]*([-+*/<>=~!@#%^&|`?]+)/;
+/** A pattern match, whose operand is text: `LIKE 'now'`, `SIMILAR TO 'today'`. */
+const PATTERN_BEFORE = /\b(?:like|ilike|similar\s+to|escape)[\s(]*$/i;
 
 /** A bare clock input string of a statement: where it stands and the word. */
 interface BareInput {
@@ -205,11 +208,14 @@ interface BareInput {
 }
 
 /**
- * The clock input strings of `sql` left bare beside a comparison (`lease_until < 'now'`,
- * `'today' <= due_on`, `BETWEEN 'yesterday' AND 'now'`, `SET lease_until = 'now'`), not cast
- * (those are `onSimulatedClock`'s) and not the operand of another operator (`payload->>'now'`).
- * A text column compared with the word itself (`word = 'now'`) is read the same way: a trade made
- * for the comparisons with a time, which learners write and this cannot tell apart.
+ * The clock input strings of `sql` left bare, not cast (those are `onSimulatedClock`'s):
+ * `lease_until < 'now'`, `< ('now')`, `BETWEEN 'yesterday' AND 'now'`, `SET lease_until = 'now'`,
+ * `VALUES ($1, 'now')`, `greatest(lease_until, 'now')`. PostgreSQL gives a bare string the type
+ * its place asks for, and reads the word in it; which type that is only the database knows, so
+ * every one is taken for a time but the operand of an operator other than a comparison
+ * (`payload->>'now'`, `'now' || x`) or of a pattern match. A text column given or compared with
+ * the word itself (`word = 'now'`) is read the same way: a trade made for the times learners write,
+ * which this cannot tell apart from it.
  */
 const bareClockInputs = memoByText((sql: string): BareInput[] => {
   const out: BareInput[] = [];
@@ -217,12 +223,30 @@ const bareClockInputs = memoByText((sql: string): BareInput[] => {
     const word = s.value.trim().toLowerCase();
     if (!(word in BARE_INPUTS) || isEString(sql, s) || isCast(sql, s)) continue;
     const before = sql.slice(Math.max(0, s.start - 120), s.start);
-    if (TYPED_LITERAL.test(before)) continue;
-    const op = OPERATOR_BEFORE.exec(before)?.[1] ?? OPERATOR_AFTER.exec(sql.slice(s.end, s.end + 8))?.[1];
-    if ((op !== undefined && COMPARISONS.has(op)) || /\bbetween\s+(?:symmetric\s+)?$/i.test(before) || BETWEEN_AND.test(before)) out.push({ start: s.start, end: s.end, word });
+    if (TYPED_LITERAL.test(before) || PATTERN_BEFORE.test(before)) continue;
+    const op = OPERATOR_BEFORE.exec(before)?.[1] ?? OPERATOR_AFTER.exec(sql.slice(s.end, s.end + 16))?.[1];
+    if (op !== undefined && !COMPARISONS.has(op)) continue;
+    out.push({ start: s.start, end: s.end, word });
   }
   return out;
 });
+
+/** What clock input `word` reads at `atMs`, as text: 'now' the instant, the others a date. */
+function clockInputText(word: string, atMs: number): string {
+  const days = BARE_INPUTS[word];
+  const iso = new Date(days === null || days === undefined ? atMs : atMs + days * 86_400_000).toISOString();
+  return days === null || days === undefined ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}+00` : iso.slice(0, 10);
+}
+
+/**
+ * `params` with each one that is a clock input word ('now', 'today', …, as a string) written as the
+ * text of what it reads at `atMs`: bound to a time, PostgreSQL reads the word as the transaction's
+ * start, as it does in the text (see `clockInputsAt`). The same array when none is.
+ */
+export function clockParamsAt(params: readonly unknown[] | undefined, atMs: number): unknown[] | undefined {
+  if (!params?.some((p) => typeof p === 'string' && p.trim().toLowerCase() in BARE_INPUTS)) return params as unknown[] | undefined;
+  return params.map((p) => (typeof p === 'string' && p.trim().toLowerCase() in BARE_INPUTS ? clockInputText(p.trim().toLowerCase(), atMs) : p));
+}
 
 /**
  * `sql` with each bare clock input string (see `bareClockInputs`) written as the text of what it
@@ -238,9 +262,7 @@ export function clockInputsAt(sql: string, atMs: number): string {
   let out = '';
   let from = 0;
   for (const b of bare) {
-    const days = BARE_INPUTS[b.word];
-    const iso = new Date(days === null || days === undefined ? atMs : atMs + days * 86_400_000).toISOString();
-    out += sql.slice(from, b.start) + (days === null || days === undefined ? `'${iso.slice(0, 10)} ${iso.slice(11, 23)}+00'` : `'${iso.slice(0, 10)}'`);
+    out += `${sql.slice(from, b.start)}'${clockInputText(b.word, atMs)}'`;
     from = b.end;
   }
   return out + sql.slice(from);

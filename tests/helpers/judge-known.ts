@@ -77,6 +77,13 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // takes the INSERT's parameter `key` for the row's key, so the unique key seems to guard the
   // check; the inserted key is the concatenation, which never collides. PostgreSQL 15 catches it.
   'lease-expiry/per-attempt-claim-rows.ts': 'PGlite one session',
+  // Found by the ninth review (2026-12-07). The next-morning takeover (09:00 → 08:00 UTC) never
+  // crosses midnight in Anchorage (UTC−9), and no run crosses the end of a month (both back-ends).
+  'crash-after-send/provider-key-anchorage-date.ts': 'time never crosses a boundary',
+  'crash-after-send/provider-key-billing-month.ts': 'time never crosses a boundary',
+  // A lease to the minute plus 25 s is 25 s when the workers come up at 09:00:59.9: a 28 s send
+  // and a second delivery 26 s in would show it, a pair no seed of that world draws (both back-ends).
+  'lease-expiry/lease-to-minute-plus-25s.ts': 'fixed fault moments',
   // The lease is written and compared on the worker's own clock; no worker's clock in
   // relay-crash drifts from the database's, so the host clock agrees with it (both back-ends).
   'relay-crash/lease-from-host-clock.ts': 'no clock skew',
