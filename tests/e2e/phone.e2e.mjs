@@ -94,6 +94,22 @@ export async function handleMessage(msg: ReceiptMessage, env: Env) {
   }
 });
 
+test("on a phone a run's published messages wrap: their JSON bodies do not widen the lab", { timeout: 180_000 }, async () => {
+  const { close, page, errors } = await openPage(browser, { device: PHONE });
+  try {
+    await page.goto(urlOf('/lab/business-date-reminder/'));
+    await waitRunnable(page);
+    await page.getByLabel('Speed').selectOption('instant');
+    await button(page, 'Run').click();
+    await waitVerdict(page, /Violated/);
+    await page.getByText('Messages published').first().waitFor({ timeout: E2E_WAIT_MS });
+    assert.deepEqual(await pageWidth(page), { scrollWidth: 390, clientWidth: 390 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
+
 test('on a phone no page scrolls sideways: home, check, demo, try, embed', { timeout: 180_000 }, async () => {
   const { close, page, errors } = await openPage(browser, { device: PHONE });
   try {

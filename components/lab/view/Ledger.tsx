@@ -363,7 +363,7 @@ export function Ledger({ run, selected, actors }: LedgerProps) {
                       </span>
                     )}
                     <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{p.id}</span> on <span className="font-mono">{p.topic}</span> by{' '}
-                    <span className="font-mono">{p.by}</span> at {timeAt(p.step)} · <span className="font-mono text-xs">{JSON.stringify(p.body)}</span>
+                    <span className="font-mono">{p.by}</span> at {timeAt(p.step)} · <span className="font-mono text-xs [overflow-wrap:anywhere]">{JSON.stringify(p.body)}</span>
                     {first && <span className="font-semibold"> — the same message as {first.id}, published again</span>}
                   </li>
                 );
