@@ -99,9 +99,14 @@ test('canary: the watcher sees a violation in a page and in a worker', { timeout
     // A worker reaching another origin is refused and reported (Monaco's: the database worker's
     // sandbox has no fetch at all).
     await page.locator('.monaco-editor').first().waitFor({ timeout: 60_000 });
+    // Monaco starts its worker after the editor shows, later still on a loaded machine: wait for it.
     let withFetch;
-    for (const worker of csp.workers) {
-      if (await worker.evaluate(() => typeof fetch === 'function').catch(() => false)) withFetch = worker;
+    const deadline = Date.now() + 60_000;
+    while (!withFetch && Date.now() < deadline) {
+      for (const worker of csp.workers) {
+        if (await worker.evaluate(() => typeof fetch === 'function').catch(() => false)) withFetch = worker;
+      }
+      if (!withFetch) await page.waitForEvent('worker', { timeout: 1_000 }).catch(() => null);
     }
     assert.ok(withFetch, `a worker with fetch among ${csp.workers.length}`);
     await withFetch.evaluate(() => fetch('http://example.invalid/x').catch(() => null));
