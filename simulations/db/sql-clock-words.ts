@@ -244,9 +244,13 @@ function clockInputText(word: string, atMs: number): string {
  * start, as it does in the text (see `clockInputsAt`). The same array when none is.
  */
 export function clockParamsAt(params: readonly unknown[] | undefined, atMs: number): unknown[] | undefined {
-  if (!params?.some((p) => typeof p === 'string' && p.trim().toLowerCase() in BARE_INPUTS)) return params as unknown[] | undefined;
-  return params.map((p) => (typeof p === 'string' && p.trim().toLowerCase() in BARE_INPUTS ? clockInputText(p.trim().toLowerCase(), atMs) : p));
+  // Every statement of every schedule passes here: a test that allocates nothing for the op keys and the like.
+  if (!params?.some((p) => typeof p === 'string' && CLOCK_WORD_PARAM.test(p))) return params as unknown[] | undefined;
+  return params.map((p) => (typeof p === 'string' && CLOCK_WORD_PARAM.test(p) ? clockInputText(p.trim().toLowerCase(), atMs) : p));
 }
+
+/** A parameter that is one of BARE_INPUTS' words, whitespace around it as `trim` takes it off. */
+const CLOCK_WORD_PARAM = /^\s*(?:now|today|tomorrow|yesterday)\s*$/i;
 
 /**
  * `sql` with each bare clock input string (see `bareClockInputs`) written as the text of what it
