@@ -7,7 +7,8 @@
  * tab, whose processes share one session, pg_backend_pid() answers each process's own number, and a
  * new one after a crash (simulations/db/backend-pid.ts).
  */
-import { beforeEach, describe, expect, test } from 'vitest';
+import pg from 'pg';
+import { beforeEach, describe, expect, inject, test } from 'vitest';
 import { isParked, type SimDatabase } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { postgresSimDbPerBlock, simDbPerFile } from './helpers/sim-db';
@@ -93,6 +94,25 @@ describe('PGlite', () => {
 describe('PostgreSQL 15', () => {
   const server = postgresSimDbPerBlock(`eo_crash_${process.pid}`);
   scripts(server);
+
+  test("a lock held by a backend that serves no process of the run is waited out, not parked on: nothing the scheduler runs could release it", async () => {
+    // A crashed process's backend still rolling back on a loaded machine, or another client of the server.
+    const url = new URL(inject('pgUrl'));
+    url.pathname = `/${String(await one(server(), 'b', 'SELECT current_database()'))}`;
+    const outsider = new pg.Client({ connectionString: url.toString() });
+    await outsider.connect();
+    try {
+      await outsider.query('SELECT pg_advisory_lock(99)');
+      const pending = server().query('a', 'SELECT pg_advisory_lock(99) AS got', [], T0);
+      const released = new Promise((resolve) => setTimeout(resolve, 300)).then(() => outsider.query('SELECT pg_advisory_unlock(99)'));
+      const got = await pending;
+      expect(isParked(got), 'parked on a lock no process of the run holds').toBe(false);
+      await released;
+      expect(server().blockedBy('a')).toBeNull();
+    } finally {
+      await outsider.end();
+    }
+  });
 
   test('a restarted process gets a backend that served no other process, and the crashed one is gone', async () => {
     const crashed = Number(await one(server(), 'a', 'SELECT pg_backend_pid()'));

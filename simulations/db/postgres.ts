@@ -40,8 +40,14 @@ interface Parked extends ParkedQuery {
   backendPid: number;
 }
 
-/** How many monitor checks a statement gets before it counts as blocked even without a blocker. */
-const MAX_WATCH_ROUNDS = 10_000;
+/**
+ * How many monitor checks (a `pg_blocking_pids` round trip each, about 0.1 ms on a quiet machine)
+ * a statement gets to finish or wait on a lock, and a closed backend gets to go away. Generous: a
+ * loaded machine makes every round slower and every statement longer, and giving up early blames
+ * the learner's code for the machine (a statement that neither finishes nor waits, like
+ * `SELECT pg_sleep(600)`, still fails the run, as it would be stopped in the tab).
+ */
+const MAX_WATCH_ROUNDS = 300_000;
 /** Connections kept open ahead for processes that restart (`openSpare`). */
 const MAX_SPARE_CONNECTIONS = 4;
 
@@ -188,9 +194,21 @@ export class PostgresSimDatabase implements SimDatabase {
       if (settled()) return null;
       const { rows } = await this.admin.query<{ blockers: number[] }>('SELECT pg_blocking_pids($1) AS blockers', [conn.backendPid]);
       if (settled()) return null;
-      if (rows[0].blockers.length) return rows[0].blockers[0];
+      const blocker = this.processBlocker(rows[0].blockers);
+      if (blocker !== null) return blocker;
     }
-    throw new Error('a statement neither finished nor waited on a lock; the server may be overloaded');
+    throw new Error(`a statement neither finished nor waited on another process's lock within ${MAX_WATCH_ROUNDS} checks; the server may be overloaded`);
+  }
+
+  /**
+   * The first of `blockers` (backend pids) that serves a process of this run, or null. Any other
+   * backend, one closed by a crash and still rolling back or another client of the server, is no
+   * process the scheduler could run to release the lock: the statement waits it out as a statement
+   * waits on a busy server, instead of parking the process on a lock nothing in the run holds.
+   */
+  private processBlocker(blockers: readonly number[]): number | null {
+    for (const b of blockers) if (this.pidOfBackend(b) !== null) return b;
+    return null;
   }
 
   private pidOfBackend(backendPid: number): string | null {
@@ -207,8 +225,9 @@ export class PostgresSimDatabase implements SimDatabase {
       for (let round = 0; round < MAX_WATCH_ROUNDS && !p.settled(); round++) {
         const { rows } = await this.admin.query<{ blockers: number[] }>('SELECT pg_blocking_pids($1) AS blockers', [p.backendPid]);
         if (p.settled()) break;
-        if (rows[0].blockers.length) {
-          p.blockedBy = this.pidOfBackend(rows[0].blockers[0]) ?? `backend ${rows[0].blockers[0]}`;
+        const blocker = this.processBlocker(rows[0].blockers);
+        if (blocker !== null) {
+          p.blockedBy = this.pidOfBackend(blocker)!;
           break;
         }
         await hostTick();
@@ -233,12 +252,20 @@ export class PostgresSimDatabase implements SimDatabase {
     return hadTx;
   }
 
-  /** Wait until the server has finished with a closed connection (its locks are released). */
+  /**
+   * Wait until the server has finished with a closed connection (its locks are released): a
+   * backend left running would hold locks into the next schedule, or the next file, on a machine
+   * too loaded to end it in time. One that outlasts the watch is terminated, and waited out again.
+   */
   private async waitGone(backendPid: number) {
-    for (let round = 0; round < MAX_WATCH_ROUNDS; round++) {
-      const { rows } = await this.admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [backendPid]);
-      if (!rows.length) return;
-      await hostTick();
+    for (const last of [false, true]) {
+      for (let round = 0; round < MAX_WATCH_ROUNDS; round++) {
+        const { rows } = await this.admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [backendPid]);
+        if (!rows.length) return;
+        await hostTick();
+      }
+      if (last) throw new Error(`backend ${backendPid} of a closed connection is still running; the server may be overloaded`);
+      await this.admin.query('SELECT pg_terminate_backend($1)', [backendPid]).catch(() => {});
     }
   }
 

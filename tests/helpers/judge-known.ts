@@ -143,5 +143,9 @@ export async function judgeTheExam(opts: {
 
 /** `; first at seed N: invariant: detail`, or nothing when no schedule broke. */
 export function firstViolationText(e: Exploration): string {
-  return e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
+  const violation = e.firstViolation ? `; first at seed ${e.firstViolation.seed}: ${e.firstViolation.invariant}: ${e.firstViolation.detail}` : '';
+  // A throw that is not a failure (a lost race the database reported, a provider's error passed on)
+  // is not in the evidence, yet it may be why an invariant broke: say what was thrown first.
+  const thrown = e.threw > 0 && e.firstError ? `; the code threw in ${e.threw} of ${e.runs}, first at seed ${e.firstError.seed}: ${e.firstError.message}` : '';
+  return violation + thrown;
 }
