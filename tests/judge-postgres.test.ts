@@ -20,7 +20,6 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
   // A locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
-  'lease-expiry/per-attempt-claim-rows.ts': 'overlapping transactions',
   // The second worker's INSERT waits for the first's COMMIT, fails 23505, and overwrites the fresh claim.
   'lease-expiry/insert-or-refresh-expired-via-savepoint.ts': 'overlapping transactions',
   // A lower row the other relay skipped (SKIP LOCKED) and never published is marked with the batch.

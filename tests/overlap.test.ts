@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { firstUncheckedAct } from '../simulations/lessons/kit/overlap';
+import { insertedKeyValues, type UniqueKeys } from '../simulations/lessons/kit/unique-keys';
 import type { TraceEvent } from '../simulations/engine/types';
 
 type Ev = Omit<TraceEvent, 'i' | 't' | 'step' | 'text'>;
@@ -73,6 +74,12 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
   test('a plain INSERT of another key than the one checked (a fresh attempt row) claims nothing', () => {
     const checked = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`, { params: ['k:attempt-7'] }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test("a plain INSERT whose key joins the checked key to an attempt's own id: the other worker's row never meets it", () => {
+    const checked = db('worker-1', `SELECT bool_or(state = 'done') AS done FROM operations WHERE op_key LIKE $1::text || '/%'`, { params: ['k'], rows: [{ done: null }], rowsRead: true });
+    const attempt = db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1::text || '/' || $2::text, 'running')`, { params: ['k', 'a1b2c3'] });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, attempt, db('worker-1', 'COMMIT'), send('worker-1')), false, new Map(), undefined, OPERATIONS_KEYS)).not.toBeNull();
   });
 
   test('a row of its own written under another key (a heartbeat) holds nothing of what it reads next', () => {
@@ -175,6 +182,12 @@ describe('a decision PostgreSQL makes atomic', () => {
     expect(firstUncheckedAct(both(claim, db('worker-1', 'BEGIN'), db('worker-1', 'SELECT 1 FROM receipts WHERE order_id = $1', { params: [1042], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
   });
 
+  test('a plain INSERT of a key built from the checked value and constants only: every worker builds the same', () => {
+    const checked = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
+    const claim = db('worker-1', `INSERT INTO operations (op_key, state, lease_until) VALUES ('claim:' || $1, $2, now() + interval '30 seconds')`, { params: ['k', 'running'] });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, claim, db('worker-1', 'COMMIT'), send('worker-1')), false, new Map(), undefined, OPERATIONS_KEYS)).toBeNull();
+  });
+
   test('a plain INSERT of the key it checked', () => {
     const checked = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, db('worker-1', `INSERT INTO operations (op_key) VALUES ($1)`, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
@@ -247,5 +260,25 @@ describe('a decision spread over two transactions', () => {
     const own = read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING op_key`, [{ op_key: 'k' }]);
     (own.data as { params: unknown[] }).params = ['k'];
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), own, keyed, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+});
+
+/** The operations table's primary key, as the engine reads it from the database. */
+const OPERATIONS_KEYS: UniqueKeys = new Map([['operations', [['op_key']]]]);
+
+describe('the values a plain INSERT puts into a unique key', () => {
+  test('each parameter the key column is built from, through casts and concatenation; not the other columns', () => {
+    expect(insertedKeyValues(`INSERT INTO operations (op_key, state) VALUES ($1::text || '/' || $2::text, $3)`, OPERATIONS_KEYS, ['k', 'a1', 'running'])).toEqual([new Set(['k', 'a1'])]);
+    expect(insertedKeyValues(`INSERT INTO public.operations AS o (state, op_key) VALUES ('running', $1)`, OPERATIONS_KEYS, ['k'])).toEqual([new Set(['k'])]);
+    // A comma inside a function call or a string splits nothing.
+    expect(insertedKeyValues(`INSERT INTO operations (op_key, state) VALUES (concat_ws(',', $1, 'x'), 'a,b')`, OPERATIONS_KEYS, ['k'])).toEqual([new Set(['k'])]);
+  });
+
+  test('unknown when it cannot be read: several rows, INSERT … SELECT, a key without parameters, no keys read, a table without keys', () => {
+    expect(insertedKeyValues(`INSERT INTO operations (op_key) VALUES ($1), ($2)`, OPERATIONS_KEYS, ['k', 'j'])).toBeNull();
+    expect(insertedKeyValues(`INSERT INTO operations (op_key) SELECT $1`, OPERATIONS_KEYS, ['k'])).toBeNull();
+    expect(insertedKeyValues(`INSERT INTO operations (op_key) VALUES (gen_random_uuid()::text)`, OPERATIONS_KEYS, [])).toBeNull();
+    expect(insertedKeyValues(`INSERT INTO operations (op_key) VALUES ($1)`, null, ['k'])).toBeNull();
+    expect(insertedKeyValues(`INSERT INTO outbox (topic) VALUES ($1)`, OPERATIONS_KEYS, ['x'])).toBeNull();
   });
 });

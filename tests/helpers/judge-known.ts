@@ -73,10 +73,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // The audit line guards itself with INSERT … SELECT … WHERE NOT EXISTS and no unique key; the
   // replay comes long after the first handling, and the race would be inside one statement anyway.
   'replay-safety/audit-not-exists-guard.ts': 'inside one statement',
-  // A plain SELECT over op_key LIKE key||'/%', then a plain INSERT of key||'/'||uuid: the rule
-  // takes the INSERT's parameter `key` for the row's key, so the unique key seems to guard the
-  // check; the inserted key is the concatenation, which never collides. PostgreSQL 15 catches it.
-  'lease-expiry/per-attempt-claim-rows.ts': 'PGlite one session',
   // Found by the ninth review (2026-12-07). The next-morning takeover (09:00 → 08:00 UTC) never
   // crosses midnight in Anchorage (UTC−9), and no run crosses the end of a month (both back-ends).
   'crash-after-send/provider-key-anchorage-date.ts': 'time never crosses a boundary',

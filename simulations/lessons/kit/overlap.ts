@@ -41,6 +41,7 @@ import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
+import { bare, insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
 import type { Invariant } from './scenario';
 
 /** LOCK TABLE of any table in a mode that conflicts with itself: two workers take turns. */
@@ -68,10 +69,6 @@ interface Shape {
   alwaysReturns: boolean;
 }
 
-/** A table's bare lower-case name: schema and quotes dropped. */
-function bare(name: string): string {
-  return name.replace(/"/g, '').split('.').pop()!.trim().toLowerCase();
-}
 
 const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)`;
 const READ_TABLES = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${NAME}`, 'gi');
@@ -147,48 +144,10 @@ function union(a: Values | undefined, b: Values): Values {
 }
 
 
-/** Each table's unique keys (primary key included), as the sets of their columns, by bare lower-case names. */
-export type UniqueKeys = ReadonlyMap<string, readonly (readonly string[])[]>;
-
-const UNIQUE_KEYS_SQL = `SELECT c.relname AS t,
-    (SELECT array_agg(a.attname::text) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum = ANY(i.indkey)) AS cols,
-    (0 = ANY(i.indkey::int2[]) OR i.indexprs IS NOT NULL
-      OR EXISTS (SELECT 1 FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                 WHERE a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
-                   AND (a.attgenerated <> '' OR (d.adbin IS NOT NULL AND pg_get_expr(d.adbin, d.adrelid) NOT LIKE 'nextval(%')))) AS filled
-  FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE i.indisunique AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'`;
-
 /** The unique keys of the database's tables (read when the trace has a plain INSERT: see `insertMayConflict`). */
 export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys | null> {
   if (!trace.some((e) => e.type === 'db' && shapeOf(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')).kind === 'plain-insert')) return null;
-  const keys = new Map<string, string[][]>();
-  for (const row of await db.inspect(UNIQUE_KEYS_SQL)) {
-    const t = String(row.t).toLowerCase();
-    // A key over an expression, or over a column the database fills in (a DEFAULT other than a
-    // sequence's, a generated column), may meet another worker's row whatever the INSERT lists.
-    const cols = row.filled === true ? [] : (Array.isArray(row.cols) ? row.cols : String(row.cols ?? '').replace(/[{}]/g, '').split(',')).map((c) => String(c).toLowerCase());
-    keys.set(t, [...(keys.get(t) ?? []), cols]);
-  }
-  return keys;
-}
-
-/**
- * Whether a plain INSERT can fail on a row another worker inserted: some unique key of its table
- * has every column in the INSERT's column list. An INSERT that leaves its key to a sequence (an
- * outbox row, a note) never meets another worker's and claims nothing. Unknown (no column list,
- * a table not found, no keys read): it may.
- */
-function insertMayConflict(sql: string, uniqueKeys: UniqueKeys | null): boolean {
-  if (!uniqueKeys) return true;
-  const m = /^\s*insert\s+into\s+([\w."]+)\s*(?:as\s+\w+\s*)?\(([^)]*)\)/i.exec(sqlCodeOnly(sql));
-  if (!m) return true;
-  const keys = uniqueKeys.get(bare(m[1]!));
-  if (!keys) return true;
-  const named = m[2]!.split(',').map((c) => c.trim().toLowerCase());
-  // A quoted column's name is blanked by sqlCodeOnly to a lone q: when one is, do not judge.
-  if (named.some((c) => c === '' || c === 'q')) return true;
-  return keys.some((cols) => cols.every((c) => named.includes(c)));
+  return readUniqueKeys(db);
 }
 
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
@@ -360,6 +319,11 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       return l !== undefined && (!tables.some((t) => l.tables.includes(t)) || meet(l.values, values));
     };
     const rowsRead = data?.rowsRead === true;
+    /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
+    const keyFromCheck = (checked: Values) => {
+      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray((data as { params?: unknown })?.params) ? ((data as { params: unknown[] }).params) : []);
+      return keys === null || keys.some((key) => [...key].every((v) => checked!.has(v)));
+    };
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
     if (shape.level === 'serializable') tx.safe = true;
     else if (shape.level === 'repeatable read') tx.repeatable = true;
@@ -371,8 +335,9 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // A lock every worker takes, held before this statement: reads from here on are checked, a re-read included.
       tx.safe = true;
     } else if (shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) {
-      // The unique key fails the second worker's INSERT into the table the check read.
-      if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) tx.safe = true;
+      // The unique key fails the second worker's INSERT into the table the check read, when both
+      // put the same key: one built from values the check read, not from the attempt's own id.
+      if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues) && keyFromCheck(tx.uncheckedValues)) tx.safe = true;
       // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
       else if (tx.unchecked === null) lockRows(shape.writes);
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
