@@ -367,3 +367,24 @@ describe('batch-credits: on seeds 3, 7, 11, … the last payload is the third on
     expect(usual.verdict, replayHint(usual)).toBe('held');
   });
 });
+
+describe("human-rerun: on seeds 4, 8, 12, … the operator's rerun lists the orders the other way round", () => {
+  const scenario = LESSONS.find((s) => s.id === 'human-rerun')!;
+  const byLine = readFileSync(new URL('./judge/human-rerun/keys-by-line-number.ts', import.meta.url), 'utf8');
+  // The nightly job dies after its third statement: the rerun finishes what it left.
+  const crash = [{ kind: 'crash' as const, process: 'nightly-job', after: 'db' as const, nth: 3 }];
+  const chargedOrders = (r: Awaited<ReturnType<typeof runScenario>>) => r.ledger.charges.map((c) => c.orderId).sort();
+
+  test('the solution bills each order once; keys naming the line bill one order twice and another never', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 24, faults: crash });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(chargedOrders(r), replayHint(r)).toEqual([3001, 3002, 3003]);
+    const operator = r.trace.filter((e) => e.actor === 'operator' && e.type === 'call' && e.call === 'payments.charge').map((e) => (e.data as { request: { orderId: number } }).request.orderId);
+    expect(operator[0], `the rerun starts from the last order: ${replayHint(r)}`).toBe(3003);
+    const wrong = await runScenario(sim.db, { scenario, code: byLine, variant: 'by-line', seed: 24, faults: crash });
+    expect(wrong.invariants.find((i) => i.id === 'no-double-charge'), replayHint(wrong)).toMatchObject({ held: false });
+    // Seed 1 keeps the list in its order: there the same code holds.
+    const usual = await runScenario(sim.db, { scenario, code: byLine, variant: 'by-line', seed: 1, faults: crash });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});

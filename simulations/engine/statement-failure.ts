@@ -18,12 +18,13 @@ export function isFailedStatement(err: unknown): boolean {
 }
 
 /**
- * SQLSTATE classes in which the database refuses a statement because of what other sessions did,
- * not because the statement is wrong: integrity constraint violations (23: a unique key someone
- * else inserted first), transaction rollbacks (40: serialization failure, deadlock) and
- * lock_not_available (55P03: NOWAIT). Code may rely on these to learn that it lost a race.
+ * SQLSTATEs with which the database refuses a statement because of what other sessions did, not
+ * because the statement is wrong: a unique or exclusion constraint another session's row already
+ * holds (23505, 23P01), a transaction rollback (class 40: serialization failure, deadlock) and
+ * lock_not_available (55P03: NOWAIT). Code may rely on these to learn that it lost a race. The
+ * rest of class 23 (a CHECK, a NOT NULL, a foreign key) is the statement's own mistake.
  */
 export function isConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('23') || code.startsWith('40') || code === '55P03');
+  return typeof code === 'string' && (code === '23505' || code === '23P01' || code.startsWith('40') || code === '55P03');
 }

@@ -251,6 +251,18 @@ export function jobOrdersFor(seed: number | undefined): BillingOrder[] {
   const same = samePriceOn(seed);
   return JOB_ORDERS.map((o) => ({ ...o, ...(same && o.id === 3003 ? { totalCents: JOB_ORDERS[0]!.totalCents } : {}) }));
 }
+/**
+ * Seeds 4, 8, 12, …: the operator's rerun lists the same orders the other way round (the job's
+ * query has no ORDER BY), so a key naming a line of the job names another order on the rerun.
+ */
+export function rerunReversedOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 4 === 0;
+}
+/** The orders the operator's rerun walks, in its order. */
+export function rerunOrdersFor(seed: number | undefined): BillingOrder[] {
+  const orders = jobOrdersFor(seed);
+  return rerunReversedOn(seed) ? orders.reverse() : orders;
+}
 /** The operator reruns the job the next day at 11:00 — 26 h later, past the provider's 24 h. */
 export const OPERATOR_RERUN_MS = 26 * HOUR_MS;
 /**

@@ -10,6 +10,7 @@ import type { MessageSpec, ProcessSpec } from '../../engine/scheduler';
 import { workerProcess, type CodeError, type Invariant } from './scenario';
 import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../../engine/types';
 import { type Returned } from './one-shot';
+import type { MeteredLedger } from '../../providers/metered-account';
 
 // ── batch-credits ───────────────────────────────────────────────────────
 
@@ -140,9 +141,14 @@ export const oneConsistentAnswer: Invariant = {
 export const orderChecked: Invariant = {
   id: 'order-checked',
   title: 'The answer reaches downstream',
-  async check({ db }) {
-    const rows = await db.inspect('SELECT 1 FROM crm_updates');
-    return rows.length ? { held: true, detail: 'the CRM got the answer' } : { held: false, detail: 'no answer ever reached the CRM' };
+  async check({ db, outcome }) {
+    const rows = await db.inspect('SELECT order_id, verdict FROM crm_updates');
+    if (!rows.length) return { held: false, detail: 'no answer ever reached the CRM' };
+    // A timeout is not an answer: a verdict the lookup never gave (made up when it timed out) is no check.
+    const answered = new Set(((outcome.ledger as Partial<MeteredLedger>).credits ?? []).filter((c) => c.kind === 'lookup').map((c) => c.output));
+    const madeUp = rows.find((r) => !answered.has(String(r.verdict)));
+    if (madeUp) return { held: false, detail: `the CRM was told "${madeUp.verdict}" for order ${madeUp.order_id}, an answer the lookup never gave (it said ${answered.size ? [...answered].map((v) => `"${v}"`).join(', ') : 'nothing'})` };
+    return { held: true, detail: 'the CRM got the answer' };
   },
 };
 
