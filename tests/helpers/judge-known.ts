@@ -97,6 +97,10 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // claimed after a lost response, and only a handling after the provider forgot the key would
   // send again; nothing handles the event a third time.
   'replay-safety/email-complete-skipped-when-replayed.ts': 'fixed fault moments',
+  // A done-check outside the recording transaction, the e-mail sent under the event's key: on
+  // PostgreSQL 15 a second delivery reads while the first's record is uncommitted and sends again
+  // after the first handling finished (own-record, seed 10); in the tab its read waits for the COMMIT.
+  'webhook-dedupe/done-check-outside-tx-then-keyed-send.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

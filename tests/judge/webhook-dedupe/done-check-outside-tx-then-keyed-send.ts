@@ -1,6 +1,6 @@
-// expect: right
-// kind: stored-key
-// why: the same unlocked check-and-record transaction, but the e-mail carries the event's key and the provider keeps it: if two overlapping deliveries both go on, the provider sends once; a crash before the record leaves nothing recorded, so the redelivery sends again under the same key.
+// expect: wrong
+// kind: check-then-act
+// why: the done-check is a plain read before the e-mail and the record is written in a later transaction, so a second delivery that reads while the first's record is still uncommitted finds nothing and sends again after the first handling finished: only the provider's key keeps the second e-mail from the customer, and the consumer never knew from its own record that the work was done (PostgreSQL 15 shows it; the tab's one session makes the second read wait for the COMMIT).
 import { opKey, withTransaction, type Env } from 'effectively-once';
 
 interface PaymentEvent { eventId: string; type: string; orderId: number; customer: string }
