@@ -388,3 +388,21 @@ describe("human-rerun: on seeds 4, 8, 12, … the operator's rerun lists the ord
     expect(usual.verdict, replayHint(usual)).toBe('held');
   });
 });
+
+describe("replay-safety: on seeds 4, 8, 12, … Ada's next order, at the same price, ships ten minutes later", () => {
+  const scenario = LESSONS.find((s) => s.id === 'replay-safety')!;
+  const byCustomer = readFileSync(new URL('./judge/replay-safety/charge-key-customer-and-amount.ts', import.meta.url), 'utf8');
+
+  test('the solution charges and e-mails both orders once; a charge key on the customer and the amount never charges the second', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 4, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.ledger.charges.map((c) => c.orderId).sort(), replayHint(r)).toEqual([1042, 1043]);
+    expect(r.ledger.emails.map((e) => e.orderId).sort(), replayHint(r)).toEqual([1042, 1043]);
+    expect(r.trace.some((e) => e.type === 'start' && e.actor === 'first-run-1043'), replayHint(r)).toBe(true);
+    const wrong = await runScenario(sim.db, { scenario, code: byCustomer, variant: 'by-customer', seed: 4, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'every-effect-applied'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('the card was never charged (order 1043)') });
+    // Seed 1 has one order: there the same code holds.
+    const usual = await runScenario(sim.db, { scenario, code: byCustomer, variant: 'by-customer', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});

@@ -89,10 +89,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'ambiguous-timeout-charge/provider-key-per-call.ts': 'fixed fault moments',
   // A 5 s lease over a lookup retried once (about 11 s of work): no second delivery falls between 5 and 11 s.
   'moving-answers/lease-covers-one-lookup.ts': 'fixed fault moments',
-  // One event, one order, one customer: a charge key on the customer and the amount, or an
-  // e-mail key on the address, never meets another order's.
-  'replay-safety/charge-key-customer-and-amount.ts': 'a world too uniform',
-  'replay-safety/email-key-on-address.ts': 'a world too uniform',
   // The e-mail is marked done only when the provider's answer is not a replay: the key stays
   // claimed after a lost response, and only a handling after the provider forgot the key would
   // send again; nothing handles the event a third time.

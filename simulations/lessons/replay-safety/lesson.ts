@@ -1,5 +1,5 @@
 /** The lesson "What does a replay cost?": Safe to replay, or not. Its code is ./starter.ts and ./solution.ts. */
-import { EVENT, REPLAY_AFTER_MS, SETUP_SQL, ShipEvent, counterCorrect, everythingApplied, noDuplicateRow } from '../kit/replay-safety-world';
+import { EVENT, NEXT_EVENT, NEXT_SHIPMENT_AFTER_MS, REPLAY_AFTER_MS, ShipEvent, counterCorrect, everythingApplied, nextShipmentOn, noDuplicateRow, setupSqlFor, shipEventsFor } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { nearBoundaryOn, samePriceOn, startsLate, type CodeError } from '../kit/scenario';
@@ -29,6 +29,7 @@ export default defineLesson({
     'Here one "order shipped" event does eight things: a lookup, an HTML-to-PDF transformation, setting the shipment\'s status, upserting the customer, charging the card, sending an e-mail, incrementing a counter and appending an audit line. Two minutes later the same event is handled again. Watch the ledger and the tables: what did the replay cost?',
     'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
     'Explore also loses the e-mail on its way to the provider: the call times out and nothing was sent. An e-mail marked done after that is never sent at all.',
+    'On seeds 4, 8, 12, … Ada\'s next order, 1043, at the same price and to the same address, ships ten minutes later: its charge and its e-mail are operations of their own, so their keys must name the order.',
     'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date. On seeds 2, 6, 10, … it comes back an hour later, as a replay from an archive would: what records that the event was handled must not run out.',
   ],
   explanations: {
@@ -37,7 +38,7 @@ export default defineLesson({
   },
   build(mod, variation) {
     const handle = exportedFunction<(event: ShipEvent, env: Env) => Promise<unknown>>(mod, 'handleShipped');
-    const observed: Record<string, unknown> = {};
+    const observed: Record<string, unknown> = { events: shipEventsFor(variation?.seed) };
     const codeErrors: CodeError[] = [];
     const late = nearBoundaryOn(variation?.seed) ? LATE_EVENING_MS : 0;
     const replayAfter = samePriceOn(variation?.seed) ? LATE_REPLAY_MS : REPLAY_AFTER_MS;
@@ -53,12 +54,22 @@ export default defineLesson({
             attempts: 3,
             retryDelayMs: 30_000,
           }),
+          ...(nextShipmentOn(variation?.seed)
+            ? [
+                oneShot('first-run-1043', (env) => handle({ ...NEXT_EVENT }, env), observed, codeErrors, {
+                  startAfterMs: NEXT_SHIPMENT_AFTER_MS,
+                  why: `Ada's next order, ${NEXT_EVENT.orderId}, at the same price, ships ten minutes later: ${NEXT_EVENT.eventId} (tried again 30 s after any failure, up to 3 times)`,
+                  attempts: 3,
+                  retryDelayMs: 30_000,
+                }),
+              ]
+            : []),
         ].map(shifted),
         messages: [],
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000, emailHonoursKeys: true, metered: { credits: 100, answerPeriodMs: 60_000 } },
-        setupSql: SETUP_SQL,
+        setupSql: setupSqlFor(variation?.seed),
         horizonMs: 3_600_000 + late + replayAfter,
       },
       observed,
@@ -92,8 +103,8 @@ export default defineLesson({
   ] satisfies Fault[],
   maxFaults: 2,
   invariants: [
-    noDoubleCharge([EVENT.orderId]),
-    atMostOneEmail([EVENT.orderId], 'at-most-one-email', 'At most one "shipped" e-mail', 'shipped'),
+    noDoubleCharge([EVENT.orderId, NEXT_EVENT.orderId]),
+    atMostOneEmail([EVENT.orderId, NEXT_EVENT.orderId], 'at-most-one-email', 'At most one "shipped" e-mail', 'shipped'),
     counterCorrect,
     noDuplicateRow,
     everythingApplied,
