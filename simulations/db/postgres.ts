@@ -175,7 +175,7 @@ export class PostgresSimDatabase implements SimDatabase {
     const parked: Parked = {
       pid,
       backendPid: conn.backendPid,
-      blockedBy: this.pidOfBackend(blocker) ?? `backend ${blocker}`,
+      blockedBy: blocker,
       settled: () => settled,
       result: async () => {
         await running;
@@ -187,8 +187,8 @@ export class PostgresSimDatabase implements SimDatabase {
     return parked;
   }
 
-  /** Wait until the statement answers (null) or the server says it waits on a lock (the blocker's backend pid). */
-  private async watch(conn: Conn, settled: () => boolean, running: Promise<void>): Promise<number | null> {
+  /** Wait until the statement answers (null) or the server says it waits on another process's lock (that process). */
+  private async watch(conn: Conn, settled: () => boolean, running: Promise<void>): Promise<string | null> {
     for (let round = 0; round < MAX_WATCH_ROUNDS; round++) {
       await Promise.race([running, hostTick()]);
       if (settled()) return null;
@@ -201,13 +201,16 @@ export class PostgresSimDatabase implements SimDatabase {
   }
 
   /**
-   * The first of `blockers` (backend pids) that serves a process of this run, or null. Any other
+   * The process of this run the first of `blockers` (backend pids) serves, or null. Any other
    * backend, one closed by a crash and still rolling back or another client of the server, is no
    * process the scheduler could run to release the lock: the statement waits it out as a statement
    * waits on a busy server, instead of parking the process on a lock nothing in the run holds.
    */
-  private processBlocker(blockers: readonly number[]): number | null {
-    for (const b of blockers) if (this.pidOfBackend(b) !== null) return b;
+  private processBlocker(blockers: readonly number[]): string | null {
+    for (const b of blockers) {
+      const pid = this.pidOfBackend(b);
+      if (pid !== null) return pid;
+    }
     return null;
   }
 
@@ -227,7 +230,7 @@ export class PostgresSimDatabase implements SimDatabase {
         if (p.settled()) break;
         const blocker = this.processBlocker(rows[0].blockers);
         if (blocker !== null) {
-          p.blockedBy = this.pidOfBackend(blocker)!;
+          p.blockedBy = blocker;
           break;
         }
         await hostTick();

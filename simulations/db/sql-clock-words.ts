@@ -250,7 +250,7 @@ export function clockParamsAt(params: readonly unknown[] | undefined, atMs: numb
 }
 
 /** A parameter that is one of BARE_INPUTS' words, whitespace around it as `trim` takes it off. */
-const CLOCK_WORD_PARAM = /^\s*(?:now|today|tomorrow|yesterday)\s*$/i;
+const CLOCK_WORD_PARAM = new RegExp(`^\\s*(?:${Object.keys(BARE_INPUTS).join('|')})\\s*$`, 'i');
 
 /**
  * `sql` with each bare clock input string (see `bareClockInputs`) written as the text of what it

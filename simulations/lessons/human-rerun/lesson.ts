@@ -37,9 +37,7 @@ export default defineLesson({
           oneShot('nightly-job', (env) => run(orders(), env), observed, codeErrors, { why: `billing ${JOB_ORDERS.length} orders` }),
           oneShot('operator', (env) => run(rerunOrdersFor(variation?.seed), env), observed, codeErrors, {
             startAfterMs: OPERATOR_RERUN_MS,
-            why: rerunReversedOn(variation?.seed)
-              ? "the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand (its query lists the orders the other way round today)"
-              : "the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand",
+            why: `the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand${rerunReversedOn(variation?.seed) ? ' (its query lists the orders the other way round today)' : ''}`,
             ...(rerunAtOnceOn(variation?.seed) ? { earlier: RERUN_AT_ONCE } : {}),
           }),
         ],

@@ -238,7 +238,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       continue;
     }
     if (e.type !== 'db' && e.type !== 'db-error') continue;
-    const data = e.data as { sql?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
+    const data = e.data as { sql?: unknown; params?: unknown; rows?: unknown; rowsRead?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
     // A statement parked on a lock is recorded again once it runs.
     if (data?.waitingFor !== undefined) continue;
     const text = String(data?.sql ?? '');
@@ -249,7 +249,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     }
     const executing = executedName(text);
     const sql = executing !== null ? (prepared.get(executing) ?? text) : text;
-    const values = executing !== null ? null : valuesOf(data as { params?: unknown } | undefined);
+    const values = executing !== null ? null : valuesOf(data);
     /**
      * Whether this process's handling already took the operation before its transaction (a claim
      * that returned its row), so that what it reads now decides nothing another worker could slip
@@ -321,7 +321,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const rowsRead = data?.rowsRead === true;
     /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
     const keyFromCheck = (checked: Values) => {
-      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray((data as { params?: unknown })?.params) ? ((data as { params: unknown[] }).params) : []);
+      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []);
       return keys === null || keys.some((key) => [...key].every((v) => checked!.has(v)));
     };
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';

@@ -5,6 +5,7 @@
  * worker's check never looked at (an attempt's own id, the worker's name) never meets another's.
  */
 import { closingBracket, sqlCodeOnly } from '../../db/sql-words';
+import { memoByText } from '../../engine/text-memo';
 
 /** A table's bare lower-case name: schema and quotes dropped. */
 export function bare(name: string): string {
@@ -38,14 +39,19 @@ export async function readUniqueKeys(db: { inspect(text: string): Promise<Record
 
 const INSERT_COLUMNS = /^\s*insert\s+into\s+([\w."]+)\s*(?:as\s+\w+\s*)?\(([^)]*)\)/i;
 
-/** The INSERT's table and its column list, lower-case; null when it has none or a quoted name (blanked to a lone q by sqlCodeOnly). */
-function insertColumns(code: string): { table: string; named: string[]; end: number } | null {
+/**
+ * The INSERT's code (sqlCodeOnly), its table and its column list, lower-case, and where the list
+ * ends; null when it has none or a quoted name (blanked to a lone q by sqlCodeOnly). Worked out
+ * once per text: both questions below ask it of every plain INSERT of every schedule.
+ */
+const insertColumns = memoByText((sql: string): { code: string; table: string; named: string[]; end: number } | null => {
+  const code = sqlCodeOnly(sql);
   const m = INSERT_COLUMNS.exec(code);
   if (!m) return null;
   const named = m[2]!.split(',').map((c) => c.trim().toLowerCase());
   if (named.some((c) => c === '' || c === 'q')) return null;
-  return { table: bare(m[1]!), named, end: m.index + m[0].length };
-}
+  return { code, table: bare(m[1]!), named, end: m.index + m[0].length };
+});
 
 /**
  * Whether a plain INSERT can fail on a row another worker inserted: some unique key of its table
@@ -55,7 +61,7 @@ function insertColumns(code: string): { table: string; named: string[]; end: num
  */
 export function insertMayConflict(sql: string, uniqueKeys: UniqueKeys | null): boolean {
   if (!uniqueKeys) return true;
-  const insert = insertColumns(sqlCodeOnly(sql));
+  const insert = insertColumns(sql);
   if (!insert) return true;
   const keys = uniqueKeys.get(insert.table);
   if (!keys) return true;
@@ -88,9 +94,9 @@ function topLevelItems(list: string): string[] {
  */
 export function insertedKeyValues(sql: string, uniqueKeys: UniqueKeys | null, params: readonly unknown[]): ReadonlySet<string>[] | null {
   if (!uniqueKeys) return null;
-  const code = sqlCodeOnly(sql);
-  const insert = insertColumns(code);
+  const insert = insertColumns(sql);
   if (!insert) return null;
+  const { code } = insert;
   const values = /^\s*values\s*\(/i.exec(code.slice(insert.end));
   if (!values) return null;
   const open = insert.end + values[0].length - 1;
