@@ -5,8 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { drawFaults, explore } from '../simulations/run/run';
+import { drawFaults, drawRandomFaults, explore } from '../simulations/run/run';
 import { SYSTEMATIC_MAX, systematicPlans } from '../simulations/run/systematic';
+import type { Fault } from '../simulations/engine/types';
 import { LESSONS, lessonById } from '../simulations/lessons/index';
 import { simDbPerFile } from './helpers/sim-db';
 
@@ -79,3 +80,18 @@ test.each([
   const e = await explore(sim.db, { scenario, code, variant: 'yours', runs, shrinkBudget: 0 });
   expect(e.byInvariant[invariant] ?? 0, `seeds 1–${runs}: replay with npm run sim -- explore ${lesson} --variant tests/judge/${file} --runs ${runs}`).toBeGreaterThan(0);
 }, 300_000);
+
+test('random plans favour no menu entry: the last of a long menu is drawn as often as the first', () => {
+  const faultMenu: Fault[] = Array.from({ length: 16 }, (_, i) => ({ kind: 'duplicate-delivery', message: `m${i}` }));
+  const scenario = { ...lessonById('receipt-redelivery'), faultMenu, maxFaults: 3 };
+  const drawn = new Array<number>(faultMenu.length).fill(0);
+  for (let seed = 1_000; seed < 3_000; seed++) {
+    const plan = drawRandomFaults(scenario, seed);
+    expect(plan.length).toBeLessThanOrEqual(3);
+    // In the menu's order, each entry at most once.
+    expect(plan).toEqual(faultMenu.filter((f) => plan.includes(f)));
+    for (const f of plan) drawn[faultMenu.indexOf(f)]!++;
+  }
+  // 2,000 plans of about 3 faults: each entry about 375 times.
+  expect(Math.min(...drawn), drawn.join(' ')).toBeGreaterThan(0.75 * Math.max(...drawn));
+});

@@ -269,14 +269,24 @@ export function drawFaults(scenario: Scenario, seed: number): Fault[] {
   return drawRandomFaults(scenario, seed);
 }
 
-/** The random part of `drawFaults`: each menu entry in or out by a coin flip from `seed`, at most maxFaults. */
+/**
+ * The random part of `drawFaults`: each menu entry in or out by a coin flip from `seed`, at most
+ * maxFaults. The entries are flipped in an order shuffled per seed, so the cap does not favour the
+ * menu's first entries: every entry is as likely to be drawn as any other. The plan keeps the
+ * menu's order.
+ */
 export function drawRandomFaults(scenario: Scenario, seed: number): Fault[] {
   const prng = new Prng((seed * 2654435761) ^ 0x2545f491);
-  const plan: Fault[] = [];
-  for (const f of scenario.faultMenu) {
-    if (plan.length < scenario.maxFaults && prng.chance(1, 2)) plan.push(f);
+  const order = scenario.faultMenu.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = prng.int(i + 1);
+    [order[i], order[j]] = [order[j]!, order[i]!];
   }
-  return plan;
+  const chosen = new Set<number>();
+  for (const i of order) {
+    if (chosen.size < scenario.maxFaults && prng.chance(1, 2)) chosen.add(i);
+  }
+  return scenario.faultMenu.filter((_, i) => chosen.has(i));
 }
 
 /** Options of an exploration. */
