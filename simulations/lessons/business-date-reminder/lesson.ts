@@ -5,6 +5,9 @@ import { handlerOf, messagesSettled, workerProcess, type CodeError } from '../ki
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
 
+/** Seeds 4, 8, 12, …: worker-1 is the only worker, so a reminder it failed comes back to it. */
+const oneWorkerOn = (seed: number | undefined) => seed !== undefined && seed % 4 === 0;
+
 export default defineLesson({
   id: 'business-date-reminder',
   title: 'Once a day, not once per attempt',
@@ -20,6 +23,7 @@ export default defineLesson({
     'On seeds 5, 13, 21, … the orders are still unpaid a month later, and the scheduler fires again on 5 February: the same day of the month is not the same business date.',
     'On seeds 9, 17, 25, … a reminder that fails comes back only 23 h after it was first delivered (the 09:00 ones the next morning), as when failures are redriven in a batch later: it is still the reminder for the day it was due, whenever it runs.',
     'On seeds 2, 6, 10, … a reminder a worker received comes back after 30 s instead of 90 s, while a dead worker\'s 60 s claim is still live: a delivery that finds the reminder claimed but not done must ask to come back later, not acknowledge it.',
+    'On seeds 4, 8, 12, … worker-1 runs alone (worker-2 is scaled away), so a reminder it failed comes back to worker-1 itself: nothing it remembers in its own memory about a reminder it did not finish may stop it from finishing it.',
   ],
   explanations: {
     starter: 'The key includes the time of the attempt, so every attempt — a redelivery, a rerun the same day — gets a new key, and another reminder.',
@@ -31,7 +35,12 @@ export default defineLesson({
     const unwrap = (body: unknown) => (body as { body: unknown }).body;
     return {
       spec: {
-        processes: [schedulerProcess(variation?.seed), workerProcess('worker-1', handler, codeErrors, unwrap), workerProcess('worker-2', handler, codeErrors, unwrap)],
+        processes: [
+          schedulerProcess(variation?.seed),
+          workerProcess('worker-1', handler, codeErrors, unwrap),
+          // On seeds 4, 8, 12, … worker-1 runs alone, and gets back every reminder it failed.
+          ...(oneWorkerOn(variation?.seed) ? [] : [workerProcess('worker-2', handler, codeErrors, unwrap)]),
+        ],
         messages: [],
         visibilityTimeoutMs: reminderVisibilityFor(variation?.seed),
         ...(reminderRedrivenNextMorningOn(variation?.seed) ? { firstVisibilityTimeoutMs: REMINDER_REDRIVE_MS } : {}),
