@@ -52,3 +52,32 @@ test('a crash before acking another message, after the send’s handling ended w
   );
   expect(r.held, r.detail).toBe(true);
 });
+
+test('a handling the provider told that the e-mail had gone, and that then finished, leaves a later replay against the consumer', () => {
+  // worker-1 sends and crashes after the send (not before an ack): the first replay, worker-2's, is
+  // the key doing its job. worker-2 acks without recording; a third handling's replay breaks own-record.
+  const ack = (pid: string, messageId: string) => ({ actor: pid, type: 'ack', target: 'queue', text: `${pid} → queue: ack ${messageId}`, data: { messageId } }) as const;
+  const events = [
+    receive('worker-1', 'm2'),
+    send('worker-1'),
+    { actor: 'worker-1', type: 'crash', fault: 'crash', text: 'worker-1 crashes', data: { after: 'email.send' } },
+    receive('worker-2', 'm2'),
+    send('worker-2'),
+    ack('worker-2', 'm2'),
+    receive('worker-1', 'm2'),
+    send('worker-1'),
+  ] as Omit<TraceEvent, 'i' | 't' | 'step'>[];
+  const outcome = (replays: { by: string; step: number }[]) =>
+    ({
+      trace: traceOf(events),
+      ledger: {
+        emails: [{ emailId: 'em_1', to: 'ada@example.com', orderId: 1043, key: KEY, by: 'worker-1', atMs: 0, step: 1 }],
+        replays: replays.map((r) => ({ kind: 'email.send', key: KEY, ...r })),
+      },
+    }) as unknown as RunOutcome;
+  const once = ownRecordNotProviderKey.check({ outcome: outcome([{ by: 'worker-2', step: 4 }]), observed: {} } as never) as { held: boolean; detail: string };
+  expect(once.held, once.detail).toBe(true);
+  const twice = ownRecordNotProviderKey.check({ outcome: outcome([{ by: 'worker-2', step: 4 }, { by: 'worker-1', step: 7 }]), observed: {} } as never) as { held: boolean; detail: string };
+  expect(twice.held).toBe(false);
+  expect(twice.detail).toMatch(/worker-2 had been told at event 4 that it had gone and had finished that handling at event 5/);
+});

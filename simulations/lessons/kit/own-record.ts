@@ -11,27 +11,35 @@ import type { Invariant } from './scenario';
  * the record itself. Providers keep keys for a while (Stripe: 24 hours), many e-mail services keep
  * none, and a key the consumer never checks also lets it act on anything else the repeat does.
  *
- * Broken when the provider answered a repeat of a send (a replay) although the handling that made
- * the first send had finished before the repeat was asked for: its handler answered 'ack' for that
- * delivery (the queue's ack, or a crash just before it). After a crash or a timeout around the send
- * a replay is the backstop doing its job, and is not counted.
+ * Broken when the provider answered a repeat of a send (a replay) although a handling that had
+ * asked for that e-mail earlier — the one that sent it, or one the provider answered with a replay,
+ * which learnt from the answer that the e-mail had gone — had finished before the repeat was asked
+ * for: its handler answered 'ack' for that delivery (the queue's ack, or a crash just before it),
+ * or its run returned. After a crash or a timeout around the send a replay is the backstop doing
+ * its job, and is not counted.
  */
 export const ownRecordNotProviderKey: Invariant = {
   id: 'own-record',
   title: 'Finished work is never sent again (the provider\'s key is a backstop, not the record)',
   check({ outcome, observed }) {
     const { trace, ledger } = outcome;
-    for (const replay of ledger.replays) {
-      if (replay.kind !== 'email.send') continue;
+    const emailReplays = ledger.replays.filter((r) => r.kind === 'email.send');
+    for (const replay of emailReplays) {
       const first = ledger.emails.find((e) => e.key === replay.key);
       if (!first) continue;
-      const finishedAt = handlingFinished(trace, first.by, first.step, replay.step) ?? runFinished(trace, observed, first.by, first.step, replay.step);
-      if (finishedAt === null) continue;
-      return {
-        held: false,
-        detail: `${replay.by} sent order ${first.orderId}'s e-mail again at event ${replay.step}, though ${first.by} had sent it (${first.emailId}, event ${first.step}) and had finished that handling at event ${finishedAt}. Only the provider's idempotency key kept a second e-mail from going out: the consumer did not know from its own record that the work was done.`,
-        step: replay.step,
-      };
+      // Who asked for this e-mail before and heard it had gone: its sender, and every earlier repeat.
+      const earlier = [{ by: first.by, step: first.step, how: `had sent it (${first.emailId}, event ${first.step})` }].concat(
+        emailReplays.filter((r) => r.key === replay.key && r.step < replay.step).map((r) => ({ by: r.by, step: r.step, how: `had been told at event ${r.step} that it had gone` })),
+      );
+      for (const asker of earlier) {
+        const finishedAt = handlingFinished(trace, asker.by, asker.step, replay.step) ?? runFinished(trace, observed, asker.by, asker.step, replay.step);
+        if (finishedAt === null) continue;
+        return {
+          held: false,
+          detail: `${replay.by} sent order ${first.orderId}'s e-mail again at event ${replay.step}, though ${asker.by} ${asker.how} and had finished that handling at event ${finishedAt}. Only the provider's idempotency key kept a second e-mail from going out: the consumer did not know from its own record that the work was done.`,
+          step: replay.step,
+        };
+      }
     }
     return { held: true, detail: ledger.replays.length ? 'every repeat the provider answered came after a crash or a failure around the first send' : 'no send was repeated' };
   },

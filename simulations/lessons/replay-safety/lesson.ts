@@ -2,7 +2,7 @@
 import { EVENT, NEXT_EVENT, NEXT_SHIPMENT_AFTER_MS, REPLAY_AFTER_MS, ShipEvent, counterCorrect, everythingApplied, nextShipmentOn, noDuplicateRow, setupSqlFor, shipEventsFor } from '../kit/replay-safety-world';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { nearBoundaryOn, samePriceOn, startsLate, type CodeError } from '../kit/scenario';
+import { fourthSeedOn, nearBoundaryOn, samePriceOn, startsLate, type CodeError } from '../kit/scenario';
 import type { ProcessSpec } from '../../engine/scheduler';
 import type { Env, Fault } from '../../engine/types';
 import { atMostOneEmail, noDoubleCharge, oneShot } from '../kit/one-shot';
@@ -30,7 +30,7 @@ export default defineLesson({
     'Sort them: the lookup and the transformation cost credits again, setting a field and the upsert cost nothing; the charge needs the provider\'s idempotency key; the e-mail, the counter and the appended row need our own dedupe. Protect the ones that need it. The counter and the audit line are our own writes: record them and their key in one transaction, so a crash cannot leave one without the other. And when a claim is neither yours nor done, another run is on it or died on it: fail this attempt, so the event is handled again later, rather than skip the e-mail. A failed attempt is tried again 30 s later, so a 30 s lease (claim(env.db, key, 30)) lets that attempt take over from a run that died.',
     'Explore also loses the e-mail on its way to the provider: the call times out and nothing was sent. An e-mail marked done after that is never sent at all.',
     'On seeds 4, 8, 12, … Ada\'s next order, 1043, at the same price and to the same address, ships ten minutes later: its charge and its e-mail are operations of their own, so their keys must name the order.',
-    'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date. On seeds 2, 6, 10, … it comes back an hour later, as a replay from an archive would: what records that the event was handled must not run out.',
+    'On seeds 3, 7, 11, … the event is first handled at 23:58:30 UTC, so its replay comes after midnight: a key must not carry the date. On seeds 2, 6, 10, … it comes back an hour later, as a replay from an archive would: what records that the event was handled must not run out. On seeds 5, 9, 13, … it comes a third time an hour after the first: whatever a handling learnt — even from the provider\'s answer that the e-mail had already gone — must be in your own record by then.',
   ],
   explanations: {
     starter: 'Does all eight every time. The safe half survives the replay; the charge, the e-mail, the counter and the audit line happen twice.',
@@ -54,6 +54,18 @@ export default defineLesson({
             attempts: 3,
             retryDelayMs: 30_000,
           }),
+          // On seeds 5, 9, 13, … the event comes a third time, an hour after the first: a handling
+          // that learnt from the provider's answer that the e-mail had gone must have recorded it.
+          ...(fourthSeedOn(variation?.seed)
+            ? [
+                oneShot('replay-2', (env) => handle({ ...EVENT }, env), observed, codeErrors, {
+                  startAfterMs: LATE_REPLAY_MS,
+                  why: `${EVENT.eventId} arrives a third time, an hour after the first (and again 30 s after any failure, up to 3 times)`,
+                  attempts: 3,
+                  retryDelayMs: 30_000,
+                }),
+              ]
+            : []),
           ...(nextShipmentOn(variation?.seed)
             ? [
                 oneShot('first-run-1043', (env) => handle({ ...NEXT_EVENT }, env), observed, codeErrors, {
@@ -70,7 +82,7 @@ export default defineLesson({
         maxReceives: 10,
         providers: { timeoutMs: 5_000, emailHonoursKeys: true, metered: { credits: 100, answerPeriodMs: 60_000 } },
         setupSql: setupSqlFor(variation?.seed),
-        horizonMs: 3_600_000 + late + replayAfter,
+        horizonMs: 3_600_000 + late + replayAfter + (fourthSeedOn(variation?.seed) ? LATE_REPLAY_MS : 0),
       },
       observed,
       codeErrors,
