@@ -10,6 +10,7 @@ import { SCENARIO_CATALOG, SCENARIO_IDS } from '../simulations/lessons/catalog';
 import { SIM_EPOCH_MS, formatSimMoment } from '../simulations/engine/sim-time';
 import { explore, runScenario } from '../simulations/run/run';
 import { LESSONS } from '../simulations/lessons/index';
+import type { Fault } from '../simulations/engine/types';
 import { replayHint, simDbPerFile } from './helpers/sim-db';
 
 const EXPLORED_RUNS = Number(process.env.EXPLORE_RUNS ?? 60);
@@ -404,5 +405,66 @@ describe("replay-safety: on seeds 4, 8, 12, … Ada's next order, at the same pr
     // Seed 1 has one order: there the same code holds.
     const usual = await runScenario(sim.db, { scenario, code: byCustomer, variant: 'by-customer', seed: 1, faults: [] });
     expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
+describe('crash-after-send: on seeds 3, 7, 11, … the workers come up 30 s before January ends, in UTC, New York or Anchorage', () => {
+  const scenario = LESSONS.find((s) => s.id === 'crash-after-send')!;
+  const crashAfterSend: Fault[] = [{ kind: 'crash', process: 'worker-1', after: 'email.send' }];
+  const monthKey = readFileSync(new URL('./judge/crash-after-send/provider-key-billing-month.ts', import.meta.url), 'utf8');
+  const anchorageKey = readFileSync(new URL('./judge/crash-after-send/provider-key-anchorage-date.ts', import.meta.url), 'utf8');
+
+  test.each([
+    [3, '2026-01-31T23:59:30'],
+    [7, '2026-02-01T04:59:30'],
+    [15, '2026-02-01T08:59:30'],
+  ])('seed %i sends the first receipt at %s UTC, and the solution holds across the turn', async (seed, at) => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterSend });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(new Date(SIM_EPOCH_MS + r.ledger.emails[0]!.atMs).toISOString(), replayHint(r)).toMatch(new RegExp(`^${at}`));
+  });
+
+  test('a provider key with the month sends again after the month turns; one with the date in Anchorage after its midnight', async () => {
+    // The first send's response is lost, whichever worker sends it: the redelivery 30 s later is in February.
+    const lost: Fault[] = [{ kind: 'lose-response', call: 'email.send', nth: 1 }];
+    const month = await runScenario(sim.db, { scenario, code: monthKey, variant: 'month', seed: 3, faults: lost });
+    expect(month.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(month)).toMatchObject({ held: false });
+    const anchorage = await runScenario(sim.db, { scenario, code: anchorageKey, variant: 'anchorage', seed: 15, faults: lost });
+    expect(anchorage.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(anchorage)).toMatchObject({ held: false });
+    // On the UTC seed the date in Anchorage does not turn (it is 14:59:30 there).
+    const utc = await runScenario(sim.db, { scenario, code: anchorageKey, variant: 'anchorage', seed: 3, faults: lost });
+    expect(utc.verdict, replayHint(utc)).toBe('held');
+  });
+});
+
+describe('business-date-reminder: on seeds 4, 8, 12, … worker-1 runs alone', () => {
+  const scenario = LESSONS.find((s) => s.id === 'business-date-reminder')!;
+  const cache = readFileSync(new URL('./judge/business-date-reminder/sent-cache-set-at-claim.ts', import.meta.url), 'utf8');
+  const lost: Fault[] = [{ kind: 'lose-request', call: 'email.send', nth: 1 }];
+
+  test('a reminder worker-1 failed comes back to it: the solution sends it, a cache set at the claim never does', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 4, faults: lost });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.trace.some((e) => e.type === 'start' && e.actor === 'worker-2'), replayHint(r)).toBe(false);
+    const wrong = await runScenario(sim.db, { scenario, code: cache, variant: 'cache', seed: 4, faults: lost });
+    expect(wrong.invariants.find((i) => i.id === 'reminder-each-due-date'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('2026-01-05') });
+    // On seed 1 the failed reminder goes to worker-2, whose memory is empty, and is sent.
+    const two = await runScenario(sim.db, { scenario, code: cache, variant: 'cache', seed: 1, faults: lost });
+    expect(two.verdict, replayHint(two)).toBe('held');
+  });
+});
+
+describe('replay-safety: on seeds 5, 9, 13, … the event comes a third time, an hour after the first', () => {
+  const scenario = LESSONS.find((s) => s.id === 'replay-safety')!;
+  const skipped = readFileSync(new URL('./judge/replay-safety/email-complete-skipped-when-replayed.ts', import.meta.url), 'utf8');
+  const crash: Fault[] = [{ kind: 'crash', process: 'first-run', after: 'email.send' }];
+
+  test('the solution sends one e-mail over three handlings; an e-mail left claimed after a replayed answer is asked for a third time', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: crash });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.trace.some((e) => e.type === 'start' && e.actor === 'replay-2'), replayHint(r)).toBe(true);
+    expect(r.ledger.emails.length, replayHint(r)).toBe(1);
+    const wrong = await runScenario(sim.db, { scenario, code: skipped, variant: 'skipped', seed: 5, faults: crash });
+    expect(wrong.invariants.find((i) => i.id === 'own-record'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('replay had been told') });
   });
 });

@@ -33,8 +33,6 @@ export type Weakness =
  */
 export const KNOWN_MISSES: Record<string, Weakness> = {
   // Found by the eighth review (2026-12-07), each missed on PostgreSQL 15 as well unless said.
-  // A module cache of sent reminders: the redelivery always goes to the other, idle worker.
-  'business-date-reminder/sent-cache-set-at-claim.ts': 'fixed fault moments',
   // Relays poll in step on one clock, so a lock keyed on the two-second tick is always shared.
   'relay-concurrency/advisory-lock-per-poll-tick.ts': 'fixed fault moments',
   // The batch is marked up to its highest id: a lower row the other relay skipped and never
@@ -73,15 +71,8 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // The audit line guards itself with INSERT … SELECT … WHERE NOT EXISTS and no unique key; the
   // replay comes long after the first handling, and the race would be inside one statement anyway.
   'replay-safety/audit-not-exists-guard.ts': 'inside one statement',
-  // Found by the ninth review (2026-12-07). The next-morning takeover (09:00 → 08:00 UTC) never
-  // crosses midnight in Anchorage (UTC−9), and no run crosses the end of a month (both back-ends).
-  'crash-after-send/provider-key-anchorage-date.ts': 'time never crosses a boundary',
-  'crash-after-send/provider-key-billing-month.ts': 'time never crosses a boundary',
-  // A lease to the minute plus 25 s is 25 s when the workers come up at 09:00:59.9: a 28 s send
-  // and a second delivery 26 s in would show it, a pair no seed of that world draws (both back-ends).
-  'lease-expiry/lease-to-minute-plus-25s.ts': 'fixed fault moments',
-  // The lease is written and compared on the worker's own clock; no worker's clock in
-  // relay-crash drifts from the database's, so the host clock agrees with it (both back-ends).
+  // Found by the ninth review (2026-12-07). The lease is written and compared on the worker's own
+  // clock; no worker's clock in relay-crash drifts from the database's (both back-ends).
   'relay-crash/lease-from-host-clock.ts': 'no clock skew',
   // Found by the tenth review (2026-12-07), each missed on PostgreSQL 15 as well unless said.
   // A provider key drawn per call and never stored: only the rerun 25 h later re-executes, when
@@ -89,10 +80,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'ambiguous-timeout-charge/provider-key-per-call.ts': 'fixed fault moments',
   // A 5 s lease over a lookup retried once (about 11 s of work): no second delivery falls between 5 and 11 s.
   'moving-answers/lease-covers-one-lookup.ts': 'fixed fault moments',
-  // The e-mail is marked done only when the provider's answer is not a replay: the key stays
-  // claimed after a lost response, and only a handling after the provider forgot the key would
-  // send again; nothing handles the event a third time.
-  'replay-safety/email-complete-skipped-when-replayed.ts': 'fixed fault moments',
   // A done-check outside the recording transaction, the e-mail sent under the event's key: on
   // PostgreSQL 15 a second delivery reads while the first's record is uncommitted and sends again
   // after the first handling finished (own-record, seed 10); in the tab its read waits for the COMMIT.
