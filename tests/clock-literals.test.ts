@@ -42,6 +42,11 @@ describe('clockInputsAt', () => {
     expect(clockParamsAt(none, AT)).toBe(none);
     expect(clockParamsAt(undefined, AT)).toBeUndefined();
   });
+
+  test('an instant a microsecond into its millisecond (a second transaction begun in it) is written to the microsecond', () => {
+    expect(clockParamsAt(['now'], AT + 0.001)).toEqual(['2026-01-05 23:59:30.250001+00']);
+    expect(clockInputsAt("SELECT 1 FROM t WHERE lease_until < 'now'", AT + 0.012)).toBe("SELECT 1 FROM t WHERE lease_until < '2026-01-05 23:59:30.250012+00'");
+  });
 });
 
 async function rows(db: SimDatabase, pid: string, sql: string, at: number): Promise<Record<string, unknown>[]> {

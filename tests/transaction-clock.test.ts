@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { isParked, type SimDatabase } from '../simulations/db/port';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
+import { VirtualClock } from '../simulations/engine/clock';
 import { openSimDb, postgresSimDbPerBlock } from './helpers/sim-db';
 
 const T0 = SIM_EPOCH_MS;
@@ -19,6 +20,15 @@ async function value(db: SimDatabase, pid: string, sql: string, at: number, para
 }
 
 const ms = (v: unknown) => (v as Date).getTime();
+
+test('transactions that begin in one simulated millisecond start a microsecond apart, and the next millisecond starts over', () => {
+  const clock = new VirtualClock(T0);
+  const begun = [clock.transactionInstant(), clock.transactionInstant(), clock.transactionInstant()];
+  expect(begun.map((t) => Math.round((t - T0) * 1000))).toEqual([0, 1, 2]);
+  expect(clock.now()).toBe(T0);
+  clock.advanceTo(T0 + 5);
+  expect(clock.transactionInstant()).toBe(T0 + 5);
+});
 
 function scripts(db: () => SimDatabase) {
   beforeEach(async () => {
@@ -58,6 +68,17 @@ function scripts(db: () => SimDatabase) {
     await value(db(), 'a', 'ROLLBACK TO SAVEPOINT s', T0 + 4_000);
     expect(ms(await value(db(), 'a', 'SELECT now()', T0 + 5_000))).toBe(T0 + 1_000);
     await value(db(), 'a', 'COMMIT', T0 + 6_000);
+  });
+
+  test('an instant with microseconds reaches now() and a DEFAULT now() whole', async () => {
+    const micros = (T0 + 1_000) * 1000 + 7;
+    const at = T0 + 1_000 + 0.007;
+    const asMicros = (sql: string) => value(db(), 'a', `SELECT (extract(epoch FROM ${sql}) * 1000000)::bigint::text`, at);
+    expect(await asMicros('now()')).toBe(String(micros));
+    await value(db(), 'a', 'BEGIN', at);
+    const id = await value(db(), 'a', "INSERT INTO orders (customer_id, total_cents) VALUES ('c-1', 500) RETURNING id", T0 + 2_000);
+    await value(db(), 'a', 'COMMIT', T0 + 2_000);
+    expect(await value(db(), 'a', 'SELECT (extract(epoch FROM created_at) * 1000000)::bigint::text FROM orders WHERE id = $1', T0 + 3_000, [id])).toBe(String(micros));
   });
 
   test('a savepoint rolled back to does not end the transaction: now() stays at BEGIN', async () => {

@@ -15,6 +15,7 @@
  *   writes it in when it knows the instant.
  */
 import { memoByText } from '../engine/text-memo';
+import { isoInstant } from '../engine/sim-time';
 import { sqlTokens, sqlWords, WORD_PART, type Opaque, type StringToken, type Word } from './sql-words';
 
 /** What each time keyword means, as a cast of `now()`: the same instant, the transaction's start. */
@@ -234,8 +235,8 @@ const bareClockInputs = memoByText((sql: string): BareInput[] => {
 /** What clock input `word` reads at `atMs`, as text: 'now' the instant, the others a date. */
 function clockInputText(word: string, atMs: number): string {
   const days = BARE_INPUTS[word];
-  const iso = new Date(days === null || days === undefined ? atMs : atMs + days * 86_400_000).toISOString();
-  return days === null || days === undefined ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}+00` : iso.slice(0, 10);
+  const iso = isoInstant(days === null || days === undefined ? atMs : atMs + days * 86_400_000);
+  return days === null || days === undefined ? `${iso.slice(0, 10)} ${iso.slice(11, -1)}+00` : iso.slice(0, 10);
 }
 
 /**

@@ -4,7 +4,9 @@
  * so leases and defaults run on simulated time while the SQL stays exactly as written.
  * The search path is set before any table is created, because `DEFAULT now()` binds at CREATE TABLE.
  * `clock_timestamp()`, `statement_timestamp()`, `transaction_timestamp()` and `timeofday()` are
- * shadowed the same way (simulated time stands still within a step, so they all agree).
+ * shadowed the same way (simulated time stands still within a step, so they all agree). Each
+ * transaction begins at an instant of its own: one begun in the same simulated millisecond as
+ * another starts a microsecond after it (VirtualClock.transactionInstant), as on a real server.
  * CURRENT_TIMESTAMP and the other time keywords cannot be shadowed, nor a call qualified with
  * `pg_catalog.`: the engine writes them as `now()` casts, and as calls in `sim`, before they run
  * (./sql-words.ts).
@@ -16,7 +18,7 @@
  */
 import { SCHEMA_SQL, SEQUENCES, TABLES } from '../../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
-import { SIM_EPOCH_MS } from '../engine/sim-time';
+import { SIM_EPOCH_MS, isoInstant } from '../engine/sim-time';
 import { ADVISORY_SQL } from './advisory-locks';
 
 
@@ -60,7 +62,7 @@ export const SET_CLOCK_STATEMENT = `SELECT set_config('sim.clock', $1, false)`;
 /** The clock update for `nowMs`: `SET_CLOCK_STATEMENT` with its parameter, and as a script. */
 export function clockUpdate(nowMs: number): { text: string; params: readonly [string]; script: string } {
   if (nowMs !== lastClock.ms) {
-    const iso = new Date(nowMs).toISOString();
+    const iso = isoInstant(nowMs);
     lastClock = { ms: nowMs, update: { text: SET_CLOCK_STATEMENT, params: [iso], script: `SELECT set_config('sim.clock', '${iso}', false)` } };
   }
   return lastClock.update;
@@ -71,7 +73,7 @@ let lastClock: { ms: number; update: ReturnType<typeof clockUpdate> } = { ms: Na
 
 /** The expression that sets the virtual clock (to combine with others in one SELECT). */
 export function setClockExpr(nowMs: number): string {
-  return `set_config('sim.clock', '${new Date(nowMs).toISOString()}', false)`;
+  return `set_config('sim.clock', '${isoInstant(nowMs)}', false)`;
 }
 
 /** Install the virtual clock, then the lesson's schema, on one connection. */

@@ -20,6 +20,9 @@ export class VirtualClock implements Clock {
   private nowMs: number;
   private timers: Timer[] = [];
   private nextId = 1;
+  /** The millisecond of the last transactionInstant(), and how many began in it before the last. */
+  private instantMs = NaN;
+  private begunInInstant = 0;
 
   constructor(startMs: number) {
     this.nowMs = startMs;
@@ -27,6 +30,22 @@ export class VirtualClock implements Clock {
 
   now(): number {
     return this.nowMs;
+  }
+
+  /**
+   * The instant a transaction beginning now starts at, the clock its now() reads: this
+   * millisecond, plus a microsecond for each transaction that began in it before (at most 999).
+   * Two transactions on a real server do not start at the same microsecond, so a key or a row
+   * made of now() is not shared by two that begin in one simulated moment.
+   */
+  transactionInstant(): number {
+    if (this.nowMs !== this.instantMs) {
+      this.instantMs = this.nowMs;
+      this.begunInInstant = 0;
+    } else if (this.begunInInstant < 999) {
+      this.begunInInstant++;
+    }
+    return this.nowMs + this.begunInInstant / 1000;
   }
 
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): number {

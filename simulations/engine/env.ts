@@ -143,11 +143,13 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           // statement a fault fails is replaced by one that fails inside the database, so a
           // transaction around it is aborted there, on either back-end.
           const newer = injected ? null : pg15Refusal(text);
+          // A statement outside a transaction (a BEGIN too) starts one: at an instant of its own.
+          const at = simDb.inTransaction(pid) ? clock.now() : clock.transactionInstant();
           const got = injected
-            ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], clock.now())
+            ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], at)
             : newer
-              ? await simDb.query(pid, raising(newer), [], clock.now())
-              : await simDb.query(pid, onSimulatedClock(text), params, clock.now());
+              ? await simDb.query(pid, raising(newer), [], at)
+              : await simDb.query(pid, onSimulatedClock(text), params, at);
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {

@@ -6,6 +6,18 @@
 /** The first instant of every simulated run (Monday 2026-01-05, 09:00 UTC): traces never depend on the host clock. */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
 
+/**
+ * An instant as ISO text to the microsecond where it has one (`2026-01-05T09:00:00.000001Z`), to
+ * the millisecond otherwise. Instants are simulated ms, with microseconds as the fraction
+ * (VirtualClock.transactionInstant).
+ */
+export function isoInstant(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.round((ms - whole) * 1000));
+  const iso = new Date(whole).toISOString();
+  return micros === 0 ? iso : `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+}
+
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**

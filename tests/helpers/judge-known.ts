@@ -8,8 +8,6 @@ import { judgeAll, type Backend } from '../../scripts/judge-pool';
 
 /** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
 export type Weakness =
-  /** Runs start at 09:00:00 and repeats come minutes later: no minute, day or zone boundary is crossed. */
-  | 'time never crosses a boundary'
   /** Faults land at fixed steps: never right after COMMIT, never between a claim and a late send, duplicates only at one instant. */
   | 'fixed fault moments'
   /** PGlite runs one transaction at a time: races between two open transactions do not happen, and text rules stand in. */
@@ -23,9 +21,7 @@ export type Weakness =
   /** A process's pool queries and its clients share one connection: a setting or a lock pg.Pool would leave on another one stays with the process. */
   | 'one connection per process'
   /** The lesson has one process of a kind (one shop, one relay) where production runs several, or every item of a batch differs. */
-  | 'a world too uniform'
-  /** Simulated time stands still within a step: two transactions at one moment read the same now(). */
-  | 'time stands still in a step';
+  | 'a world too uniform';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -45,8 +41,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'relay-crash/takeover-read-then-update-by-key.ts': 'a world too uniform',
   // One shop: max(id) after the INSERT is always this checkout's order.
   'dual-write/outbox-id-from-max-in-tx.ts': 'a world too uniform',
-  // Two check-then-insert claims at one simulated moment share now(), the second half of the key.
-  'concurrent-redelivery/claim-history-pk-with-time.ts': 'time stands still in a step',
   // A plain INSERT under a SAVEPOINT whose 23505 is answered by refreshing the row by key alone:
   // in the tab the second worker never reaches the INSERT while the first holds the claim
   // uncommitted, and the rule credits the INSERT as a claim. PostgreSQL 15 catches it.
