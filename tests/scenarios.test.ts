@@ -468,3 +468,27 @@ describe('replay-safety: on seeds 5, 9, 13, … the event comes a third time, an
     expect(wrong.invariants.find((i) => i.id === 'own-record'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('replay had been told') });
   });
 });
+
+describe('ambiguous-timeout-charge: on even seeds the job queue retries a checkout that did not return, 15 minutes later', () => {
+  const scenario = LESSONS.find((s) => s.id === 'ambiguous-timeout-charge')!;
+  const perCall = readFileSync(new URL('./judge/ambiguous-timeout-charge/provider-key-per-call.ts', import.meta.url), 'utf8');
+  const crash: Fault[] = [{ kind: 'crash', process: 'checkout', after: 'payments.charge', nth: 1 }];
+
+  test('after a crash past the charge the retry gets the first charge back under its key; a key drawn per call charges again', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 2, faults: crash });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.ledger.charges.filter((c) => c.orderId === 2077).length, replayHint(r)).toBe(1);
+    expect(r.ledger.replays.some((p) => p.by === 'retry-job'), replayHint(r)).toBe(true);
+    const wrong = await runScenario(sim.db, { scenario, code: perCall, variant: 'per-call', seed: 2, faults: crash });
+    expect(wrong.invariants.find((i) => i.id === 'no-double-charge'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('by retry-job') });
+  });
+
+  test('without the retry (odd seeds) the next-day takeover after that crash is the gap no key closes: not counted against the solution', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 1, faults: crash });
+    expect(r.ledger.charges.filter((c) => c.orderId === 2077).length, replayHint(r)).toBe(2);
+    // The run shows the gap (both invariants say so), and Explore counts neither.
+    const broken = r.invariants.filter((i) => !i.held);
+    expect(broken.map((i) => i.id).sort(), replayHint(r)).toEqual(['no-double-charge', 'same-charge-everywhere']);
+    expect(broken.every((i) => i.beyondKeys), replayHint(r)).toBe(true);
+  });
+});

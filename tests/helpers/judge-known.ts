@@ -69,9 +69,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // clock; no worker's clock in relay-crash drifts from the database's (both back-ends).
   'relay-crash/lease-from-host-clock.ts': 'no clock skew',
   // Found by the tenth review (2026-12-07), each missed on PostgreSQL 15 as well unless said.
-  // A provider key drawn per call and never stored: only the rerun 25 h later re-executes, when
-  // the provider has forgotten every key anyway; no crash after a charge is retried soon after.
-  'ambiguous-timeout-charge/provider-key-per-call.ts': 'fixed fault moments',
   // A 5 s lease over a lookup retried once (about 11 s of work): no second delivery falls between 5 and 11 s.
   'moving-answers/lease-covers-one-lookup.ts': 'fixed fault moments',
   // A done-check outside the recording transaction, the e-mail sent under the event's key: on

@@ -26,6 +26,34 @@ function lateEveningOn(seed: number | undefined): { ms: number; checkout: string
   return null;
 }
 
+/** Seeds 2, 4, 6, …: the job queue retries a checkout that did not return. */
+const jobRetryOn = (seed: number | undefined) => seed !== undefined && seed % 2 === 0;
+/** When the job queue retries a checkout that did not return, and how often after that. */
+const JOB_RETRY_AFTER_MS = 15 * 60_000;
+/** How many times it tries: two hours of retries, past any lease a checkout would take. */
+const JOB_RETRY_ATTEMPTS = 8;
+
+/**
+ * The job queue's retry of checkout (`retry`, a one-shot of chargeOrder): JOB_RETRY_AFTER_MS after
+ * checkout began it runs `retry` if checkout did not return (it threw, or crashed), inside the
+ * provider's day; else it does nothing and reports nothing.
+ */
+function retryJob(retry: ProcessSpec, observed: Record<string, unknown>): ProcessSpec {
+  return {
+    ...retry,
+    async main(env) {
+      await env.sleep(JOB_RETRY_AFTER_MS);
+      const checkout = observed.checkout;
+      if (typeof checkout === 'object' && checkout !== null && 'value' in checkout) {
+        env.log('checkout returned: nothing to retry');
+        return;
+      }
+      env.log(`checkout did not return: ${humanDuration(JOB_RETRY_AFTER_MS)} after it began, the job queue retries it (and again every ${humanDuration(JOB_RETRY_AFTER_MS)}, up to ${JOB_RETRY_ATTEMPTS} times)`);
+      await retry.main(env);
+    },
+  };
+}
+
 export default defineLesson({
   id: 'ambiguous-timeout-charge',
   title: 'The charge that timed out',
@@ -36,7 +64,7 @@ export default defineLesson({
     'A timeout after the request left tells you nothing: the provider may have charged the card, or never seen the request. The only safe answer is to retry with a key that makes the retry harmless.',
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. An hour later Grace buys again (order 2078, a charge of its own). The next day a rerun of yesterday\'s checkouts calls chargeOrder for 2077 once more.',
     'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
-    'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does. So the explorer never crashes checkout there and never loses more than two answers in a row, but you can, by hand.',
+    'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so Explore does not count it against your code, and never loses more than two answers in a row. On even seeds, though, the job queue retries a checkout that did not return 15 minutes later, while the provider still knows the key: under the key the first attempt used, it gets the first charge back and records it.',
     'On seeds 3, 11, 19, … checkout runs at 23:59:55 UTC, and on seeds 7, 15, 23, … at 23:59:55 in New York, so a retry falls on the next date there: a key must not carry the date, in any time zone.',
   ],
   explanations: {
@@ -55,6 +83,8 @@ export default defineLesson({
       spec: {
         processes: [
           oneShot('checkout', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors),
+          // On even seeds the job queue retries a checkout that did not return, inside the provider's day.
+          ...(jobRetryOn(variation?.seed) ? [retryJob(oneShot('retry-job', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors, { attempts: JOB_RETRY_ATTEMPTS, retryDelayMs: JOB_RETRY_AFTER_MS }), observed)] : []),
           oneShot('rerun', (env) => chargeOrder({ ...TIMEOUT_ORDER }, env), observed, codeErrors, {
             startAfterMs: NEXT_DAY_RERUN_MS,
             why: `the next day (${humanDuration(NEXT_DAY_RERUN_MS)} later) someone reruns yesterday's checkouts, order ${TIMEOUT_ORDER.id} included; the provider has forgotten its keys by now`,
@@ -79,11 +109,11 @@ export default defineLesson({
     faults: [{ kind: 'lose-response', call: 'payments.charge', nth: 1 }],
     story: 'The first charge goes through, but its response is lost: checkout times out after 5 s and retries. The next day a rerun charges the order again.',
   },
-  // A crash after a charge went through and before complete (a crash after a lost response
-  // included), or four lost responses that end checkout with the key still running, replayed after
-  // the provider's 24 hours, needs a reconciliation with the provider that no key can give (the
-  // brief says so): crashes on the menu land before the first charge, and at most two responses
-  // are lost, on purpose.
+  // A crash right after the charge went through is taken over by the job queue's retry within
+  // the provider's day, under the key the first attempt used. Four lost responses that end
+  // checkout with the key still running would be too, but a run that then also loses the retry's
+  // answers reaches the next day's rerun after the provider forgot the key: a gap only a
+  // reconciliation with the provider closes (the brief says so), so at most two are lost.
   faultMenu: [
     { kind: 'lose-response', call: 'payments.charge', nth: 1 },
     { kind: 'lose-response', call: 'payments.charge', nth: 2 },
@@ -91,11 +121,12 @@ export default defineLesson({
     { kind: 'slow-response', call: 'payments.charge', nth: 2, ms: 8_000 },
     { kind: 'crash', process: 'checkout', after: 'db', nth: 1 },
     { kind: 'crash', process: 'checkout', before: 'payments.charge', nth: 1 },
+    { kind: 'crash', process: 'checkout', after: 'payments.charge', nth: 1 },
   ],
   maxFaults: 3,
   invariants: [noDoubleCharge([TIMEOUT_ORDER.id, NEXT_ORDER.id]), timeoutOrderCharged, everyoneSawTheCharge],
   tables: ['operations'],
-  actors: ['checkout', 'next-order', 'rerun', 'postgres', 'payments'],
+  actors: ['checkout', 'retry-job', 'next-order', 'rerun', 'postgres', 'payments'],
   crashable: ['checkout', 'rerun'],
   lossy: 'payments.charge',
   prediction: {

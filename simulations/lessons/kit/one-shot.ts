@@ -135,7 +135,7 @@ export function answeredCall(trace: readonly TraceEvent[], e: TraceEvent): Trace
 }
 
 /** The first repeat among `effects` (in ledger order) not across the gap of {@link crashedBeforeComplete}, with an earlier effect it repeats; and how many were across it. */
-function repeats<T extends Effect>(trace: readonly TraceEvent[], effects: readonly T[]): { bug?: [T, T]; excused: number } {
+export function repeats<T extends Effect>(trace: readonly TraceEvent[], effects: readonly T[]): { bug?: [T, T]; excused: number } {
   let excused = 0;
   for (let j = 1; j < effects.length; j++) {
     const second = effects[j]!;
@@ -147,7 +147,7 @@ function repeats<T extends Effect>(trace: readonly TraceEvent[], effects: readon
 }
 
 /** What a broken invariant adds when every repeat it saw crossed the gap. */
-const GAP_NOTE =
+export const GAP_NOTE =
   'each repeat came after a crash between the call and the statement recording it, taken over under the same key by a provider that no longer knew it: a gap no key closes (only asking the provider what it did can), so Explore does not count it against the code';
 
 /** No order in `orderIds` is charged more than once; repeats across the gap of {@link crashedBeforeComplete} break it `beyondKeys`. */
