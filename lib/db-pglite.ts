@@ -24,7 +24,7 @@ export function pgliteDb(pg: Pick<PGliteInterface, 'query'>): Db {
 
   async function run<R>(text: string, params?: unknown[]): Promise<QueryResult<R>> {
     const res = await pg.query<R>(text, params as unknown[] | undefined);
-    return { rows: res.rows };
+    return { rows: res.rows, rowCount: (res as { rowCount?: number }).rowCount ?? null };
   }
 
   return {

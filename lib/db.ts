@@ -9,6 +9,12 @@
 /** The rows a statement returned. */
 export interface QueryResult<R = Record<string, unknown>> {
   rows: R[];
+  /**
+   * The count in the statement's command tag, as node-postgres gives it: the rows an INSERT,
+   * UPDATE or DELETE changed (RETURNING or not), the rows a SELECT returned; null for a command
+   * that counts nothing (BEGIN, CREATE …).
+   */
+  rowCount: number | null;
 }
 
 /** Anything that runs a parameterised statement. */

@@ -33,6 +33,11 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(String((found?.read.data as { sql: string }).sql)).toBe(SELECT);
   });
 
+  test('a compare-and-set UPDATE without RETURNING whose rowCount the code never looked at', () => {
+    const found = firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', `UPDATE operations SET lease_until = now() WHERE op_key = $1 AND lease_until < now()`, { affected: 1 }), db('worker-1', 'COMMIT'), send('worker-1')));
+    expect(String((found?.read.data as { sql: string } | undefined)?.sql)).toBe(SELECT);
+  });
+
   test('a call inside the transaction, on a read that locked nothing', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), send('worker-1')))?.afterCommit).toBe(false);
   });
@@ -171,6 +176,8 @@ describe('a decision PostgreSQL makes atomic', () => {
   test('an upsert whose conflict arm has a WHERE (compare-and-set) and whose row the code read', () =>
     safe(read('worker-1', SELECT), read('worker-1', `INSERT INTO operations AS o (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() WHERE o.lease_until < now() RETURNING op_key`, [{ op_key: 'k' }])));
   test('LOCK TABLE behind a comment', () => safe(db('worker-1', '-- one at a time\nLOCK TABLE operations IN SHARE ROW EXCLUSIVE MODE'), read('worker-1', SELECT)));
+  test('a compare-and-set UPDATE without RETURNING whose rowCount the code checked: it changed the row the read saw', () =>
+    safe(read('worker-1', SELECT), db('worker-1', `UPDATE operations SET lease_until = now() + interval '60 seconds' WHERE op_key = $1 AND lease_until < now()`, { rowsRead: true, affected: 1 })));
 
   test('an upsert returning xmax (inserted or not) before the transaction: the code can tell', () => {
     expect(firstUncheckedAct(both(db('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET op_key = EXCLUDED.op_key RETURNING (xmax = 0) AS inserted`, { rows: [{ inserted: true }] }), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();

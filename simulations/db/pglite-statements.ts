@@ -38,6 +38,8 @@ export type PgliteConnection = Pick<PGliteInterface, 'query' | 'exec' | 'execPro
 export interface StatementRows {
   rows: Record<string, unknown>[];
   affectedRows?: number;
+  /** The command tag's last number (`SELECT 3`, `INSERT 0 1`, `UPDATE 2`); null when it has none (`BEGIN`). */
+  rowCount: number | null;
 }
 
 type Message = { name: string; [k: string]: unknown };
@@ -330,7 +332,7 @@ export class PgliteStatements {
     if (first) return first;
     const messages = prepared?.rowDescription ? [prepared.rowDescription, ...sent.messages] : sent.messages;
     const res = pgliteParse.parseResults(messages as Parameters<typeof pgliteParse.parseResults>[0], parsers as Parameters<typeof pgliteParse.parseResults>[1])[0];
-    return { rows: res.rows as Record<string, unknown>[], affectedRows: res.affectedRows };
+    return { rows: res.rows as Record<string, unknown>[], affectedRows: res.affectedRows, rowCount: (res as { rowCount?: number }).rowCount ?? null };
   }
 }
 
@@ -367,11 +369,12 @@ export function firstResult(description: Message | null, messages: readonly Mess
       rows.push(row);
     } else if (m.name === 'commandComplete') {
       const words = String(m.text).split(' ');
-      return { rows, affectedRows: COUNTED.has(words[0]) ? parseInt(words[words.length - 1], 10) : 0 };
+      const count = parseInt(words[words.length - 1], 10);
+      return { rows, affectedRows: COUNTED.has(words[0]) ? count : 0, rowCount: Number.isNaN(count) ? null : count };
     }
   }
   // No result completed: PGlite reports an empty one.
-  return { rows: [], affectedRows: 0 };
+  return { rows: [], affectedRows: 0, rowCount: null };
 }
 
 const defaultParsers = pgliteTypes.parsers as Record<number | string, ((x: string, typeId?: number) => unknown) | undefined>;

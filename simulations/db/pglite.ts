@@ -189,7 +189,7 @@ export class PgliteSimDatabase implements SimDatabase {
         // Another process prepared the very same statement: on its own connection this process's
         // PREPARE would succeed, and its EXECUTE run that text. (One that prepares twice fails, as on PostgreSQL.)
         known.pids.add(pid);
-        return { rows: [], affectedRows: 0 };
+        return { rows: [], affectedRows: 0, rowCount: null };
       }
       if (known && known.pids.size === 0 && known.text !== preparing.text && !this.statements.inFailedTransaction) {
         // Every connection that held it is gone: the name is free again, for another statement too.

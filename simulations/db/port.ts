@@ -10,6 +10,8 @@
 export interface StatementResult {
   rows: Record<string, unknown>[];
   affectedRows?: number;
+  /** The command tag's count, as node-postgres's `rowCount` (null when the tag has none). */
+  rowCount: number | null;
 }
 
 /** A statement waiting on a lock another process holds (real servers only). */

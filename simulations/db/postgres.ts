@@ -17,7 +17,7 @@
 import pg from 'pg';
 import { numericTypes } from '../../lib/db-node-postgres';
 import { hostTick } from '../engine/host-tick';
-import type { ParkedQuery, SimDatabase } from './port';
+import type { ParkedQuery, SimDatabase, StatementResult } from './port';
 import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape';
 import { clockInputsAt, clockParamsAt } from './sql-clock-words';
 import { rollsBackToSavepoint, transactionBoundary } from './sql-words';
@@ -151,12 +151,12 @@ export class PostgresSimDatabase implements SimDatabase {
     }
     if (effect === 'begin') conn.inTx = true;
     let settled = false;
-    let value: { rows: Record<string, unknown>[]; affectedRows?: number } | undefined;
+    let value: StatementResult | undefined;
     let error: unknown;
     const running = conn.client.query(clockInputsAt(text, at), clockParamsAt(params, at)).then(
       (res) => {
         settled = true;
-        value = { rows: res.rows, affectedRows: res.rowCount ?? undefined };
+        value = { rows: res.rows, affectedRows: res.rowCount ?? undefined, rowCount: res.rowCount ?? null };
       },
       (err: unknown) => {
         settled = true;

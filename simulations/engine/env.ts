@@ -88,20 +88,29 @@ function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Rec
 
 /**
  * The result the code gets of a statement `event` records. Inside a transaction, reading its rows
- * marks the event `rowsRead: true`: a check made inside a transaction holds on PostgreSQL only if no
+ * (or its rowCount) marks the event `rowsRead: true`: a check made inside a transaction holds on PostgreSQL only if no
  * other worker could change its answer before the transaction acted on it, and the checker of that
  * (lessons/kit/overlap.ts) asks which answers the code looked at. Outside one, the rows as they are.
  */
-function resultOf(rows: Record<string, unknown>[], event: TraceEvent, inTransaction: boolean): { rows: Record<string, unknown>[] } {
-  if (!inTransaction) return { rows };
+function resultOf(rows: Record<string, unknown>[], rowCount: number | null, event: TraceEvent, inTransaction: boolean): QueryResult {
+  if (!inTransaction) return { rows, rowCount };
   const data = event.data as Record<string, unknown>;
-  const result = {} as { rows: Record<string, unknown>[] };
+  const result = {} as QueryResult;
   Object.defineProperty(result, 'rows', {
     enumerable: true,
     configurable: true,
     get: () => ((data.rowsRead = true), rows),
     set: (v: Record<string, unknown>[]) => {
       rows = v;
+    },
+  });
+  // The count is the answer too: an UPDATE whose rowCount the code checks decided on it.
+  Object.defineProperty(result, 'rowCount', {
+    enumerable: true,
+    configurable: true,
+    get: () => ((data.rowsRead = true), rowCount),
+    set: (v: number | null) => {
+      rowCount = v;
     },
   });
   return result;
@@ -156,7 +165,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
               try {
                 const res = await got.result();
                 const event = host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} → ${rowSummary(text, res)} (after the lock was released)`, data: { sql: text, params: params ?? [], rows: res.rows, affected: res.affectedRows } });
-                return resultOf(res.rows, event, simDb.inTransaction(pid));
+                return resultOf(res.rows, res.rowCount, event, simDb.inTransaction(pid));
               } catch (err) {
                 failed(err);
                 throw markFailedStatement(err);
@@ -167,7 +176,9 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           const inTransaction = simDb.inTransaction(pid);
           const contended = inTransaction && !injected && !newer ? contendedAnswer(text) : null;
           const rows = contended ? host.contention.answer(pid, text, contended, got.rows, event) : got.rows;
-          return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(rows, event) : rows, event, inTransaction);
+          // A contended answer changes the rows a statement returned, and so their count.
+          const rowCount = contended && got.rowCount === got.rows.length ? rows.length : got.rowCount;
+          return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(rows, event) : rows, rowCount, event, inTransaction);
         } catch (err) {
           failed(err);
           throw withCallSite(markFailedStatement(err), callSite);

@@ -45,12 +45,12 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "Db": {
     "file": "lib/db.ts",
-    "line": 29,
+    "line": 35,
     "kind": "type"
   },
   "DbClient": {
     "file": "lib/db.ts",
-    "line": 20,
+    "line": 26,
     "kind": "type"
   },
   "Delivery": {
@@ -110,7 +110,7 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "Queryable": {
     "file": "lib/db.ts",
-    "line": 15,
+    "line": 21,
     "kind": "type"
   },
   "QueryResult": {
@@ -145,7 +145,7 @@ export const LIBRARY_EXPORTS: Readonly<Record<string, LibraryExport>> = {
   },
   "withTransaction": {
     "file": "lib/db.ts",
-    "line": 37,
+    "line": 43,
     "kind": "value"
   }
 };

@@ -267,6 +267,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing by its locks.
     const shape = answerIgnored(e) && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
+    /** The rows its answer counts: those returned, or for a write without RETURNING those it changed (its rowCount). */
+    const counted = returned > 0 || shaped.kind !== 'write' || typeof data?.affected !== 'number' ? returned : data.affected;
     /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
@@ -345,7 +347,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
         // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
         // checked; one made on an earlier read is not, since the row comes back either way.
         if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
-      } else if (returned > 0 && (shape.kind === 'locking-read' || rowsRead)) {
+      } else if (counted > 0 && (shape.kind === 'locking-read' || rowsRead)) {
         if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
         else tx.safe = true;
       } else if (rowsRead && tx.unchecked === null && !alreadyTaken([...shape.reads, ...shape.writes]) && !lockedBy([...shape.reads, ...shape.writes])) {
