@@ -408,16 +408,16 @@ describe("replay-safety: on seeds 4, 8, 12, … Ada's next order, at the same pr
   });
 });
 
-describe('crash-after-send: on seeds 3, 7, 11, … the workers come up 30 s before January ends, in UTC, New York or Anchorage', () => {
+describe('crash-after-send: on seeds 3, 7, 11, … the workers come up 30 s before Sunday 31 May ends, in UTC, New York or Anchorage', () => {
   const scenario = LESSONS.find((s) => s.id === 'crash-after-send')!;
   const crashAfterSend: Fault[] = [{ kind: 'crash', process: 'worker-1', after: 'email.send' }];
   const monthKey = readFileSync(new URL('./judge/crash-after-send/provider-key-billing-month.ts', import.meta.url), 'utf8');
   const anchorageKey = readFileSync(new URL('./judge/crash-after-send/provider-key-anchorage-date.ts', import.meta.url), 'utf8');
 
   test.each([
-    [3, '2026-01-31T23:59:30'],
-    [7, '2026-02-01T04:59:30'],
-    [15, '2026-02-01T08:59:30'],
+    [3, '2026-05-31T23:59:30'],
+    [7, '2026-06-01T03:59:30'],
+    [15, '2026-06-01T07:59:30'],
   ])('seed %i sends the first receipt at %s UTC, and the solution holds across the turn', async (seed, at) => {
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed, faults: crashAfterSend });
     expect(r.verdict, replayHint(r)).toBe('held');
@@ -431,7 +431,7 @@ describe('crash-after-send: on seeds 3, 7, 11, … the workers come up 30 s befo
     expect(month.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(month)).toMatchObject({ held: false });
     const anchorage = await runScenario(sim.db, { scenario, code: anchorageKey, variant: 'anchorage', seed: 15, faults: lost });
     expect(anchorage.invariants.find((i) => i.id === 'at-most-one-receipt'), replayHint(anchorage)).toMatchObject({ held: false });
-    // On the UTC seed the date in Anchorage does not turn (it is 14:59:30 there).
+    // On the UTC seed the date in Anchorage does not turn (it is 15:59:30 there).
     const utc = await runScenario(sim.db, { scenario, code: anchorageKey, variant: 'anchorage', seed: 3, faults: lost });
     expect(utc.verdict, replayHint(utc)).toBe('held');
   });

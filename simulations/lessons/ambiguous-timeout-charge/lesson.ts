@@ -8,6 +8,9 @@ import type { ProcessSpec } from '../../engine/scheduler';
 import { humanDuration, noDoubleCharge, oneShot } from '../kit/one-shot';
 import { defineLesson } from '../kit/define';
 
+/** From the run's start (09:00 UTC) to 14:59:55 UTC, 23:59:55 in Tokyo (UTC+9). */
+const TOKYO_LATE_EVENING_MS = (5 * 3600 + 59 * 60 + 55) * 1000;
+
 /** From the run's start (09:00 UTC) to 23:59:55 the same day. */
 const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
 
@@ -15,13 +18,15 @@ const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
 const NEW_YORK_LATE_EVENING_MS = (19 * 3600 + 59 * 60 + 55) * 1000;
 
 /**
- * On seeds 3, 11, 19, …: everything happens 14 h 59 min 55 s later, checkout at 23:59:55 UTC, so
- * its retry falls on the next date; on seeds 7, 15, 23, … 19 h 59 min 55 s later, at 23:59:55 in
- * New York, where the date turns five hours after UTC's.
+ * On seeds 3, 19, 35, …: everything happens 14 h 59 min 55 s later, checkout at 23:59:55 UTC, so
+ * its retry falls on the next date; on seeds 11, 27, 43, … 5 h 59 min 55 s later, at 23:59:55 in
+ * Tokyo, where the date turns nine hours before UTC's; on seeds 7, 15, 23, … 19 h 59 min 55 s
+ * later, at 23:59:55 in New York, where it turns five hours after.
  */
 function lateEveningOn(seed: number | undefined): { ms: number; checkout: string; day: string } | null {
   if (seed === undefined) return null;
-  if (seed % 8 === 3) return { ms: LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 UTC, five seconds before the date turns', day: 'on this seed the whole day runs 14 h 59 min 55 s later' };
+  if (seed % 16 === 3) return { ms: LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 UTC, five seconds before the date turns', day: 'on this seed the whole day runs 14 h 59 min 55 s later' };
+  if (seed % 16 === 11) return { ms: TOKYO_LATE_EVENING_MS, checkout: 'on this seed checkout runs at 14:59:55 UTC (23:59:55 in Tokyo), five seconds before the date turns there', day: 'on this seed the whole day runs 5 h 59 min 55 s later' };
   if (seed % 8 === 7) return { ms: NEW_YORK_LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 in New York (04:59:55 UTC), five seconds before the date turns there', day: 'on this seed the whole day runs 19 h 59 min 55 s later' };
   return null;
 }
@@ -65,7 +70,7 @@ export default defineLesson({
     'Here checkout charges order 2077 and the response is lost. The starter retries with no key, so the provider charges again. An hour later Grace buys again (order 2078, a charge of its own). The next day a rerun of yesterday\'s checkouts calls chargeOrder for 2077 once more.',
     'A key derived from the order makes the provider return the original charge to a retry (and refuse the key if a request under it asks for a different amount). But the provider may forget a key once it is 24 hours old (Stripe keeps keys for at least 24 hours): only your own operations table — claim, complete, and return the stored result — still knows on day two. That table answers from what it stored and does not compare amounts: a key reused for other work gets the old charge back, so derive it from the operation.',
     'It knows only what was marked done. A run that ends without complete leaves the operation running: a crash after the charge went through, or four timeouts in a row after which checkout gives up not knowing. A takeover on day two, after the provider forgot the key, then charges again. No key closes that gap: only asking the provider what it already charged for the order (reconciliation) does, so Explore does not count it against your code, and never loses more than two answers in a row. On even seeds, though, the job queue retries a checkout that did not return 15 minutes later, while the provider still knows the key: under the key the first attempt used, it gets the first charge back and records it.',
-    'On seeds 3, 11, 19, … checkout runs at 23:59:55 UTC, and on seeds 7, 15, 23, … at 23:59:55 in New York, so a retry falls on the next date there: a key must not carry the date, in any time zone.',
+    'On seeds 3, 19, 35, … checkout runs at 23:59:55 UTC, on seeds 11, 27, 43, … at 23:59:55 in Tokyo (14:59:55 UTC), and on seeds 7, 15, 23, … at 23:59:55 in New York, so a retry falls on the next date there: a key must not carry the date, in any time zone.',
   ],
   explanations: {
     starter: 'Retries the timed-out charge with no idempotency key: the provider cannot tell the retry from a new purchase. The next-day rerun charges a third time.',

@@ -17,7 +17,7 @@ export default defineLesson({
     'Here worker-1 crashes right after the send. Its lease runs out, another worker takes the key over, and sends again: the starter claims and completes correctly but does not tell the provider which operation this is.',
     'Pass the operation key to the provider as its idempotency key. The retry then gets the original e-mail back instead of sending a new one.',
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
-    'On seeds 3, 11, 19, … Explore brings the workers up 30 s before January ends in UTC, on seeds 7, 23, 39, … 30 s before it ends in New York and on seeds 15, 31, 47, … in Anchorage, so a takeover after a crash falls on the next day and month in that zone: a key must name the operation, not the date or month it was tried, in any time zone.',
+    'On seeds 3, 11, 19, … Explore brings the workers up 30 s before Sunday 31 May ends in UTC, on seeds 7, 23, 39, … 30 s before it ends in New York and on seeds 15, 31, 47, … in Anchorage, so a takeover after a crash falls on the next day, week and month in that zone: a key must name the operation, not the date, week or month it was tried, in any time zone.',
     'On seeds 5, 9, 13, … the queue hands a message that was not acknowledged out again only 23 h after its first delivery, the next morning (as a redrive of overnight failures would), and every 30 s after that: past midnight in nearly every time zone, and still inside the provider\'s 24 h memory of keys.',
   ],
   explanations: {

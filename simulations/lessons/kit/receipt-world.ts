@@ -25,22 +25,26 @@ function withClockAhead(handler: (msg: never, env: Env) => Promise<unknown>, ahe
   return (msg, env) => handler(msg, { ...env, clock: { now: () => env.clock.now() + aheadMs } });
 }
 
-/** From the run's start (Monday 5 January, 09:00 UTC) to 23:59:30 UTC on 31 January, the month's last day. */
-const NEAR_MIDNIGHT_MS = (26 * 24 * 3600 + 14 * 3600 + 59 * 60 + 30) * 1000;
-/** From the run's start to 04:59:30 UTC on 1 February: 23:59:30 on 31 January in New York (UTC−5). */
-const NEAR_NEW_YORK_MIDNIGHT_MS = NEAR_MIDNIGHT_MS + 5 * 3_600_000;
-/** From the run's start to 08:59:30 UTC on 1 February: 23:59:30 on 31 January in Anchorage (UTC−9). */
-const NEAR_ANCHORAGE_MIDNIGHT_MS = NEAR_MIDNIGHT_MS + 9 * 3_600_000;
+/**
+ * From the run's start (Monday 5 January, 09:00 UTC) to 23:59:30 UTC on Sunday 31 May: the day,
+ * the ISO week and the month turn together at the next midnight.
+ */
+const NEAR_MIDNIGHT_MS = (146 * 24 * 3600 + 14 * 3600 + 59 * 60 + 30) * 1000;
+/** From the run's start to 03:59:30 UTC on 1 June: 23:59:30 on 31 May in New York (UTC−4 in summer). */
+const NEAR_NEW_YORK_MIDNIGHT_MS = NEAR_MIDNIGHT_MS + 4 * 3_600_000;
+/** From the run's start to 07:59:30 UTC on 1 June: 23:59:30 on 31 May in Anchorage (UTC−8 in summer). */
+const NEAR_ANCHORAGE_MIDNIGHT_MS = NEAR_MIDNIGHT_MS + 8 * 3_600_000;
 
 /**
- * When the workers come up on a near-midnight seed, always 30 s before a month ends: at midnight
- * UTC on 3, 11, 19, …, in New York on 7, 23, 39, … and in Anchorage on 15, 31, 47, …. Anchorage's
- * midnight is 09:00 UTC, when every other run starts, so no other seed crosses its date.
+ * When the workers come up on a near-midnight seed, always 30 s before Sunday 31 May ends: at
+ * midnight UTC on 3, 11, 19, …, in New York on 7, 23, 39, … and in Anchorage on 15, 31, 47, ….
+ * Anchorage's midnight in January is 09:00 UTC, when every other run starts, so no other seed
+ * crosses its date.
  */
 function nearMidnightOn(seed: number | undefined): [number, string] {
-  if (seed !== undefined && seed % 16 === 15) return [NEAR_ANCHORAGE_MIDNIGHT_MS, '08:59:30 UTC on 1 February (23:59:30 on 31 January in Anchorage)'];
-  if (seed !== undefined && seed % 8 === 7) return [NEAR_NEW_YORK_MIDNIGHT_MS, '04:59:30 UTC on 1 February (23:59:30 on 31 January in New York)'];
-  return [NEAR_MIDNIGHT_MS, '23:59:30 UTC on 31 January'];
+  if (seed !== undefined && seed % 16 === 15) return [NEAR_ANCHORAGE_MIDNIGHT_MS, '07:59:30 UTC on Monday 1 June (23:59:30 on Sunday 31 May in Anchorage)'];
+  if (seed !== undefined && seed % 8 === 7) return [NEAR_NEW_YORK_MIDNIGHT_MS, '03:59:30 UTC on Monday 1 June (23:59:30 on Sunday 31 May in New York)'];
+  return [NEAR_MIDNIGHT_MS, '23:59:30 UTC on Sunday 31 May'];
 }
 
 /** When the workers come up on an off-the-minute seed: a tenth of a second before the minute turns. */
@@ -71,7 +75,7 @@ export function receiptWorld(
     emailTimeoutMs?: number;
     emailHonoursKeys?: boolean;
     seed?: number;
-    /** On seeds 3, 7, 11, …, the workers come up at 23:59:30 on 31 January: in UTC on 3, 11, 19, …, in New York on 7, 23, 39, …, in Anchorage on 15, 31, 47, …; a takeover after a crash falls on the next day and month. */
+    /** On seeds 3, 7, 11, …, the workers come up at 23:59:30 on Sunday 31 May: in UTC on 3, 11, 19, …, in New York on 7, 23, 39, …, in Anchorage on 15, 31, 47, …; a takeover after a crash falls on the next day, week and month. */
     nearMidnight?: boolean;
     /** On seeds 3, 7, 11, …, worker-2's host clock runs 90 s off the database's, ahead or (7, 15, …) behind (env.clock.now() reads it; now() in SQL does not). */
     skewedClock?: boolean;

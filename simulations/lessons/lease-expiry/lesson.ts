@@ -19,6 +19,7 @@ export default defineLesson({
     'On even-numbered seeds Explore also brings Ada\'s next order, 1043, through the same queue: a key must tell her two orders apart, or the second one never gets its receipt.',
     'On seeds 3, 11, 19, … worker-2\'s host clock runs 90 s ahead of the database\'s, and on seeds 7, 15, 23, … 90 s behind it, as a drifting machine\'s does: env.clock.now() on it reads that clock. A lease written and compared on the database\'s clock, with now() in the SQL, is not fooled.',
     'On seeds 5, 9, 13, … the workers come up at 09:00:59.9 UTC, a tenth of a second before the minute turns: a lease lasts so many seconds from the claim, not until the minute (or any other mark on the clock) turns.',
+    'Explore also loses an e-mail request on its way to the provider: the send times out and nothing was sent. A key completed after that timeout never gets its receipt.',
   ],
   explanations: {
     starter: 'An atomic claim, but with no lease (infinity) and no takeover (ON CONFLICT DO NOTHING): a crash while running leaves the key running forever.',
@@ -48,6 +49,9 @@ export default defineLesson({
     // 90 s, the first delivery after the 60 s lease): a takeover that leaves the lease expired is
     // taken over again while it sends.
     { kind: 'duplicate-delivery', message: 'm1', afterMs: 90_100 },
+    // A send whose request never reached the provider: its timeout says nothing went, so a handler
+    // that completes the key after it never sends that receipt.
+    { kind: 'lose-request', call: 'email.send', nth: 1 },
   ],
   maxFaults: 2,
   invariants: [everyOrderReceipted, noStuckKeys, atMostOneReceipt, messagesSettled, noEmailInsideTransaction, checkHoldsWhenActing],

@@ -14,11 +14,14 @@ import { defineLesson } from '../kit/define';
  * time rounded to the nearest minute turns over.
  */
 function lateStart(seed: number): [number, string] {
-  if (seed % 16 === 3) return [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns'];
+  if (seed % 32 === 3) return [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns'];
+  if (seed % 32 === 19) return [TOKYO_LATE_EVENING_MS, 'the customer reaches checkout at 14:59:55 UTC, five seconds before the hour turns and the date turns in Tokyo'];
   if (seed % 16 === 11) return [LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 UTC, five seconds before the date turns'];
   if (seed % 16 === 15) return [NEW_YORK_LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 in New York (04:59:55 UTC), five seconds before the date turns there'];
   return [25_000, 'the customer reaches checkout at 09:00:25, five seconds before the half minute, where a time rounded to the minute turns over'];
 }
+/** From the run's start (09:00 UTC) to 14:59:55 UTC, 23:59:55 in Tokyo (UTC+9). */
+const TOKYO_LATE_EVENING_MS = (5 * 3600 + 59 * 60 + 55) * 1000;
 /** From the run's start (09:00 UTC) to 23:59:55 the same day. */
 const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
 /** From the run's start (09:00 UTC) to 23:59:55 in New York (UTC−5 in January), 04:59:55 UTC the next day. */
@@ -44,7 +47,7 @@ export default defineLesson({
     'Here the first charge goes through but its response is lost. The starter retries with a key, but mints a new UUID inside the loop, so to the provider every attempt is new work. (Half an hour later Ada checks out again, order 1043: a purchase of its own, which must be charged too.)',
     'Derive the key from what the operation is — charging order 1042 — so every attempt, redelivery or rerun sends the same one.',
     'Checkout runs as a job: if its process dies before the job finishes, the job runner starts it again and chargeOrder runs from the top. A UUID made once per call, outside the loop, is new on that second run. A random key only works if it is stored with the work before its first use.',
-    'On seeds 3, 19, 35, … Explore has the customer reach checkout at 09:59:55, on seeds 11, 27, 43, … at 23:59:55 UTC, on seeds 15, 31, 47, … at 23:59:55 in New York, and on seeds 7, 23, 39, … at 09:00:25: a retry then falls in the next minute, the next hour or the next day (in UTC or in New York), or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
+    'On seeds 3, 35, 67, … Explore has the customer reach checkout at 09:59:55, on seeds 19, 51, 83, … at 14:59:55 UTC (23:59:55 in Tokyo), on seeds 11, 27, 43, … at 23:59:55 UTC, on seeds 15, 31, 47, … at 23:59:55 in New York, and on seeds 7, 23, 39, … at 09:00:25: a retry then falls in the next minute, the next hour or the next day (in UTC, Tokyo or New York), or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
     'On seeds 2, 6, 10, … Ada\'s second order costs the same as her first, $49.99: a key built from the customer and the amount names two purchases at once.',
     'On seeds 5, 13, 21, … one checkout process runs both jobs, order 1042\'s and then 1043\'s: a key kept per process names both purchases.',
   ],

@@ -18,7 +18,7 @@ export default defineLesson({
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
     'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
     'On odd-numbered seeds Explore plays a fuller provider: it sends the payment\'s "created" event (evt_0) for the same order first, which your handler should simply acknowledge, and every delivery carries a deliveryAttempt (1, 2, …) that changes on each redelivery while the event id stays. On seeds 1, 5, 9, … the customer also pays in two instalments: a second "succeeded" event, evt_2, a payment of its own that gets its own e-mail. A key must tell events apart, and name the same event the same way on every delivery.',
-    'Explore also loses an e-mail on its way to the provider: the call times out and nothing was sent. An event marked done after that never gets its e-mail.',
+    'Explore also loses an e-mail on its way to the provider: the call times out and nothing was sent. An event marked done after that never gets its e-mail. It loses the answer to one that went as well: that call times out too, and a retry under another key sends the e-mail again.',
     'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
   ],
   explanations: {
@@ -58,6 +58,8 @@ export default defineLesson({
     // A send whose request never reached the provider: the timeout does not say the e-mail went
     // (a handler that records it as sent anyway was found passing without it).
     { kind: 'lose-request', call: 'email.send', nth: 1 },
+    // …and one whose answer never came back: the e-mail went, and a retry under another key sends it again.
+    { kind: 'lose-response', call: 'email.send', nth: 1 },
   ],
   maxFaults: 2,
   invariants: [
