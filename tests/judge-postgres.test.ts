@@ -20,12 +20,12 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/lock-per-row-in-select-list.ts': 'overlapping transactions',
   // A locked CTE used only as a gate for an unlocked read.
   'relay-concurrency/cte-lock-as-gate.ts': 'overlapping transactions',
-  // The second worker's INSERT waits for the first's COMMIT, fails 23505, and overwrites the fresh claim.
-  'lease-expiry/insert-or-refresh-expired-via-savepoint.ts': 'overlapping transactions',
   // A lower row the other relay skipped (SKIP LOCKED) and never published is marked with the batch.
   'relay-concurrency/mark-up-to-max-id.ts': 'overlapping transactions',
   // The second delivery's plain done-check reads while the first's record is uncommitted.
   'webhook-dedupe/done-check-outside-tx-then-keyed-send.ts': 'overlapping transactions',
+  // NOWAIT fails on the other relay's locked rows, and the fallback's plain read sees them unpublished.
+  'relay-concurrency/nowait-busy-falls-back-to-plain-read.ts': 'overlapping transactions',
 };
 
 /**

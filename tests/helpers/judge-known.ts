@@ -21,7 +21,9 @@ export type Weakness =
   /** A process's pool queries and its clients share one connection: a setting or a lock pg.Pool would leave on another one stays with the process. */
   | 'one connection per process'
   /** The lesson has one process of a kind (one shop, one relay) where production runs several, or every item of a batch differs. */
-  | 'a world too uniform';
+  | 'a world too uniform'
+  /** Every process runs in the host's one time zone and locale: a date the code formats with the host's defaults reads the same on every worker. */
+  | 'one host zone and locale';
 
 /**
  * Wrong fixes 200 explored schedules do not catch in the tab today, with the weakness that hides
@@ -41,10 +43,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'relay-crash/takeover-read-then-update-by-key.ts': 'a world too uniform',
   // One shop: max(id) after the INSERT is always this checkout's order.
   'dual-write/outbox-id-from-max-in-tx.ts': 'a world too uniform',
-  // A plain INSERT under a SAVEPOINT whose 23505 is answered by refreshing the row by key alone:
-  // in the tab the second worker never reaches the INSERT while the first holds the claim
-  // uncommitted, and the rule credits the INSERT as a claim. PostgreSQL 15 catches it.
-  'lease-expiry/insert-or-refresh-expired-via-savepoint.ts': 'PGlite one session',
   // The event id's hash cut to 4 hex digits: three events never collide (both back-ends).
   'webhook-dedupe/key-hash-first-four-hex.ts': 'few keys',
   // The advisory lock is called in the select list of the read that re-checks published_at IS NULL.
@@ -75,6 +73,12 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // PostgreSQL 15 a second delivery reads while the first's record is uncommitted and sends again
   // after the first handling finished (own-record, seed 10); in the tab its read waits for the COMMIT.
   'webhook-dedupe/done-check-outside-tx-then-keyed-send.ts': 'PGlite one session',
+  // Found by the eleventh review (2026-12-07). The key's date is formatted with the host's default
+  // zone and locale: workers in two regions would name one business date two ways (both back-ends).
+  'business-date-reminder/key-date-localized-on-host.ts': 'one host zone and locale',
+  // FOR UPDATE NOWAIT, and on 55P03 a plain read of the rows the other relay holds uncommitted: the
+  // tab never makes NOWAIT fail (one session), PostgreSQL 15 catches it.
+  'relay-concurrency/nowait-busy-falls-back-to-plain-read.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */
