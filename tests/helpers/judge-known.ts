@@ -69,9 +69,10 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // Found by the tenth review (2026-12-07), each missed on PostgreSQL 15 as well unless said.
   // A 5 s lease over a lookup retried once (about 11 s of work): no second delivery falls between 5 and 11 s.
   'moving-answers/lease-covers-one-lookup.ts': 'fixed fault moments',
-  // A done-check outside the recording transaction, the e-mail sent under the event's key: on
-  // PostgreSQL 15 a second delivery reads while the first's record is uncommitted and sends again
-  // after the first handling finished (own-record, seed 10); in the tab its read waits for the COMMIT.
+  // A done-check outside the recording transaction, the e-mail sent under the event's key: a
+  // second delivery that reads while the first's record is uncommitted sends again after the first
+  // handling finished (own-record). In the tab its read waits for the COMMIT; PostgreSQL 15 met
+  // that schedule (seed 10) until the menu gained a lost answer, and within 200 no longer does.
   'webhook-dedupe/done-check-outside-tx-then-keyed-send.ts': 'PGlite one session',
   // Found by the eleventh review (2026-12-07). The key's date is formatted with the host's default
   // zone and locale: workers in two regions would name one business date two ways (both back-ends).
