@@ -478,9 +478,9 @@ describe('ambiguous-timeout-charge: on even seeds the job queue retries a checko
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 2, faults: crash });
     expect(r.verdict, replayHint(r)).toBe('held');
     expect(r.ledger.charges.filter((c) => c.orderId === 2077).length, replayHint(r)).toBe(1);
-    expect(r.ledger.replays.some((p) => p.by === 'retry-job'), replayHint(r)).toBe(true);
+    expect(r.ledger.replays.some((p) => p.by === 'checkout-2'), replayHint(r)).toBe(true);
     const wrong = await runScenario(sim.db, { scenario, code: perCall, variant: 'per-call', seed: 2, faults: crash });
-    expect(wrong.invariants.find((i) => i.id === 'no-double-charge'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('by retry-job') });
+    expect(wrong.invariants.find((i) => i.id === 'no-double-charge'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('by checkout-2') });
   });
 
   test('without the retry (odd seeds) the next-day takeover after that crash is the gap no key closes: not counted against the solution', async () => {

@@ -63,7 +63,7 @@ export const everyoneSawTheCharge: Invariant = {
     // one charge to report either, and that is not the code's to answer for.
     const found = repeats(outcome.trace, charged);
     const beyondKeys = !found.bug && found.excused > 0;
-    for (const who of ['checkout', 'retry-job', 'rerun']) {
+    for (const who of ['checkout', 'checkout-2', 'rerun']) {
       const r = observed[who] as Returned | undefined;
       if (!r || 'error' in r) continue;
       const chargeId = (r.value as { chargeId?: unknown } | undefined)?.chargeId;
