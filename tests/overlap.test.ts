@@ -38,6 +38,13 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(String((found?.read.data as { sql: string } | undefined)?.sql)).toBe(SELECT);
   });
 
+  test('SELECT … FOR UPDATE outside a transaction: its lock ended with it, and the read in the transaction after it decides', () => {
+    const found = firstUncheckedAct(
+      both(read('worker-1', `${SELECT} FOR UPDATE`, [{ '?column?': 1 }]), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', `UPDATE operations SET lease_until = now() WHERE op_key = $1`, { affected: 1 }), db('worker-1', 'COMMIT'), send('worker-1')),
+    );
+    expect(String((found?.read.data as { sql: string } | undefined)?.sql)).toBe(SELECT);
+  });
+
   test('a call inside the transaction, on a read that locked nothing', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), send('worker-1')))?.afterCommit).toBe(false);
   });
@@ -131,6 +138,22 @@ describe('isolation levels and comments', () => {
     expect(found).toBeNull();
   });
 
+  test('REPEATABLE READ with an upsert of a key joined to the worker\'s name: the two rows never collide', () => {
+    const uniqueKeys: UniqueKeys = new Map([['operations', [['op_key']]]]);
+    const trace = both(
+      db('worker-1', 'BEGIN ISOLATION LEVEL REPEATABLE READ'),
+      db('worker-1', `SELECT state FROM operations WHERE op_key = $1 OR op_key LIKE $1 || ':%'`, { params: ['k'], rows: [], rowsRead: true }),
+      db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1 || ':' || $2, 'running') ON CONFLICT (op_key) DO UPDATE SET state = 'running'`, { params: ['k', 'worker-1'], affected: 1 }),
+      db('worker-1', 'COMMIT'),
+      send('worker-1'),
+    );
+    expect(firstUncheckedAct(trace, false, new Map(), undefined, uniqueKeys)).not.toBeNull();
+  });
+
+  test('SET LOCAL transaction_isolation is SET TRANSACTION ISOLATION LEVEL by another name', () => {
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', "SET LOCAL transaction_isolation = 'serializable'"), read('worker-1', SELECT), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'))).toBeNull();
+  });
+
   test('REPEATABLE READ set for the session counts the same way', () => {
     const session = db('worker-1', 'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const skew = judged(session, db('worker-1', 'BEGIN'), db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', INSERT_IGNORED, { params: ['k/mine'] }), db('worker-1', 'COMMIT'));
@@ -176,6 +199,10 @@ describe('a decision PostgreSQL makes atomic', () => {
   test('an upsert whose conflict arm has a WHERE (compare-and-set) and whose row the code read', () =>
     safe(read('worker-1', SELECT), read('worker-1', `INSERT INTO operations AS o (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() WHERE o.lease_until < now() RETURNING op_key`, [{ op_key: 'k' }])));
   test('LOCK TABLE behind a comment', () => safe(db('worker-1', '-- one at a time\nLOCK TABLE operations IN SHARE ROW EXCLUSIVE MODE'), read('worker-1', SELECT)));
+  test('after a read in a transaction of its own, an autocommit compare-and-set whose rowCount the code checked decides', () =>
+    expect(
+      firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), db('worker-1', `UPDATE operations SET lease_until = now() WHERE op_key = $1 AND lease_until < now()`, { rowsRead: true, affected: 1 }), send('worker-1'))),
+    ).toBeNull());
   test('a compare-and-set UPDATE without RETURNING whose rowCount the code checked: it changed the row the read saw', () =>
     safe(read('worker-1', SELECT), db('worker-1', `UPDATE operations SET lease_until = now() + interval '60 seconds' WHERE op_key = $1 AND lease_until < now()`, { rowsRead: true, affected: 1 })));
 

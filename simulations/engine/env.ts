@@ -87,24 +87,27 @@ function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Rec
 }
 
 /**
- * The result the code gets of a statement `event` records. Inside a transaction, reading its rows
- * (or its rowCount) marks the event `rowsRead: true`: a check made inside a transaction holds on PostgreSQL only if no
- * other worker could change its answer before the transaction acted on it, and the checker of that
- * (lessons/kit/overlap.ts) asks which answers the code looked at. Outside one, the rows as they are.
+ * The result the code gets of a statement `event` records. Reading its rowCount, or inside a
+ * transaction its rows, marks the event `rowsRead: true`: a check made inside a transaction holds
+ * on PostgreSQL only if no other worker could change its answer before the transaction acted on
+ * it, and a write decides only what the code saw of it, so the checker of that
+ * (lessons/kit/overlap.ts) asks which answers the code looked at.
  */
 function resultOf(rows: Record<string, unknown>[], rowCount: number | null, event: TraceEvent, inTransaction: boolean): QueryResult {
-  if (!inTransaction) return { rows, rowCount };
   const data = event.data as Record<string, unknown>;
   const result = {} as QueryResult;
-  Object.defineProperty(result, 'rows', {
-    enumerable: true,
-    configurable: true,
-    get: () => ((data.rowsRead = true), rows),
-    set: (v: Record<string, unknown>[]) => {
-      rows = v;
-    },
-  });
-  // The count is the answer too: an UPDATE whose rowCount the code checks decided on it.
+  if (!inTransaction) result.rows = rows;
+  else {
+    Object.defineProperty(result, 'rows', {
+      enumerable: true,
+      configurable: true,
+      get: () => ((data.rowsRead = true), rows),
+      set: (v: Record<string, unknown>[]) => {
+        rows = v;
+      },
+    });
+  }
+  // The count is the answer too, in a transaction or not: an UPDATE whose rowCount the code checks decided on it.
   Object.defineProperty(result, 'rowCount', {
     enumerable: true,
     configurable: true,

@@ -67,6 +67,8 @@ interface Shape {
    * returns `xmax`, the idiom that tells an insert from an update).
    */
   alwaysReturns: boolean;
+  /** It is an INSERT (plain or an upsert). */
+  inserts: boolean;
 }
 
 
@@ -80,7 +82,8 @@ const shapeOf = memoByText((written: string): Shape => {
   const code = sqlCodeOnly(sql);
   /** A SET or a set_config(…) call: the statements that change a setting for what follows. */
   const setsSetting = /^\s*set\b/i.test(code) || /\bset_config\s*\(/i.test(code);
-  const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || (setsSetting && /\bdefault_transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql));
+  // `SET [LOCAL] transaction_isolation = …` (or set_config) is SET TRANSACTION ISOLATION LEVEL by another name.
+  const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || (setsSetting && /\b(?:default_)?transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql));
   const isolation = !strict ? null : /\bsession\s+characteristics\b|\bdefault_transaction_isolation\b/i.test(code + sql) ? 'session' : 'transaction';
   const level = !strict ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
@@ -95,7 +98,7 @@ const shapeOf = memoByText((written: string): Shape => {
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
     kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
   }
-  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns };
+  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts: /^\s*insert\b/i.test(code) };
 });
 
 /** A process's open transaction, as far as this checker follows it. */
@@ -144,10 +147,14 @@ function union(a: Values | undefined, b: Values): Values {
 }
 
 
-/** The unique keys of the database's tables (read when the trace has a plain INSERT: see `insertMayConflict`). */
+/**
+ * The unique keys of the database's tables, read when the trace has a plain INSERT (see
+ * `insertMayConflict`), or an upsert and REPEATABLE READ (whose write fails only on a key the check read).
+ */
 export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys | null> {
-  if (!trace.some((e) => e.type === 'db' && shapeOf(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')).kind === 'plain-insert')) return null;
-  return readUniqueKeys(db);
+  const shapes = trace.filter((e) => e.type === 'db').map((e) => shapeOf(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')));
+  const needed = shapes.some((s) => s.kind === 'plain-insert') || (shapes.some((s) => s.level === 'repeatable read') && shapes.some((s) => s.kind === 'write' && s.inserts));
+  return needed ? readUniqueKeys(db) : null;
 }
 
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
@@ -269,6 +276,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
     /** The rows its answer counts: those returned, or for a write without RETURNING those it changed (its rowCount). */
     const counted = returned > 0 || shaped.kind !== 'write' || typeof data?.affected !== 'number' ? returned : data.affected;
+    /** Whether the code looked at its answer (its rows, or its rowCount). */
+    const rowsRead = data?.rowsRead === true;
     /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
@@ -295,7 +304,8 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // Outside a transaction: a statement that takes the operation (or may: a plain INSERT) is a decision of its own.
       if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
       if (shape.resetsSession) strictSession.delete(e.actor);
-      if ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'locking-read' && returned > 0) || (shape.kind === 'write' && returned > 0 && !shape.alwaysReturns)) {
+      // A lock taken outside a transaction (SELECT … FOR UPDATE) ends with its statement: it takes nothing.
+      if ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns)) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
         claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, values) });
@@ -320,7 +330,6 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       const l = openTx.locked;
       return l !== undefined && (!tables.some((t) => l.tables.includes(t)) || meet(l.values, values));
     };
-    const rowsRead = data?.rowsRead === true;
     /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
     const keyFromCheck = (checked: Values) => {
       const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []);
@@ -329,7 +338,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
     if (shape.level === 'serializable') tx.safe = true;
     else if (shape.level === 'repeatable read') tx.repeatable = true;
-    else if (tx.repeatable && shape.kind === 'write' && tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues)) {
+    else if (tx.repeatable && shape.kind === 'write' && tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues) && (!shape.inserts || keyFromCheck(tx.uncheckedValues))) {
       // REPEATABLE READ: this write of the rows the check read fails if another transaction changed or added them since the snapshot.
       tx.safe = true;
     }
