@@ -80,6 +80,11 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // FOR UPDATE NOWAIT, and on 55P03 a plain read of the rows the other relay holds uncommitted: the
   // tab never makes NOWAIT fail (one session), PostgreSQL 15 catches it.
   'relay-concurrency/nowait-busy-falls-back-to-plain-read.ts': 'PGlite one session',
+  // Found by the twelfth review (2026-12-07). A check-then-act in a transaction after a row the
+  // handling took in another table (a log row per delivery, its own status row keyed on the worker
+  // and the order): the overlap rule counts that row as the operation taken. PostgreSQL 15 catches both.
+  'concurrent-redelivery/delivery-log-returning-then-check-in-tx.ts': 'PGlite one session',
+  'concurrent-redelivery/worker-status-upsert-then-check-in-tx.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */
