@@ -210,7 +210,7 @@ describe('Bind messages', () => {
 });
 
 describe('first result', () => {
-  test('the same rows and affected rows as PGlite\'s parseResults', async () => {
+  test('the same rows, affected rows and row count as PGlite\'s parseResults', async () => {
     const texts = [
       'SELECT * FROM t',
       'SELECT 1 AS a, 2 AS a, NULL::int AS b, 3 AS "1", \'x\' AS "0"',
@@ -231,9 +231,9 @@ describe('first result', () => {
       const expected = pgliteParse.parseResults(messages as never, pg.parsers as never)[0];
       const got = firstResult(null, messages as never, pg.parsers as never);
       if (text.includes('__proto__')) expect(got, text).toBeNull();
-      else expect(got, text).toEqual({ rows: expected.rows, affectedRows: expected.affectedRows });
+      else expect(got, text).toEqual({ rows: expected.rows, affectedRows: expected.affectedRows, rowCount: (expected as { rowCount?: number }).rowCount ?? null });
       if (got) expect(got.rows.map((r) => Object.keys(r)), text).toEqual(expected.rows.map((r) => Object.keys(r as object)));
     }
-    expect(firstResult(null, [], pg.parsers as never)).toEqual({ rows: [], affectedRows: 0 });
+    expect(firstResult(null, [], pg.parsers as never)).toEqual({ rows: [], affectedRows: 0, rowCount: null });
   });
 });
