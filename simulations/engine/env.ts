@@ -96,26 +96,20 @@ function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Rec
 function resultOf(rows: Record<string, unknown>[], rowCount: number | null, event: TraceEvent, inTransaction: boolean): QueryResult {
   const data = event.data as Record<string, unknown>;
   const result = {} as QueryResult;
-  if (!inTransaction) result.rows = rows;
-  else {
-    Object.defineProperty(result, 'rows', {
+  /** `key` of the result, holding `value`: reading it marks the event read. */
+  const watched = <K extends keyof QueryResult>(key: K, value: QueryResult[K]) =>
+    Object.defineProperty(result, key, {
       enumerable: true,
       configurable: true,
-      get: () => ((data.rowsRead = true), rows),
-      set: (v: Record<string, unknown>[]) => {
-        rows = v;
+      get: () => ((data.rowsRead = true), value),
+      set: (v: QueryResult[K]) => {
+        value = v;
       },
     });
-  }
+  if (inTransaction) watched('rows', rows);
+  else result.rows = rows;
   // The count is the answer too, in a transaction or not: an UPDATE whose rowCount the code checks decided on it.
-  Object.defineProperty(result, 'rowCount', {
-    enumerable: true,
-    configurable: true,
-    get: () => ((data.rowsRead = true), rowCount),
-    set: (v: number | null) => {
-      rowCount = v;
-    },
-  });
+  watched('rowCount', rowCount);
   return result;
 }
 

@@ -2,20 +2,11 @@
 import { HOUR_MS, NEXT_DAY_RERUN_MS, NEXT_ORDER, NEXT_ORDER_AFTER_MS, TIMEOUT_ORDER, everyoneSawTheCharge, nextOrderFor, timeoutOrderCharged } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
-import { startsLate, type CodeError } from '../kit/scenario';
+import { NEW_YORK_LATE_EVENING_MS, TOKYO_LATE_EVENING_MS, UTC_LATE_EVENING_MS, startsLate, type CodeError } from '../kit/scenario';
 import type { CheckoutOrder, Env } from '../../engine/types';
 import type { ProcessSpec } from '../../engine/scheduler';
 import { humanDuration, noDoubleCharge, oneShot } from '../kit/one-shot';
 import { defineLesson } from '../kit/define';
-
-/** From the run's start (09:00 UTC) to 14:59:55 UTC, 23:59:55 in Tokyo (UTC+9). */
-const TOKYO_LATE_EVENING_MS = (5 * 3600 + 59 * 60 + 55) * 1000;
-
-/** From the run's start (09:00 UTC) to 23:59:55 the same day. */
-const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
-
-/** From the run's start (09:00 UTC) to 23:59:55 in New York (UTC−5 in January), 04:59:55 UTC the next day. */
-const NEW_YORK_LATE_EVENING_MS = (19 * 3600 + 59 * 60 + 55) * 1000;
 
 /**
  * On seeds 3, 19, 35, …: everything happens 14 h 59 min 55 s later, checkout at 23:59:55 UTC, so
@@ -25,7 +16,7 @@ const NEW_YORK_LATE_EVENING_MS = (19 * 3600 + 59 * 60 + 55) * 1000;
  */
 function lateEveningOn(seed: number | undefined): { ms: number; checkout: string; day: string } | null {
   if (seed === undefined) return null;
-  if (seed % 16 === 3) return { ms: LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 UTC, five seconds before the date turns', day: 'on this seed the whole day runs 14 h 59 min 55 s later' };
+  if (seed % 16 === 3) return { ms: UTC_LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 UTC, five seconds before the date turns', day: 'on this seed the whole day runs 14 h 59 min 55 s later' };
   if (seed % 16 === 11) return { ms: TOKYO_LATE_EVENING_MS, checkout: 'on this seed checkout runs at 14:59:55 UTC (23:59:55 in Tokyo), five seconds before the date turns there', day: 'on this seed the whole day runs 5 h 59 min 55 s later' };
   if (seed % 8 === 7) return { ms: NEW_YORK_LATE_EVENING_MS, checkout: 'on this seed checkout runs at 23:59:55 in New York (04:59:55 UTC), five seconds before the date turns there', day: 'on this seed the whole day runs 19 h 59 min 55 s later' };
   return null;

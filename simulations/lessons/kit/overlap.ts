@@ -89,16 +89,17 @@ const shapeOf = memoByText((written: string): Shape => {
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
   const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
   const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));
+  const inserts = /^\s*insert\b/i.test(code);
   const conflictArm = /\bon\s+conflict\b[\s\S]*?\bdo\s+update\s+set\b([\s\S]*)$/i.exec(code)?.[1];
   const alwaysReturns = conflictArm !== undefined && !/\bwhere\b/i.test(conflictArm.split(/\breturning\b/i)[0]!) && !/\bxmax\b/i.test(code);
   let kind: Shape['kind'] = 'other';
   if (/^\s*(?:rollback|abort)\b/i.test(code)) kind = 'rollback';
   else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
-    kind = /^\s*insert\b/i.test(code) && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
+    kind = inserts && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
     kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
   }
-  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts: /^\s*insert\b/i.test(code) };
+  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts };
 });
 
 /** A process's open transaction, as far as this checker follows it. */

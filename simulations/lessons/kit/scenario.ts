@@ -123,6 +123,13 @@ const ackOnAck: AnswerHandler = (answer, delivery, env) => {
  * once). Worlds of some seeds start their work late, so that a retry or a redelivery falls on the
  * other side of a minute or a midnight.
  */
+/** From the run's start (09:00 UTC) to 23:59:55 UTC the same day: five seconds before the date turns. */
+export const UTC_LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
+/** From the run's start to 14:59:55 UTC, 23:59:55 in Tokyo (UTC+9). */
+export const TOKYO_LATE_EVENING_MS = (5 * 3600 + 59 * 60 + 55) * 1000;
+/** From the run's start to 23:59:55 in New York (UTC−5 in January), 04:59:55 UTC the next day. */
+export const NEW_YORK_LATE_EVENING_MS = (19 * 3600 + 59 * 60 + 55) * 1000;
+
 export function startsLate(spec: ProcessSpec, ms: number, why: string): ProcessSpec {
   let started = false;
   return {

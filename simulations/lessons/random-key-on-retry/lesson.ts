@@ -4,7 +4,7 @@ import { oneShot } from '../kit/one-shot';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import type { ProcessSpec } from '../../engine/scheduler';
-import { caughtThrow, codeErrorOf, startsLate, nearBoundaryOn, WORKER_RESTART, type CodeError } from '../kit/scenario';
+import { NEW_YORK_LATE_EVENING_MS, TOKYO_LATE_EVENING_MS, UTC_LATE_EVENING_MS, caughtThrow, codeErrorOf, startsLate, nearBoundaryOn, WORKER_RESTART, type CodeError } from '../kit/scenario';
 import type { ChargeResult, CheckoutOrder, Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';
 
@@ -16,16 +16,10 @@ import { defineLesson } from '../kit/define';
 function lateStart(seed: number): [number, string] {
   if (seed % 32 === 3) return [3_595_000, 'the customer reaches checkout at 09:59:55, five seconds before the hour turns'];
   if (seed % 32 === 19) return [TOKYO_LATE_EVENING_MS, 'the customer reaches checkout at 14:59:55 UTC, five seconds before the hour turns and the date turns in Tokyo'];
-  if (seed % 16 === 11) return [LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 UTC, five seconds before the date turns'];
+  if (seed % 16 === 11) return [UTC_LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 UTC, five seconds before the date turns'];
   if (seed % 16 === 15) return [NEW_YORK_LATE_EVENING_MS, 'the customer reaches checkout at 23:59:55 in New York (04:59:55 UTC), five seconds before the date turns there'];
   return [25_000, 'the customer reaches checkout at 09:00:25, five seconds before the half minute, where a time rounded to the minute turns over'];
 }
-/** From the run's start (09:00 UTC) to 14:59:55 UTC, 23:59:55 in Tokyo (UTC+9). */
-const TOKYO_LATE_EVENING_MS = (5 * 3600 + 59 * 60 + 55) * 1000;
-/** From the run's start (09:00 UTC) to 23:59:55 the same day. */
-const LATE_EVENING_MS = (14 * 3600 + 59 * 60 + 55) * 1000;
-/** From the run's start (09:00 UTC) to 23:59:55 in New York (UTC−5 in January), 04:59:55 UTC the next day. */
-const NEW_YORK_LATE_EVENING_MS = (19 * 3600 + 59 * 60 + 55) * 1000;
 
 /**
  * On seeds 5, 13, 21, …: one checkout process runs both jobs, order 1042's and, half an hour
