@@ -24,9 +24,8 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/mark-up-to-max-id.ts': 'overlapping transactions',
   // NOWAIT fails on the other relay's locked rows, and the fallback's plain read sees them unpublished.
   'relay-concurrency/nowait-busy-falls-back-to-plain-read.ts': 'overlapping transactions',
-  // The second worker's check runs while the first's transaction is open, past a row of another table.
-  'concurrent-redelivery/delivery-log-returning-then-check-in-tx.ts': 'overlapping transactions',
-  'concurrent-redelivery/worker-status-upsert-then-check-in-tx.ts': 'overlapping transactions',
+  // The second relay's reserved share is other rows than the candidates it read and publishes.
+  'relay-concurrency/candidates-then-skip-locked-share.ts': 'overlapping transactions',
 };
 
 /**

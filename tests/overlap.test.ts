@@ -115,6 +115,53 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
   });
 });
 
+describe("a row of the attempt's own keeps no other worker out", () => {
+  const CHECK = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
+  const ATTEMPTS: UniqueKeys = new Map([['delivery_attempts', [['attempt_id']]]]);
+  const attempt = (id: string) => db('worker-1', 'INSERT INTO delivery_attempts (attempt_id, op_key) VALUES ($1, $2)', { params: [id, 'k'] });
+  const UUID = '6f1c0a3e-2b7d-4c1e-9a55-0d3b8f2e7c41';
+  const judged = (...worker1: Ev[]) => firstUncheckedAct(both(...worker1), false, new Map(), undefined, ATTEMPTS);
+
+  test('a row under a fresh UUID, inserted in the transaction before the check', () => {
+    expect(judged(db('worker-1', 'BEGIN'), attempt(UUID), CHECK, db('worker-1', INSERT_IGNORED, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1'))).not.toBeNull();
+  });
+
+  test('a row under a fresh UUID, inserted before the transaction', () => {
+    expect(judged(attempt(UUID), db('worker-1', 'BEGIN'), CHECK, db('worker-1', 'COMMIT'), send('worker-1'))).not.toBeNull();
+  });
+
+  test("the connection's own row, locked by pg_backend_pid()", () => {
+    const own = read('worker-1', 'SELECT n FROM consumer_sessions WHERE backend = pg_backend_pid() FOR UPDATE', [{ n: 1 }]);
+    expect(judged(db('worker-1', 'BEGIN'), own, CHECK, db('worker-1', 'COMMIT'), send('worker-1'))).not.toBeNull();
+  });
+
+  test('but a UUID another worker used too (one the message carries) names a row they share', () => {
+    const other = db('worker-2', 'SELECT 1 FROM delivery_attempts WHERE attempt_id = $1', { params: [UUID] });
+    expect(firstUncheckedAct(trace(receive('worker-2'), other, receive('worker-1'), db('worker-1', 'BEGIN'), attempt(UUID), CHECK, db('worker-1', 'COMMIT'), send('worker-1'), ack('worker-1'), ack('worker-2')), false, new Map(), undefined, ATTEMPTS)).toBeNull();
+  });
+
+  test("a log row whose key is a sequence's, and a status row keyed on the worker: neither is another worker's", () => {
+    const KEYS: UniqueKeys = new Map([
+      ['delivery_log', [['id']]],
+      ['worker_status', [['worker']]],
+    ]);
+    const log = read('worker-1', 'INSERT INTO delivery_log (order_id, worker) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [{ id: 7 }]);
+    const status = read('worker-1', 'INSERT INTO worker_status (worker, order_id) VALUES ($1, $2) ON CONFLICT (worker) DO UPDATE SET order_id = EXCLUDED.order_id RETURNING since', [{ since: 'now' }]);
+    for (const [name, row] of [['log', { ...log, data: { ...log.data, params: [1042, 'worker-1'] } }], ['status', { ...status, data: { ...status.data, params: ['worker-1', 1042] } }]] as const) {
+      const events = both(db('worker-1', 'BEGIN'), row, CHECK, db('worker-1', INSERT_IGNORED, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1'));
+      // Without the tables' keys the row counts as the operation taken, and the caller is told to read them.
+      const needs: { uniqueKeys?: boolean } = {};
+      expect(firstUncheckedAct(events, false, new Map(), undefined, null, needs), name).toBeNull();
+      expect(needs.uniqueKeys, name).toBe(true);
+      expect(firstUncheckedAct(events, false, new Map(), undefined, KEYS), name).not.toBeNull();
+    }
+  });
+
+  test('and a lock row keyed on the operation, in another table, still covers the check', () => {
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', 'INSERT INTO op_locks (op_key) VALUES ($1)', { params: ['k'] }), CHECK, db('worker-1', 'COMMIT'), send('worker-1'))).toBeNull();
+  });
+});
+
 describe('isolation levels and comments', () => {
   const judged = (...worker1: Ev[]) => firstUncheckedAct(both(...worker1, send('worker-1')));
 

@@ -291,9 +291,20 @@ describe('human-rerun: on seeds 5, 13, 21, … the operator also starts the job 
   });
 });
 
-describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires again a month later', () => {
+describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires again a week and a month later', () => {
   const scenario = LESSONS.find((s) => s.id === 'business-date-reminder')!;
   const dayOfMonth = readFileSync(new URL('./judge/business-date-reminder/key-day-of-month.ts', import.meta.url), 'utf8');
+  const weekday = readFileSync(new URL('./judge/business-date-reminder/key-weekday.ts', import.meta.url), 'utf8');
+
+  test('the solution sends Monday 12 January its own reminders there; a key with the weekday sends none', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.ledger.emails.filter((e) => new Date(SIM_EPOCH_MS + e.atMs).toISOString().startsWith('2026-01-12')).map((e) => e.orderId).sort()).toEqual([1042, 1043]);
+    const wrong = await runScenario(sim.db, { scenario, code: weekday, variant: 'weekday', seed: 5, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'reminder-each-due-date'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('2026-01-12') });
+    const usual = await runScenario(sim.db, { scenario, code: weekday, variant: 'weekday', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
 
   test('the solution sends 5 February its own reminders there; a key with the day of the month sends none', async () => {
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });

@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { onSimulatedClock } from '../simulations/db/sql-clock-words';
-import { sqlWithoutComments, sqlWords, transactionBoundary, transactionControl } from '../simulations/db/sql-words';
+import { sqlWithoutComments, sqlWords, transactionBoundary, transactionControl, withoutUnusedCtes } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';
@@ -320,4 +320,39 @@ describe('sqlWithoutComments', () => {
 
   test.each([["SELECT '-- not a comment', \"a--b\" FROM t"], ['SELECT $$ -- kept $$'], ['SELECT 1']])('%j keeps its strings as written', (sql) =>
     expect(sqlWithoutComments(sql)).toBe(sql));
+});
+
+describe('withoutUnusedCtes', () => {
+  test('drops a query in WITH that nothing reads, and keeps what is read, data-modifying ones and unreadable WITHs', () => {
+    const lock = 'WITH claimed AS (SELECT id FROM outbox WHERE published_at IS NULL FOR UPDATE SKIP LOCKED) ';
+    expect(withoutUnusedCtes(`${lock}SELECT id, payload FROM outbox WHERE published_at IS NULL`)).toBe('SELECT id, payload FROM outbox WHERE published_at IS NULL');
+    expect(withoutUnusedCtes(`${lock}SELECT o.* FROM outbox o JOIN claimed c ON c.id = o.id`)).toBe(`${lock}SELECT o.* FROM outbox o JOIN claimed c ON c.id = o.id`);
+    expect(withoutUnusedCtes('WITH turn AS (SELECT pg_advisory_xact_lock(1)), m AS (UPDATE outbox SET published_at = now() RETURNING id) SELECT id FROM m')).toBe(
+      'WITH m AS (UPDATE outbox SET published_at = now() RETURNING id) SELECT id FROM m',
+    );
+    // Read only by a query that is itself never read.
+    expect(withoutUnusedCtes('with a as (select 1), b as (select * from a) select 2')).toBe('select 2');
+    expect(withoutUnusedCtes('WITH d AS (DELETE FROM outbox RETURNING id) SELECT 1')).toBe('WITH d AS (DELETE FROM outbox RETURNING id) SELECT 1');
+    // A name in a string or a comment is no reader; an unbalanced WITH is left as it is.
+    expect(withoutUnusedCtes("WITH t AS (SELECT 1) SELECT 't'")).toBe("SELECT 't'");
+    expect(withoutUnusedCtes('WITH t AS (SELECT (1) SELECT 2')).toBe('WITH t AS (SELECT (1) SELECT 2');
+    expect(withoutUnusedCtes('SELECT 1')).toBe('SELECT 1');
+  });
+
+  test("PostgreSQL's own rule: a query in WITH that nothing reads never runs, so its lock is never taken", async () => {
+    const pg = await PGlite.create();
+    try {
+      expect((await pg.query('WITH t AS (SELECT 1 / 0) SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+      await expect(pg.query('WITH t AS (SELECT 1 / 0 AS x) SELECT x FROM t')).rejects.toThrow(/division by zero/);
+      const advisory = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()";
+      await pg.query('BEGIN');
+      await pg.query('WITH turn AS (SELECT pg_advisory_xact_lock(7)) SELECT 1');
+      expect((await pg.query<{ n: number }>(advisory)).rows[0]!.n).toBe(0);
+      await pg.query('WITH turn AS (SELECT pg_advisory_xact_lock(7) AS l) SELECT 1 FROM turn');
+      expect((await pg.query<{ n: number }>(advisory)).rows[0]!.n).toBe(1);
+      await pg.query('COMMIT');
+    } finally {
+      await pg.close();
+    }
+  });
 });

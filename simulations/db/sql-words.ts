@@ -258,3 +258,48 @@ export function bracketed(sql: string, open: number): string {
   const end = closingBracket(sql, open);
   return end === -1 ? sql.slice(open + 1) : sql.slice(open + 1, end - 1);
 }
+
+/**
+ * `sql` without the common table expressions of its WITH that are plain queries (SELECT, VALUES,
+ * TABLE) which nothing else in the statement names. PostgreSQL runs a query in WITH only as far as
+ * the statement reads it, so one never read never runs: a FOR UPDATE or an advisory lock written
+ * there takes nothing. Data-modifying ones always run, and are kept; so is everything when the
+ * WITH cannot be read (a quoted name, unbalanced brackets).
+ */
+export const withoutUnusedCtes = memoByText((sql: string): string => {
+  const code = sqlCodeOnly(sql);
+  const head = /^\s*with\s+(?:recursive\s+)?/i.exec(code);
+  if (!head) return sql;
+  const ctes: { name: string; from: number; to: number; query: boolean }[] = [];
+  let pos = head[0].length;
+  for (;;) {
+    const def = /^\s*([a-z_][\w$]*)\s*(?:\([^()]*\)\s*)?as\s*(?:(?:not\s+)?materialized\s*)?\(/i.exec(code.slice(pos));
+    if (!def) return sql;
+    const open = pos + def[0].length - 1;
+    const close = closingBracket(code, open);
+    if (close < 0) return sql;
+    ctes.push({ name: def[1]!.toLowerCase(), from: pos, to: close, query: /^\s*(?:select|values|table)\b/i.test(code.slice(open + 1, close - 1)) });
+    const comma = /^\s*,/.exec(code.slice(close));
+    if (!comma) break;
+    pos = close + comma[0].length;
+  }
+  const bodyEnd = ctes[ctes.length - 1]!.to;
+  const unused = new Set<number>();
+  // A query named only by unused ones is unused too: until nothing changes.
+  for (let changed = true; changed; ) {
+    changed = false;
+    ctes.forEach((cte, i) => {
+      if (!cte.query || unused.has(i)) return;
+      const named = new RegExp(String.raw`(?<![\w$."])${cte.name.replace(/\$/g, '\\$')}(?![\w$])`, 'i');
+      const readers = [code.slice(bodyEnd), ...ctes.map((other, j) => (j === i || unused.has(j) ? '' : code.slice(other.from, other.to)))];
+      if (!readers.some((text) => named.test(text))) {
+        unused.add(i);
+        changed = true;
+      }
+    });
+  }
+  if (!unused.size) return sql;
+  const kept = ctes.filter((_, i) => !unused.has(i)).map((cte) => sql.slice(cte.from, cte.to).trim());
+  const rest = sql.slice(bodyEnd);
+  return kept.length ? `${sql.slice(0, head[0].length)}${kept.join(', ')}${rest}` : rest.replace(/^\s+/, '');
+});

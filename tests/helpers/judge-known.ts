@@ -80,11 +80,17 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // FOR UPDATE NOWAIT, and on 55P03 a plain read of the rows the other relay holds uncommitted: the
   // tab never makes NOWAIT fail (one session), PostgreSQL 15 catches it.
   'relay-concurrency/nowait-busy-falls-back-to-plain-read.ts': 'PGlite one session',
-  // Found by the twelfth review (2026-12-07). A check-then-act in a transaction after a row the
-  // handling took in another table (a log row per delivery, its own status row keyed on the worker
-  // and the order): the overlap rule counts that row as the operation taken. PostgreSQL 15 catches both.
-  'concurrent-redelivery/delivery-log-returning-then-check-in-tx.ts': 'PGlite one session',
-  'concurrent-redelivery/worker-status-upsert-then-check-in-tx.ts': 'PGlite one session',
+  // Found by the thirteenth review (2026-12-07). Candidates read unlocked, then a FOR UPDATE SKIP
+  // LOCKED read only to reserve "a share", and the candidates published: in the tab both reads
+  // return the same rows, so the rows published are the rows locked. PostgreSQL 15 catches it.
+  'relay-concurrency/candidates-then-skip-locked-share.ts': 'PGlite one session',
+  // An anti-join on the relay's own sent log under FOR UPDATE SKIP LOCKED: a relay whose snapshot
+  // predates the other's COMMIT locks the row once it is released and still sees it unsent. The
+  // window is inside one statement (both back-ends).
+  'relay-concurrency/sent-log-anti-join-skip-locked.ts': 'inside one statement',
+  // An expired lease read, then a DELETE of the claim without the expiry re-checked: it needs two
+  // deliveries reaching one expired claim at once, which no schedule brings (both back-ends).
+  'lease-expiry/delete-stale-then-claim.ts': 'fixed fault moments',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

@@ -14,14 +14,14 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import { answerIgnored } from '../../engine/contention';
-import { bracketed, sqlWithoutComments } from '../../db/sql-words';
+import { bracketed, sqlWithoutComments, withoutUnusedCtes } from '../../db/sql-words';
 import { ADVISORY_LOCK, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
 /** `SELECT pg_try_advisory…(…) [AS name]`: the answer is the call's boolean itself. */
 const BARE_TRY = /^\s*select\s+(?:pg_catalog\s*\.\s*)?pg_try_advisory_(?:xact_)?lock(?:_shared)?\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*(?:(?:as\s+)?[\w"]+\s*)?;?\s*$/i;
 /** What differs per connection or per transaction: a lock keyed on it is every process's own. */
-const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\(/i;
+export const OWN_CONNECTION = /\b(?:pg_backend_pid|txid_current|pg_current_xact_id)\s*\(/i;
 const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
 const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
 
@@ -35,7 +35,7 @@ function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExec
   const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
   // Answered false, as a lock another process holds answers, the code acted all the same (../../engine/contention.ts).
   if (answerIgnored(e)) return null;
-  const sql = sqlWithoutComments(String(data?.sql ?? ''));
+  const sql = withoutUnusedCtes(sqlWithoutComments(String(data?.sql ?? '')));
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
@@ -68,7 +68,7 @@ export class HeldLocks {
 
   /** Take in one statement of the process. */
   see(e: TraceEvent): void {
-    const sql = sqlWithoutComments(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
+    const sql = withoutUnusedCtes(sqlWithoutComments(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')));
     if (UNLOCK_ALL.test(sql)) this.session = 0;
     else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
     else if (this.tableLock.test(withoutLeadingComments(sql))) this.inTransaction = true;

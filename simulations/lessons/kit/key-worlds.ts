@@ -118,26 +118,28 @@ const REMINDER_PLAN: { atMs: number; why: string }[] = [
 const EARLY_NEXT_DAY: { atMs: number; why: string } = { atMs: MIDNIGHT_MS + 4.5 * HOUR_MS, why: "the next day, 04:30 UTC: a scheduler in another region fires that day's reminders early" };
 
 /**
- * Seeds 5, 13, 21, …: the order is still unpaid a month later, and the scheduler fires its
- * reminders on 5 February, the same day of the month as the first: a key that keeps the day but
- * not the month (or the year) finds January's reminder done and sends nothing.
+ * Seeds 5, 13, 21, …: the order is still unpaid a week later and a month later, and the scheduler
+ * fires its reminders on Monday 12 January, the same weekday as the first, and on 5 February, the
+ * same day of the month: a key that keeps the weekday, or the day but not the month (or the year),
+ * finds an earlier reminder done and sends nothing.
  */
+const NEXT_WEEK: { atMs: number; why: string } = { atMs: 7 * 24 * HOUR_MS, why: "a week later, 09:00: the orders are still unpaid and Monday 12 January's reminders are due" };
 const NEXT_MONTH: { atMs: number; why: string } = { atMs: 31 * 24 * HOUR_MS, why: "a month later, 09:00: the orders are still unpaid and 5 February's reminders are due" };
 
-/** Whether the run with `seed` has the scheduler fire again a month later. */
+/** Whether the run with `seed` has the scheduler fire again a week and a month later. */
 export function nextMonthOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 8 === 5;
 }
 
-/** The scheduler's runs for a run with `seed`: the same business dates either way, and a month later on some seeds. */
+/** The scheduler's runs for a run with `seed`: the same business dates either way, and a week and a month later on some seeds. */
 function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
   const plan = nearBoundaryOn(seed) ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
-  return nextMonthOn(seed) ? [...plan, NEXT_MONTH] : plan;
+  return nextMonthOn(seed) ? [...plan, NEXT_WEEK, NEXT_MONTH] : plan;
 }
 
 /** The business dates a run with `seed` has reminders due on. */
 export function reminderDueDates(seed: number | undefined): string[] {
-  return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? [NEXT_MONTH] : [])].map((p) => simDate(p.atMs)))];
+  return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? [NEXT_WEEK, NEXT_MONTH] : [])].map((p) => simDate(p.atMs)))];
 }
 
 /**

@@ -35,8 +35,8 @@
 import type { TraceEvent } from '../../engine/types';
 import { formatSimTime } from '../../engine/sim-time';
 import { memoByText } from '../../engine/text-memo';
-import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary } from '../../db/sql-words';
-import { HeldLocks } from './held-locks';
+import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary, withoutUnusedCtes } from '../../db/sql-words';
+import { HeldLocks, OWN_CONNECTION } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
@@ -77,8 +77,9 @@ const READ_TABLES = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${NAME}`
 const WRITE_TABLES = new RegExp(String.raw`\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+${NAME}`, 'gi');
 
 const shapeOf = memoByText((written: string): Shape => {
-  // What a comment says counts for nothing: only code and the strings it passes.
-  const sql = sqlWithoutComments(written);
+  // What a comment says counts for nothing: only code and the strings it passes; nor does a query
+  // in WITH that nothing reads, which never runs.
+  const sql = withoutUnusedCtes(sqlWithoutComments(written));
   const code = sqlCodeOnly(sql);
   /** A SET or a set_config(…) call: the statements that change a setting for what follows. */
   const setsSetting = /^\s*set\b/i.test(code) || /\bset_config\s*\(/i.test(code);
@@ -117,7 +118,7 @@ interface Open {
   /** Tables it has written, with the values it wrote them with: a later read of those rows sees what this transaction holds, or waited for. */
   written: Map<string, Values>;
   /** Rows it locked before any unchecked answer (a write or FOR UPDATE that returned them): their tables and values. */
-  locked?: { tables: readonly string[]; values: Values };
+  locked?: { tables: readonly string[]; values: Values; inserted: boolean };
 }
 
 /**
@@ -172,6 +173,35 @@ interface Handling {
   message: string;
   from: number;
   to: number;
+  /** The delivery's message id and the plain values of its body: what every handling of the message shares. */
+  delivered: ReadonlySet<string>;
+}
+
+/** The message id and every string or number in the body of a delivery (`Delivery`), nested ones too. */
+function deliveredValues(data: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, depth: number) => {
+    if (v === null || v === undefined || depth > 4) return;
+    if (typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) walk(x, depth + 1);
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') out.add(String(v));
+  };
+  const d = data as { messageId?: unknown; body?: unknown } | undefined;
+  walk(d?.messageId, 0);
+  walk(d?.body, 0);
+  return out;
+}
+
+/** A UUID's text (8-4-4-4-12 hex digits), as `env.random.uuid()` or gen_random_uuid() give them. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
+function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
+  const users = new Map<string, Set<string>>();
+  for (const e of trace) {
+    if (e.type !== 'db') continue;
+    for (const v of valuesOf(e.data as { params?: unknown }) ?? []) users.set(v, (users.get(v) ?? new Set()).add(e.actor));
+  }
+  return (value, actor) => [...(users.get(value) ?? [])].some((a) => a !== actor);
 }
 
 /** Every handling of a delivery in `trace`. */
@@ -188,7 +218,7 @@ function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
       end(e.target, e.i);
       const message = (e.data as { messageId?: unknown } | undefined)?.messageId;
       if (typeof message !== 'string') continue;
-      const h = { process: e.target, message, from: e.i, to: trace.length };
+      const h = { process: e.target, message, from: e.i, to: trace.length, delivered: deliveredValues(e.data) };
       all.push(h);
       current.set(e.target, h);
     } else if (e.type === 'ack' || e.type === 'crash' || e.type === 'restart' || e.type === 'finish') {
@@ -199,8 +229,17 @@ function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
 }
 
 /** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */
-export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSafe = false, preparedBefore: ReadonlyMap<string, string> = new Map(), lockKeys: LockKeys = NO_LOCK_KEYS, uniqueKeys: UniqueKeys | null = null): UncheckedAct | null {
+export function firstUncheckedAct(
+  trace: readonly TraceEvent[],
+  keyedCallsAreSafe = false,
+  preparedBefore: ReadonlyMap<string, string> = new Map(),
+  lockKeys: LockKeys = NO_LOCK_KEYS,
+  uniqueKeys: UniqueKeys | null = null,
+  /** Set when the verdict rested on a row an INSERT took in another table while `uniqueKeys` was null. */
+  needs: { uniqueKeys?: boolean } = {},
+): UncheckedAct | null {
   const handlings = handlingsOf(trace);
+  const usedByOthers = valueUsers(trace);
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
   const handling = new Map<string, Handling>();
@@ -209,7 +248,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
   /** A process's committed transaction that left an unchecked answer, until the process decides again. */
   const pending = new Map<string, TraceEvent>();
   /** Processes whose handling already took the operation with a statement of its own (a claim that returned its row): the tables and values it took. */
-  const claimed = new Map<string, { tables: readonly string[]; values: Values }>();
+  const claimed = new Map<string, { tables: readonly string[]; values: Values; inserted: boolean }>();
   /**
    * Prepared statements (PREPARE), by name: an EXECUTE is judged as the statement it runs. One map
    * for all processes: in the tab they share one session, so one process may run what another
@@ -266,7 +305,40 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
      */
     const alreadyTaken = (tables: readonly string[]) => {
       const c = claimed.get(e.actor);
-      return c !== undefined && (!tables.some((t) => c.tables.includes(t)) || meet(c.values, values));
+      return c !== undefined && (!tables.some((t) => c.tables.includes(t)) ? relyOn(c) : meet(c.values, values));
+    };
+    /**
+     * Whether the row a statement names by `taken` is this attempt's own, which no other worker
+     * would ever write or lock, so that it keeps none of them out: a row keyed on the connection's or
+     * the transaction's identity alone (pg_backend_pid(), txid_current()), on the worker's own name,
+     * or on a fresh UUID of its own (one neither in the delivery nor used by another process).
+     */
+    const ownRow = (taken: Values) => {
+      if (taken === null) return values === null && OWN_CONNECTION.test(sql);
+      const delivered = handling.get(e.actor)?.delivered;
+      const mine = (v: string) => v.includes(e.actor) || (UUID.test(v) && !delivered?.has(v) && !usedByOthers(v, e.actor));
+      // An INSERT's row is named by its unique keys: its own when each key holds a value of its own
+      // (the worker's name beside the order), or when no key is filled at all (a sequence's id).
+      const keys = shape.inserts && executing === null && uniqueKeys !== null ? (insertMayConflict(sql, uniqueKeys) ? insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []) : []) : null;
+      if (keys !== null) return keys.every((key) => [...key].some(mine));
+      return taken.size > 0 && [...taken].every(mine);
+    };
+    /**
+     * A row of another table taken before counts as the operation taken; when it was an INSERT's
+     * and the tables' unique keys were not read, say so, so that the caller judges again with them
+     * (is the row the attempt's own?).
+     */
+    const relyOn = (taken: { inserted: boolean }) => {
+      if (taken.inserted && uniqueKeys === null) needs.uniqueKeys = true;
+      return true;
+    };
+    /**
+     * The values that name the row a plain INSERT adds: those its unique keys take (a row under a
+     * fresh random id is that attempt's alone, whatever else it notes), else the statement's own.
+     */
+    const rowValues = (): Values => {
+      const keys = shape.kind === 'plain-insert' && executing === null ? insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []) : null;
+      return keys === null ? values : new Set(keys.flatMap((k) => [...k]));
     };
     let held = locks.get(e.actor);
     if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys)));
@@ -306,10 +378,10 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
       if (shape.resetsSession) strictSession.delete(e.actor);
       // A lock taken outside a transaction (SELECT … FOR UPDATE) ends with its statement: it takes nothing.
-      if ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns)) {
+      if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns))) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
-        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, values) });
+        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, rowValues()), inserted: (before?.inserted ?? false) || shape.inserts });
       }
       continue;
     }
@@ -317,10 +389,10 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
     if (tx.safe) continue;
     const openTx = tx;
     /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
-    const lockRows = (tables: readonly string[]) => {
+    const lockRows = (tables: readonly string[], rows: Values = values) => {
       // A row keyed on the worker's own name alone (its heartbeat, its counter) is no other worker's.
-      if (values !== null && [...values].every((v) => v.includes(e.actor))) return;
-      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, values) };
+      if (ownRow(rows)) return;
+      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, rows), inserted: (openTx.locked?.inserted ?? false) || shape.inserts };
     };
     /**
      * Whether rows the transaction locked before cover a read of `tables` with this statement's
@@ -329,7 +401,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
      */
     const lockedBy = (tables: readonly string[]) => {
       const l = openTx.locked;
-      return l !== undefined && (!tables.some((t) => l.tables.includes(t)) || meet(l.values, values));
+      return l !== undefined && (!tables.some((t) => l.tables.includes(t)) ? relyOn(l) : meet(l.values, values));
     };
     /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
     const keyFromCheck = (checked: Values) => {
@@ -351,7 +423,7 @@ export function firstUncheckedAct(trace: readonly TraceEvent[], keyedCallsAreSaf
       // put the same key: one built from values the check read, not from the attempt's own id.
       if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues) && keyFromCheck(tx.uncheckedValues)) tx.safe = true;
       // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
-      else if (tx.unchecked === null) lockRows(shape.writes);
+      else if (tx.unchecked === null) lockRows(shape.writes, rowValues());
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
       if (returned > 0 && shape.alwaysReturns) {
         // It locked the row it returned, as FOR UPDATE does: a decision on it from here on is
@@ -388,7 +460,14 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
       // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
       if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
       const trace = await withLearnerFunctions(outcome.trace, db);
-      const found = firstUncheckedAct(trace, keyedCallsAreSafe, await preparedStatements(trace, db), await advisoryLockKeys(trace, db), await uniqueKeysOf(trace, db));
+      const prepared = await preparedStatements(trace, db);
+      const lockKeys = await advisoryLockKeys(trace, db);
+      const uniqueKeys = await uniqueKeysOf(trace, db);
+      const needs: { uniqueKeys?: boolean } = {};
+      let found = firstUncheckedAct(trace, keyedCallsAreSafe, prepared, lockKeys, uniqueKeys, needs);
+      // Held on a row an INSERT took in another table: whether that row was the attempt's own
+      // takes the tables' unique keys, read only now (most runs never need them).
+      if (!found && needs.uniqueKeys) found = firstUncheckedAct(trace, keyedCallsAreSafe, prepared, lockKeys, await readUniqueKeys(db));
       if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
