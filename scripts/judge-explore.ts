@@ -22,7 +22,16 @@ export async function exploreFile(
   code: string,
   variant: string,
   runs: number,
-  opts: { firstSeed?: number; stopAtViolation?: boolean } = {},
+  opts: {
+    firstSeed?: number;
+    stopAtViolation?: boolean;
+    /**
+     * With `stopAtViolation`, a seed among the `runs` to explore first: where this code broke
+     * before (in the tab). The verdict is the same (caught when any of the schedules breaks); a
+     * file that breaks there again is judged in one schedule instead of many.
+     */
+    tryFirst?: number;
+  } = {},
 ): Promise<Exploration> {
   const firstSeed = opts.firstSeed ?? 1;
   const scenario = lessonById(lesson);
@@ -53,8 +62,11 @@ export async function exploreFile(
     // Code that cannot load fails the same way on every seed.
     return r.verdict === 'error' || (opts.stopAtViolation && (broken.length > 0 || !!failed));
   };
-  for (let seed = firstSeed; seed < firstSeed + runs; seed++) {
-    if (count(await exploreSeed(db, { scenario, code, variant }, seed))) break;
+  const first = opts.stopAtViolation && opts.tryFirst !== undefined && opts.tryFirst >= firstSeed && opts.tryFirst < firstSeed + runs ? opts.tryFirst : null;
+  if (first === null || !count(await exploreSeed(db, { scenario, code, variant }, first))) {
+    for (let seed = firstSeed; seed < firstSeed + runs; seed++) {
+      if (seed !== first && count(await exploreSeed(db, { scenario, code, variant }, seed))) break;
+    }
   }
   e.ms = Math.round(performance.now() - t0);
   return e;

@@ -66,6 +66,8 @@ export async function judgeAll(opts: {
   runsOf?: (entry: CorpusEntry) => number;
   /** Files whose exploration may stop at the first violating schedule (default: none). */
   stopAtViolation?: (entry: CorpusEntry) => boolean;
+  /** For those, a seed to explore first (where the file broke before), if any. */
+  tryFirst?: (entry: CorpusEntry) => number | undefined;
   /** Results already known (a resumed run): those jobs are not run again. */
   saved?: (entry: CorpusEntry, backend: Backend) => Exploration | undefined;
   /** Run nothing: report only what `saved` knows (a run stopped half way). */
@@ -80,7 +82,7 @@ export async function judgeAll(opts: {
     files.forEach((f, i) => {
       const known = opts.saved?.(f.entry, backend);
       if (known) f.results[backend] = known;
-      else jobs.push({ id: i, lesson: f.entry.lesson, name: f.entry.path, code: f.entry.code, backend, runs: opts.runsOf?.(f.entry) ?? opts.runs, stopAtViolation: opts.stopAtViolation?.(f.entry) ?? false });
+      else jobs.push({ id: i, lesson: f.entry.lesson, name: f.entry.path, code: f.entry.code, backend, runs: opts.runsOf?.(f.entry) ?? opts.runs, stopAtViolation: opts.stopAtViolation?.(f.entry) ?? false, tryFirst: opts.tryFirst?.(f.entry) });
     });
   }
   const total = jobs.length;

@@ -19,6 +19,8 @@ export interface JudgeJob {
   runs: number;
   /** Stop at the first violating schedule (the ratchet, for fixes it expects caught). */
   stopAtViolation: boolean;
+  /** A seed to explore first (exploreFile's `tryFirst`). */
+  tryFirst?: number;
 }
 
 export type JudgeReply = { type: 'ready' } | { type: 'done'; id: number; exploration: Exploration } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
@@ -35,7 +37,7 @@ let database: ReturnType<typeof freshPostgresDatabase> | null = null;
 async function run(job: JudgeJob): Promise<Exploration> {
   if (job.backend === 'pglite') {
     pglite ??= await PgliteSimDatabase.open(new PGlite({ startParams: [...PGLITE_START_PARAMS] }));
-    return exploreFile(pglite, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
+    return exploreFile(pglite, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation, tryFirst: job.tryFirst });
   }
   if (!pgUrl) throw new Error('no PostgreSQL server: pass --pg or --db URL');
   const { PostgresSimDatabase } = await import('../simulations/db/postgres');
@@ -49,7 +51,7 @@ async function run(job: JudgeJob): Promise<Exploration> {
   await resetSettings();
   const db = await PostgresSimDatabase.open(url);
   try {
-    return await exploreFile(db, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation });
+    return await exploreFile(db, job.lesson, job.code, job.name, job.runs, { stopAtViolation: job.stopAtViolation, tryFirst: job.tryFirst });
   } finally {
     await db.close();
   }

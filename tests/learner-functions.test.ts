@@ -76,6 +76,10 @@ describe('a row lock named on a view', () => {
     const read = withViews('SELECT id, topic FROM pending ORDER BY id LIMIT 2 FOR UPDATE OF pending SKIP LOCKED', views);
     expect(rowLockCoversOutbox(read)).toBe(true);
     expect(rowLockCoversOutbox('SELECT * FROM (SELECT id FROM outbox WHERE published_at IS NULL) "Batch" FOR UPDATE OF "Batch"')).toBe(true);
+    // The outbox joined to another table, or after a comma in the FROM list, under its alias.
+    expect(rowLockCoversOutbox('SELECT o.* FROM orders ord JOIN outbox o ON o.id = ord.id FOR UPDATE OF o SKIP LOCKED')).toBe(true);
+    expect(rowLockCoversOutbox('SELECT o.* FROM orders ord, outbox o WHERE o.id = ord.id FOR UPDATE OF o SKIP LOCKED')).toBe(true);
+    expect(rowLockCoversOutbox('SELECT o.* FROM orders ord, outbox o WHERE o.id = ord.id FOR UPDATE OF ord')).toBe(false);
     expect(rowLockCoversOutbox('SELECT * FROM (SELECT id FROM orders) o JOIN outbox x ON x.id = o.id FOR UPDATE OF o')).toBe(false);
     expect(rowLockCoversOutbox('SELECT * FROM outbox x FOR UPDATE OF x')).toBe(true);
   });

@@ -145,9 +145,9 @@ describe("a row of the attempt's own keeps no other worker out", () => {
       ['delivery_log', [['id']]],
       ['worker_status', [['worker']]],
     ]);
-    const log = read('worker-1', 'INSERT INTO delivery_log (order_id, worker) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [{ id: 7 }]);
-    const status = read('worker-1', 'INSERT INTO worker_status (worker, order_id) VALUES ($1, $2) ON CONFLICT (worker) DO UPDATE SET order_id = EXCLUDED.order_id RETURNING since', [{ since: 'now' }]);
-    for (const [name, row] of [['log', { ...log, data: { ...log.data, params: [1042, 'worker-1'] } }], ['status', { ...status, data: { ...status.data, params: ['worker-1', 1042] } }]] as const) {
+    const log = db('worker-1', 'INSERT INTO delivery_log (order_id, worker) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', { params: [1042, 'worker-1'], rows: [{ id: 7 }], rowsRead: true });
+    const status = db('worker-1', 'INSERT INTO worker_status (worker, order_id) VALUES ($1, $2) ON CONFLICT (worker) DO UPDATE SET order_id = EXCLUDED.order_id RETURNING since', { params: ['worker-1', 1042], rows: [{ since: 'now' }], rowsRead: true });
+    for (const [name, row] of [['log', log], ['status', status]] as const) {
       const events = both(db('worker-1', 'BEGIN'), row, CHECK, db('worker-1', INSERT_IGNORED, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1'));
       // Without the tables' keys the row counts as the operation taken, and the caller is told to read them.
       const needs: { uniqueKeys?: boolean } = {};
@@ -159,6 +159,30 @@ describe("a row of the attempt's own keeps no other worker out", () => {
 
   test('and a lock row keyed on the operation, in another table, still covers the check', () => {
     expect(judged(db('worker-1', 'BEGIN'), db('worker-1', 'INSERT INTO op_locks (op_key) VALUES ($1)', { params: ['k'] }), CHECK, db('worker-1', 'COMMIT'), send('worker-1'))).toBeNull();
+  });
+});
+
+describe('a claims table, a lock row and the TABLE command', () => {
+  const CHECK = db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true });
+  const judged = (keys: UniqueKeys, ...worker1: Ev[]) => firstUncheckedAct(both(db('worker-1', 'BEGIN'), ...worker1, db('worker-1', 'COMMIT'), send('worker-1')), false, new Map(), undefined, keys);
+
+  test('a plain INSERT of the checked key into a claims table beside the one checked: only one worker gets past its unique key', () => {
+    const claims: UniqueKeys = new Map([['receipt_claims', [['op_key']]]]);
+    expect(judged(claims, CHECK, db('worker-1', 'INSERT INTO receipt_claims (op_key, lease_until) VALUES ($1, now())', { params: ['k'] }))).toBeNull();
+    // Not when that table leaves its key to a sequence: two workers' rows never meet.
+    const serial: UniqueKeys = new Map([['receipt_claims', [['id']]]]);
+    expect(judged(serial, CHECK, db('worker-1', 'INSERT INTO receipt_claims (op_key, lease_until) VALUES ($1, now())', { params: ['k'] }))).not.toBeNull();
+  });
+
+  test("an UPDATE of a lock row before the check holds that row whether or not the code read its count", () => {
+    const touch = (affected: number) => db('worker-1', 'UPDATE receipt_locks SET touched_at = now() WHERE op_key = $1', { params: ['k'], affected });
+    expect(judged(OPERATIONS_KEYS, touch(1), CHECK)).toBeNull();
+    // One that matched no row locked nothing.
+    expect(judged(OPERATIONS_KEYS, touch(0), CHECK)).not.toBeNull();
+  });
+
+  test('the TABLE command reads the whole table, unlocked', () => {
+    expect(judged(OPERATIONS_KEYS, db('worker-1', 'TABLE operations', { rows: [], rowsRead: true }), db('worker-1', INSERT_IGNORED, { params: ['k'] }))).not.toBeNull();
   });
 });
 

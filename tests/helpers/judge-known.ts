@@ -4,7 +4,10 @@
  * and the right fixes it refuses, each with the weakness behind it.
  */
 import { readCorpus, verdictOf, type CorpusEntry, type Exploration, type Verdict } from '../../scripts/judge-corpus';
+import { readFileSync } from 'node:fs';
 import { judgeAll, type Backend } from '../../scripts/judge-pool';
+import { JUDGE_BREAKS_FILE, type JudgeBreak } from '../../scripts/judge-breaks';
+import { sha256Hex } from '../../lib/op-key';
 
 /** Why Explore cannot tell a file right from wrong today: what the world or the engine lacks. */
 export type Weakness =
@@ -132,6 +135,7 @@ export async function judgeTheExam(opts: {
     runs: opts.runs,
     runsOf: (entry) => (stopsEarly(entry) ? opts.runs : opts.fullRuns),
     stopAtViolation: stopsEarly,
+    tryFirst: breaksBefore(),
     workers: opts.workers,
     pgUrl: opts.pgUrl,
   });
@@ -143,6 +147,17 @@ export async function judgeTheExam(opts: {
     if (got !== want) mismatches.push({ entry, exploration, got, want });
   }
   return { mismatches, files: judged.length, seconds: ((performance.now() - t0) / 1000).toFixed(1) };
+}
+
+/**
+ * Where each wrong fix broke in the tab (tests/fixtures/judge-breaks.json), for the code it has
+ * now: explored first, a file that breaks there again is judged in one schedule. The verdict is
+ * the same whichever seed comes first.
+ */
+function breaksBefore(): (entry: CorpusEntry) => number | undefined {
+  const record = JSON.parse(readFileSync(JUDGE_BREAKS_FILE, 'utf8')) as JudgeBreak[];
+  const seeds = new Map(record.filter((r) => r.seed !== null).map((r) => [`${r.file} ${r.code}`, r.seed!]));
+  return (entry) => seeds.get(`${entry.name} ${sha256Hex(entry.code)}`);
 }
 
 /** `; first at seed N: invariant: detail`, or nothing when no schedule broke. */

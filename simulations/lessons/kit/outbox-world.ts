@@ -301,7 +301,8 @@ export const eachRowOnce: Invariant = {
 const FOR_UPDATE = /\bfor\s+(no\s+key\s+)?update\b/i;
 /** The outbox table, bare or schema-qualified (`public.outbox`, `"public"."outbox"`). */
 const OUTBOX = String.raw`(?:"?public"?\s*\.\s*)?"?outbox"?(?![\w"])`;
-const READS_OUTBOX = new RegExp(String.raw`\bfrom\s+(?:only\s+)?${OUTBOX}`, 'i');
+/** The outbox in a FROM, a JOIN or a FROM list after a comma (`FROM orders, outbox o`): not a column (`outbox.id`). */
+const READS_OUTBOX = new RegExp(String.raw`(?:\b(?:from|join)\s+|,\s*)(?:only\s+)?${OUTBOX}(?!\s*\.)`, 'i');
 const WRITE_OF_OUTBOX = String.raw`(update\s+(?:only\s+)?${OUTBOX}|delete\s+from\s+(?:only\s+)?${OUTBOX})`;
 const WRITES_OUTBOX = new RegExp(String.raw`^\s*${WRITE_OF_OUTBOX}`, 'i');
 /** A statement opening with WITH whose common table expression updates or deletes outbox rows (`WITH m AS (UPDATE outbox … RETURNING …) SELECT … FROM m`). */
@@ -351,8 +352,8 @@ function readsOutbox(sql: string): boolean {
 
 /** `FOR [NO KEY] UPDATE OF a, b`: the tables (or aliases) it names, whose rows alone it locks. */
 const FOR_UPDATE_OF = /\bfor\s+(?:no\s+key\s+)?update\s+of\s+((?:"?\w+"?\s*(?:\.\s*"?\w+"?\s*)?,\s*)*"?\w+"?(?:\s*\.\s*"?\w+"?)?)/gi;
-/** The outbox in a FROM or JOIN, with the alias it is given if any. */
-const OUTBOX_AS = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${OUTBOX}(?:\s+(?:as\s+)?(?!(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)\b)"?(\w+)"?)?`, 'gi');
+/** The outbox in a FROM, a JOIN or a FROM list, with the alias it is given if any. */
+const OUTBOX_AS = new RegExp(String.raw`(?:\b(?:from|join)\s+|,\s*)(?:only\s+)?${OUTBOX}(?!\s*\.)(?:\s+(?:as\s+)?(?!(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)\b)"?(\w+)"?)?`, 'gi');
 
 /**
  * Whether the row locks `sql` takes cover the outbox rows it reads: FOR UPDATE with no OF list, or

@@ -73,7 +73,8 @@ interface Shape {
 
 
 const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)`;
-const READ_TABLES = new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${NAME}`, 'gi');
+/** A table read FROM or JOIN, or by the TABLE command (`TABLE operations`, a whole table, also in brackets). */
+const READ_TABLES = new RegExp(String.raw`(?:\b(?:from|join)\s+(?:only\s+)?|(?:^|\()\s*table\s+(?:only\s+)?)${NAME}`, 'gi');
 const WRITE_TABLES = new RegExp(String.raw`\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+${NAME}`, 'gi');
 
 const shapeOf = memoByText((written: string): Shape => {
@@ -118,7 +119,8 @@ interface Open {
   /** Tables it has written, with the values it wrote them with: a later read of those rows sees what this transaction holds, or waited for. */
   written: Map<string, Values>;
   /** Rows it locked before any unchecked answer (a write or FOR UPDATE that returned them): their tables and values. */
-  locked?: { tables: readonly string[]; values: Values; inserted: boolean };
+  /** `decided`: some of them the code looked at (a claim), not only rows it changed unread (a lock row touched). */
+  locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean };
 }
 
 /**
@@ -367,7 +369,7 @@ export function firstUncheckedAct(
       if (tx && !tx.safe && tx.unchecked && shape.kind !== 'rollback' && e.type === 'db') pending.set(e.actor, tx.unchecked);
       // A transaction that read no answer unchecked and took nothing (a lease pushed forward by
       // key alone, a note) decided nothing: an earlier transaction's unchecked answer still stands.
-      else if (!tx || tx.safe || tx.locked !== undefined) pending.delete(e.actor);
+      else if (!tx || tx.safe || tx.locked?.decided) pending.delete(e.actor);
       continue;
     }
     const lockedBefore = held.any;
@@ -389,10 +391,10 @@ export function firstUncheckedAct(
     if (tx.safe) continue;
     const openTx = tx;
     /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
-    const lockRows = (tables: readonly string[], rows: Values = values) => {
+    const lockRows = (tables: readonly string[], rows: Values = values, decided = true) => {
       // A row keyed on the worker's own name alone (its heartbeat, its counter) is no other worker's.
       if (ownRow(rows)) return;
-      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, rows), inserted: (openTx.locked?.inserted ?? false) || shape.inserts };
+      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, rows), inserted: (openTx.locked?.inserted ?? false) || shape.inserts, decided: (openTx.locked?.decided ?? false) || decided };
     };
     /**
      * Whether rows the transaction locked before cover a read of `tables` with this statement's
@@ -402,6 +404,11 @@ export function firstUncheckedAct(
     const lockedBy = (tables: readonly string[]) => {
       const l = openTx.locked;
       return l !== undefined && (!tables.some((t) => l.tables.includes(t)) ? relyOn(l) : meet(l.values, values));
+    };
+    /** Whether some unique key this INSERT fills is known to take only values the check read (unknown: no). */
+    const keyKnownFromCheck = (checked: Values) => {
+      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []);
+      return keys !== null && keys.some((key) => [...key].every((v) => checked!.has(v)));
     };
     /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
     const keyFromCheck = (checked: Values) => {
@@ -419,9 +426,11 @@ export function firstUncheckedAct(
       // A lock every worker takes, held before this statement: reads from here on are checked, a re-read included.
       tx.safe = true;
     } else if (shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) {
-      // The unique key fails the second worker's INSERT into the table the check read, when both
-      // put the same key: one built from values the check read, not from the attempt's own id.
-      if (tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues) && keyFromCheck(tx.uncheckedValues)) tx.safe = true;
+      // The unique key fails the second worker's INSERT, when both put the same key: one built
+      // from values the check read, not from the attempt's own id. In the table the check read or
+      // in another (a claims table beside the results): either way only one of them gets past it.
+      const sameTable = shape.writes.some((t) => tx.uncheckedTables.includes(t));
+      if (tx.unchecked !== null && meet(values, tx.uncheckedValues) && (sameTable ? keyFromCheck(tx.uncheckedValues) : keyKnownFromCheck(tx.uncheckedValues))) tx.safe = true;
       // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
       else if (tx.unchecked === null) lockRows(shape.writes, rowValues());
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
@@ -432,6 +441,11 @@ export function firstUncheckedAct(
       } else if (counted > 0 && (shape.kind === 'locking-read' || rowsRead)) {
         if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
         else tx.safe = true;
+      } else if (tx.unchecked === null && shape.kind === 'write' && (returned > 0 || (typeof data?.affected === 'number' && data.affected > 0))) {
+        // Rows it changed stay locked to it until COMMIT, whether or not the code looked at the
+        // count: an UPDATE of a lock row that is always there makes the other worker wait for the
+        // COMMIT before its own check. A lock that decides nothing of its own, though.
+        lockRows([...shape.reads, ...shape.writes], values, false);
       } else if (rowsRead && tx.unchecked === null && !alreadyTaken([...shape.reads, ...shape.writes]) && !lockedBy([...shape.reads, ...shape.writes])) {
         // An UPDATE … RETURNING or FOR UPDATE that found nothing locked nothing: acting on "nobody has it" is unchecked.
         tx.unchecked = e;
