@@ -198,12 +198,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
 function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
-  const users = new Map<string, Set<string>>();
-  for (const e of trace) {
-    if (e.type !== 'db') continue;
-    for (const v of valuesOf(e.data as { params?: unknown }) ?? []) users.set(v, (users.get(v) ?? new Set()).add(e.actor));
-  }
-  return (value, actor) => [...(users.get(value) ?? [])].some((a) => a !== actor);
+  // Gathered on the first question only: most traces never hold a UUID-shaped value to ask about.
+  let users: Map<string, Set<string>> | null = null;
+  const gather = () => {
+    const found = new Map<string, Set<string>>();
+    for (const e of trace) {
+      if (e.type !== 'db') continue;
+      for (const v of valuesOf(e.data as { params?: unknown }) ?? []) found.set(v, (found.get(v) ?? new Set()).add(e.actor));
+    }
+    return found;
+  };
+  return (value, actor) => [...((users ??= gather()).get(value) ?? [])].some((a) => a !== actor);
 }
 
 /** Every handling of a delivery in `trace`. */
@@ -315,13 +320,16 @@ export function firstUncheckedAct(
      * the transaction's identity alone (pg_backend_pid(), txid_current()), on the worker's own name,
      * or on a fresh UUID of its own (one neither in the delivery nor used by another process).
      */
+    /** For an INSERT of one row, the values each unique key of its table takes (`insertedKeyValues`), worked out once. */
+    let keysInserted: ReturnType<typeof insertedKeyValues> | undefined;
+    const insertKeys = () => (keysInserted ??= executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []));
     const ownRow = (taken: Values) => {
       if (taken === null) return values === null && OWN_CONNECTION.test(sql);
       const delivered = handling.get(e.actor)?.delivered;
       const mine = (v: string) => v.includes(e.actor) || (UUID.test(v) && !delivered?.has(v) && !usedByOthers(v, e.actor));
       // An INSERT's row is named by its unique keys: its own when each key holds a value of its own
       // (the worker's name beside the order), or when no key is filled at all (a sequence's id).
-      const keys = shape.inserts && executing === null && uniqueKeys !== null ? (insertMayConflict(sql, uniqueKeys) ? insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []) : []) : null;
+      const keys = !shape.inserts || executing !== null || uniqueKeys === null ? null : insertMayConflict(sql, uniqueKeys) ? insertKeys() : [];
       if (keys !== null) return keys.every((key) => [...key].some(mine));
       return taken.size > 0 && [...taken].every(mine);
     };
@@ -339,7 +347,7 @@ export function firstUncheckedAct(
      * fresh random id is that attempt's alone, whatever else it notes), else the statement's own.
      */
     const rowValues = (): Values => {
-      const keys = shape.kind === 'plain-insert' && executing === null ? insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []) : null;
+      const keys = shape.kind === 'plain-insert' ? insertKeys() : null;
       return keys === null ? values : new Set(keys.flatMap((k) => [...k]));
     };
     let held = locks.get(e.actor);
@@ -405,15 +413,10 @@ export function firstUncheckedAct(
       const l = openTx.locked;
       return l !== undefined && (!tables.some((t) => l.tables.includes(t)) ? relyOn(l) : meet(l.values, values));
     };
-    /** Whether some unique key this INSERT fills is known to take only values the check read (unknown: no). */
-    const keyKnownFromCheck = (checked: Values) => {
-      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []);
-      return keys !== null && keys.some((key) => [...key].every((v) => checked!.has(v)));
-    };
-    /** Whether some unique key this INSERT fills takes only values the check read (unknown: yes). */
-    const keyFromCheck = (checked: Values) => {
-      const keys = checked === null || executing !== null ? null : insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : []);
-      return keys === null || keys.some((key) => [...key].every((v) => checked!.has(v)));
+    /** Whether some unique key this INSERT fills takes only values the check read; `unknown` when that cannot be read. */
+    const keyFromCheck = (checked: Values, unknown = true) => {
+      const keys = checked === null ? null : insertKeys();
+      return keys === null ? unknown : keys.some((key) => [...key].every((v) => checked!.has(v)));
     };
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
     if (shape.level === 'serializable') tx.safe = true;
@@ -430,7 +433,7 @@ export function firstUncheckedAct(
       // from values the check read, not from the attempt's own id. In the table the check read or
       // in another (a claims table beside the results): either way only one of them gets past it.
       const sameTable = shape.writes.some((t) => tx.uncheckedTables.includes(t));
-      if (tx.unchecked !== null && meet(values, tx.uncheckedValues) && (sameTable ? keyFromCheck(tx.uncheckedValues) : keyKnownFromCheck(tx.uncheckedValues))) tx.safe = true;
+      if (tx.unchecked !== null && meet(values, tx.uncheckedValues) && keyFromCheck(tx.uncheckedValues, sameTable)) tx.safe = true;
       // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
       else if (tx.unchecked === null) lockRows(shape.writes, rowValues());
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
