@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { onSimulatedClock } from '../simulations/db/sql-clock-words';
-import { sqlWithoutComments, sqlWords, transactionBoundary, transactionControl, withoutUnusedCtes } from '../simulations/db/sql-words';
+import { sqlAsRun, sqlWithoutComments, sqlWords, transactionBoundary, transactionControl, withoutUnusedCtes } from '../simulations/db/sql-words';
 import { runScenario } from '../simulations/run/run';
 import { lessonById } from '../simulations/lessons/index';
 import { isParked } from '../simulations/db/port';
@@ -337,6 +337,12 @@ describe('withoutUnusedCtes', () => {
     expect(withoutUnusedCtes("WITH t AS (SELECT 1) SELECT 't'")).toBe("SELECT 't'");
     expect(withoutUnusedCtes('WITH t AS (SELECT (1) SELECT 2')).toBe('WITH t AS (SELECT (1) SELECT 2');
     expect(withoutUnusedCtes('SELECT 1')).toBe('SELECT 1');
+  });
+
+  test('sqlAsRun: the statement without its comments and without the WITH queries nothing reads', () => {
+    // A comment that names the query in WITH reads nothing: the lock is still never taken.
+    expect(sqlAsRun('WITH turn AS (SELECT pg_advisory_xact_lock(1)) /* FROM turn */ SELECT 1').trim()).toBe('SELECT 1');
+    expect(sqlAsRun('WITH turn AS (SELECT pg_advisory_xact_lock(1) AS l) SELECT 1 FROM turn -- the lock')).toContain('pg_advisory_xact_lock(1)');
   });
 
   test("PostgreSQL's own rule: a query in WITH that nothing reads never runs, so its lock is never taken", async () => {

@@ -303,3 +303,6 @@ export const withoutUnusedCtes = memoByText((sql: string): string => {
   const rest = sql.slice(bodyEnd);
   return kept.length ? `${sql.slice(0, head[0].length)}${kept.join(', ')}${rest}` : rest.replace(/^\s+/, '');
 });
+
+/** The statement as PostgreSQL runs it: without its comments, and without the WITH queries nothing reads (`withoutUnusedCtes`). */
+export const sqlAsRun = (sql: string): string => withoutUnusedCtes(sqlWithoutComments(sql));

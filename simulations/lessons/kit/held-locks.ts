@@ -14,7 +14,7 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import { answerIgnored } from '../../engine/contention';
-import { bracketed, sqlWithoutComments, withoutUnusedCtes } from '../../db/sql-words';
+import { bracketed, sqlAsRun } from '../../db/sql-words';
 import { ADVISORY_LOCK, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 
 const TRY_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_/i;
@@ -35,7 +35,7 @@ function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExec
   const data = e.data as { sql?: unknown; params?: unknown; answerRead?: unknown } | undefined;
   // Answered false, as a lock another process holds answers, the code acted all the same (../../engine/contention.ts).
   if (answerIgnored(e)) return null;
-  const sql = withoutUnusedCtes(sqlWithoutComments(String(data?.sql ?? '')));
+  const sql = sqlAsRun(String(data?.sql ?? ''));
   const lock = ADVISORY_LOCK.exec(sql);
   if (!lock || lock[3]) return null;
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
@@ -68,7 +68,7 @@ export class HeldLocks {
 
   /** Take in one statement of the process. */
   see(e: TraceEvent): void {
-    const sql = withoutUnusedCtes(sqlWithoutComments(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')));
+    const sql = sqlAsRun(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
     if (UNLOCK_ALL.test(sql)) this.session = 0;
     else if (UNLOCK.test(sql)) this.session = Math.max(0, this.session - 1);
     else if (this.tableLock.test(withoutLeadingComments(sql))) this.inTransaction = true;

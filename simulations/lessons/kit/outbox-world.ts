@@ -13,7 +13,7 @@ import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
-import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlWithoutComments, withoutUnusedCtes } from '../../db/sql-words';
+import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlAsRun } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
 
 export const ORDER = { customerId: 'cus_ada', totalCents: 4999 };
@@ -439,7 +439,7 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
     const text = String(data?.sql ?? '');
     const executing = executedName(text);
     // A query in WITH that nothing reads never runs: its FOR UPDATE locks nothing.
-    const sql = withoutUnusedCtes(sqlWithoutComments(executing !== null ? (prepared.get(executing) ?? text) : text));
+    const sql = sqlAsRun(executing !== null ? (prepared.get(executing) ?? text) : text);
     held.see(e);
     position++;
     if (/^\s*savepoint\b/i.test(sqlCodeOnly(sql))) savepointAt = position;

@@ -34,75 +34,16 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import { formatSimTime } from '../../engine/sim-time';
-import { memoByText } from '../../engine/text-memo';
-import { executedName, preparedStatement, sqlCodeOnly, sqlWithoutComments, transactionBoundary, withoutUnusedCtes } from '../../db/sql-words';
+import { executedName, preparedStatement, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks, OWN_CONNECTION } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
-import { bare, insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
+import { insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
+import { LOCK_TABLE_EXCLUSIVELY, shapeOf, uniqueKeysOf } from './statement-shape';
+import { handlingsOf, meet, union, UUID, valueUsers, valuesOf, type Handling, type Values } from './handlings';
 import type { Invariant } from './scenario';
-
-/** LOCK TABLE of any table in a mode that conflicts with itself: two workers take turns. */
-const LOCK_TABLE_EXCLUSIVELY =
-  /^\s*lock\s+(?:table\s+)?(?:only\s+)?[\w."]+(?:\s*,\s*[\w."]+)*\s*(?:in\s+(?:share\s+update\s+exclusive|share\s+row\s+exclusive|exclusive|access\s+exclusive)\s+mode\b|(?:nowait\s*)?;?\s*$)/i;
-
-/** What a statement is, for this checker (worked out once per text). */
-interface Shape {
-  kind: 'read' | 'locking-read' | 'write' | 'plain-insert' | 'rollback' | 'other';
-  /** It sets REPEATABLE READ or SERIALIZABLE: for its transaction, or (`session`) for the session's next ones. */
-  isolation: 'transaction' | 'session' | null;
-  /** The level it sets, when `isolation` is not null. */
-  level: 'serializable' | 'repeatable read' | null;
-  /** It puts the session's settings back (RESET ALL, DISCARD ALL, RESET default_transaction_isolation). */
-  resetsSession: boolean;
-  /** The tables it reads (FROM, JOIN), by bare lower-case name. */
-  reads: string[];
-  /** The tables it writes (INSERT INTO, UPDATE, DELETE FROM, in a WITH too). */
-  writes: string[];
-  /**
-   * An upsert whose conflict arm updates without a WHERE (`ON CONFLICT … DO UPDATE SET …`): it
-   * returns a row whether it inserted or not, so the row it returned decides nothing (unless it
-   * returns `xmax`, the idiom that tells an insert from an update).
-   */
-  alwaysReturns: boolean;
-  /** It is an INSERT (plain or an upsert). */
-  inserts: boolean;
-}
-
-
-const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)`;
-/** A table read FROM or JOIN, or by the TABLE command (`TABLE operations`, a whole table, also in brackets). */
-const READ_TABLES = new RegExp(String.raw`(?:\b(?:from|join)\s+(?:only\s+)?|(?:^|\()\s*table\s+(?:only\s+)?)${NAME}`, 'gi');
-const WRITE_TABLES = new RegExp(String.raw`\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+${NAME}`, 'gi');
-
-const shapeOf = memoByText((written: string): Shape => {
-  // What a comment says counts for nothing: only code and the strings it passes; nor does a query
-  // in WITH that nothing reads, which never runs.
-  const sql = withoutUnusedCtes(sqlWithoutComments(written));
-  const code = sqlCodeOnly(sql);
-  /** A SET or a set_config(…) call: the statements that change a setting for what follows. */
-  const setsSetting = /^\s*set\b/i.test(code) || /\bset_config\s*\(/i.test(code);
-  // `SET [LOCAL] transaction_isolation = …` (or set_config) is SET TRANSACTION ISOLATION LEVEL by another name.
-  const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || (setsSetting && /\b(?:default_)?transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql));
-  const isolation = !strict ? null : /\bsession\s+characteristics\b|\bdefault_transaction_isolation\b/i.test(code + sql) ? 'session' : 'transaction';
-  const level = !strict ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
-  const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
-  const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
-  const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));
-  const inserts = /^\s*insert\b/i.test(code);
-  const conflictArm = /\bon\s+conflict\b[\s\S]*?\bdo\s+update\s+set\b([\s\S]*)$/i.exec(code)?.[1];
-  const alwaysReturns = conflictArm !== undefined && !/\bwhere\b/i.test(conflictArm.split(/\breturning\b/i)[0]!) && !/\bxmax\b/i.test(code);
-  let kind: Shape['kind'] = 'other';
-  if (/^\s*(?:rollback|abort)\b/i.test(code)) kind = 'rollback';
-  else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
-    kind = inserts && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
-  } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
-    kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
-  }
-  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts };
-});
 
 /** A process's open transaction, as far as this checker follows it. */
 interface Open {
@@ -123,116 +64,12 @@ interface Open {
   locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean };
 }
 
-/**
- * A statement's parameter values, as text: what ties a write to a later read of the same rows (a
- * claim of key k, then a read of k). Null when unknown (no parameters, or an EXECUTE whose
- * arguments are in its text): then any two statements on the same table are taken to meet.
- */
-type Values = ReadonlySet<string> | null;
-
-function valuesOf(data: { params?: unknown } | undefined): Values {
-  const params = Array.isArray(data?.params) ? data.params : [];
-  const out = new Set<string>();
-  for (const p of params) if (p !== null && p !== undefined && typeof p !== 'object') out.add(String(p));
-  return out.size ? out : null;
-}
-
-/** Whether two statements' values may name the same rows. */
-function meet(a: Values, b: Values): boolean {
-  if (a === null || b === null) return true;
-  for (const v of a) if (b.has(v)) return true;
-  return false;
-}
-
-function union(a: Values | undefined, b: Values): Values {
-  if (a === undefined) return b;
-  if (a === null || b === null) return null;
-  return new Set([...a, ...b]);
-}
-
-
-/**
- * The unique keys of the database's tables, read when the trace has a plain INSERT (see
- * `insertMayConflict`), or an upsert and REPEATABLE READ (whose write fails only on a key the check read).
- */
-export async function uniqueKeysOf(trace: readonly TraceEvent[], db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys | null> {
-  const shapes = trace.filter((e) => e.type === 'db').map((e) => shapeOf(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')));
-  const needed = shapes.some((s) => s.kind === 'plain-insert') || (shapes.some((s) => s.level === 'repeatable read') && shapes.some((s) => s.kind === 'write' && s.inserts));
-  return needed ? readUniqueKeys(db) : null;
-}
-
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
 export interface UncheckedAct {
   call: TraceEvent;
   read: TraceEvent;
   /** Whether the call came after the transaction committed (else inside it). */
   afterCommit: boolean;
-}
-
-/** One process's handling of one delivery: from the queue handing it over to its ack, its crash or its next delivery. */
-interface Handling {
-  process: string;
-  message: string;
-  from: number;
-  to: number;
-  /** The delivery's message id and the plain values of its body: what every handling of the message shares. */
-  delivered: ReadonlySet<string>;
-}
-
-/** The message id and every string or number in the body of a delivery (`Delivery`), nested ones too. */
-function deliveredValues(data: unknown): Set<string> {
-  const out = new Set<string>();
-  const walk = (v: unknown, depth: number) => {
-    if (v === null || v === undefined || depth > 4) return;
-    if (typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) walk(x, depth + 1);
-    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') out.add(String(v));
-  };
-  const d = data as { messageId?: unknown; body?: unknown } | undefined;
-  walk(d?.messageId, 0);
-  walk(d?.body, 0);
-  return out;
-}
-
-/** A UUID's text (8-4-4-4-12 hex digits), as `env.random.uuid()` or gen_random_uuid() give them. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
-function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
-  // Gathered on the first question only: most traces never hold a UUID-shaped value to ask about.
-  let users: Map<string, Set<string>> | null = null;
-  const gather = () => {
-    const found = new Map<string, Set<string>>();
-    for (const e of trace) {
-      if (e.type !== 'db') continue;
-      for (const v of valuesOf(e.data as { params?: unknown }) ?? []) found.set(v, (found.get(v) ?? new Set()).add(e.actor));
-    }
-    return found;
-  };
-  return (value, actor) => [...((users ??= gather()).get(value) ?? [])].some((a) => a !== actor);
-}
-
-/** Every handling of a delivery in `trace`. */
-function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
-  const all: Handling[] = [];
-  const current = new Map<string, Handling>();
-  const end = (process: string, at: number) => {
-    const h = current.get(process);
-    if (h) h.to = at;
-    current.delete(process);
-  };
-  for (const e of trace) {
-    if (e.type === 'receive' && e.target) {
-      end(e.target, e.i);
-      const message = (e.data as { messageId?: unknown } | undefined)?.messageId;
-      if (typeof message !== 'string') continue;
-      const h = { process: e.target, message, from: e.i, to: trace.length, delivered: deliveredValues(e.data) };
-      all.push(h);
-      current.set(e.target, h);
-    } else if (e.type === 'ack' || e.type === 'crash' || e.type === 'restart' || e.type === 'finish') {
-      end(e.actor, e.i);
-    }
-  }
-  return all;
 }
 
 /** The first call of a trace made on an unchecked answer of a transaction (see the module's comment); null when there is none. */

@@ -1,0 +1,98 @@
+/**
+ * Who handled which delivery when, and the values statements passed: what the checker of
+ * overlapping transactions (./overlap.ts) asks of a trace before it walks its transactions.
+ */
+import type { TraceEvent } from '../../engine/types';
+
+/**
+ * A statement's parameter values, as text: what ties a write to a later read of the same rows (a
+ * claim of key k, then a read of k). Null when unknown (no parameters, or an EXECUTE whose
+ * arguments are in its text): then any two statements on the same table are taken to meet.
+ */
+export type Values = ReadonlySet<string> | null;
+
+export function valuesOf(data: { params?: unknown } | undefined): Values {
+  const params = Array.isArray(data?.params) ? data.params : [];
+  const out = new Set<string>();
+  for (const p of params) if (p !== null && p !== undefined && typeof p !== 'object') out.add(String(p));
+  return out.size ? out : null;
+}
+
+/** Whether two statements' values may name the same rows. */
+export function meet(a: Values, b: Values): boolean {
+  if (a === null || b === null) return true;
+  for (const v of a) if (b.has(v)) return true;
+  return false;
+}
+
+export function union(a: Values | undefined, b: Values): Values {
+  if (a === undefined) return b;
+  if (a === null || b === null) return null;
+  return new Set([...a, ...b]);
+}
+
+/** One process's handling of one delivery: from the queue handing it over to its ack, its crash or its next delivery. */
+export interface Handling {
+  process: string;
+  message: string;
+  from: number;
+  to: number;
+  /** The delivery's message id and the plain values of its body: what every handling of the message shares. */
+  delivered: ReadonlySet<string>;
+}
+
+/** The message id and every string or number in the body of a delivery (`Delivery`), nested ones too. */
+function deliveredValues(data: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, depth: number) => {
+    if (v === null || v === undefined || depth > 4) return;
+    if (typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) walk(x, depth + 1);
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') out.add(String(v));
+  };
+  const d = data as { messageId?: unknown; body?: unknown } | undefined;
+  walk(d?.messageId, 0);
+  walk(d?.body, 0);
+  return out;
+}
+
+/** A UUID's text (8-4-4-4-12 hex digits), as `env.random.uuid()` or gen_random_uuid() give them. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
+export function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
+  // Gathered on the first question only: most traces never hold a UUID-shaped value to ask about.
+  let users: Map<string, Set<string>> | null = null;
+  const gather = () => {
+    const found = new Map<string, Set<string>>();
+    for (const e of trace) {
+      if (e.type !== 'db') continue;
+      for (const v of valuesOf(e.data as { params?: unknown }) ?? []) found.set(v, (found.get(v) ?? new Set()).add(e.actor));
+    }
+    return found;
+  };
+  return (value, actor) => [...((users ??= gather()).get(value) ?? [])].some((a) => a !== actor);
+}
+
+/** Every handling of a delivery in `trace`. */
+export function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
+  const all: Handling[] = [];
+  const current = new Map<string, Handling>();
+  const end = (process: string, at: number) => {
+    const h = current.get(process);
+    if (h) h.to = at;
+    current.delete(process);
+  };
+  for (const e of trace) {
+    if (e.type === 'receive' && e.target) {
+      end(e.target, e.i);
+      const message = (e.data as { messageId?: unknown } | undefined)?.messageId;
+      if (typeof message !== 'string') continue;
+      const h = { process: e.target, message, from: e.i, to: trace.length, delivered: deliveredValues(e.data) };
+      all.push(h);
+      current.set(e.target, h);
+    } else if (e.type === 'ack' || e.type === 'crash' || e.type === 'restart' || e.type === 'finish') {
+      end(e.actor, e.i);
+    }
+  }
+  return all;
+}
