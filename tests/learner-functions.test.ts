@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { withBodies, withLearnerFunctions, withViews } from '../simulations/lessons/kit/learner-functions';
 import type { TraceEvent } from '../simulations/engine/types';
 import { simDbPerFile } from './helpers/sim-db';
-import { rowLockCoversOutbox } from '../simulations/lessons/kit/outbox-world';
+import { rowLockCoversOutbox } from '../simulations/lessons/kit/relay-locks';
 
 const sim = simDbPerFile();
 

@@ -1,6 +1,7 @@
 /** The lesson "Two relays, one outbox": SKIP LOCKED. Its code is ./starter.ts and ./solution.ts. */
 import { COUNT_OPTIONS, bucket, plural, republished } from '../kit/predictions';
-import { OUTBOX_ROWS, crash, eachRowOnce, locksWhatItPublishes, relayProcess } from '../kit/outbox-world';
+import { OUTBOX_ROWS, crash, eachRowOnce, relayProcess } from '../kit/outbox-world';
+import { locksWhatItPublishes } from '../kit/relay-locks';
 import { handlerOf, type CodeError } from '../kit/scenario';
 import type { Env } from '../../engine/types';
 import { defineLesson } from '../kit/define';

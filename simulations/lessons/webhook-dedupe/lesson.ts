@@ -1,6 +1,7 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
-import { crash, everyPaymentConfirmed, fullerProviderOn, onePaymentEmailPerPayment, webhooksFor } from '../kit/outbox-world';
+import { crash } from '../kit/outbox-world';
+import { everyPaymentConfirmed, fullerProviderOn, onePaymentEmailPerPayment, webhooksFor } from '../kit/webhook-world';
 import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
 import type { Delivery } from '../../engine/types';
 import { ownRecordNotProviderKey } from '../kit/own-record';
