@@ -32,6 +32,10 @@ describe('what PostgreSQL 15 rejects', () => {
     ["SELECT json_object('orderId' VALUE id) FROM orders", /near "VALUE"/],
     ['SELECT json_array(1, 2)', /json_array/],
     ["SELECT json_value(payload, '$.orderId') FROM outbox", /json_value/],
+    ["SELECT (due_at AT LOCAL)::date FROM reminders", /near "LOCAL"/],
+    ['CREATE TABLE claims (k text, day date GENERATED ALWAYS AS (k::date), UNIQUE (day))', /near ","/],
+    ['ALTER TABLE claims ADD COLUMN d date GENERATED ALWAYS AS (now()::date) VIRTUAL', /near "VIRTUAL"/],
+    ['SELECT erf(0.5)', /erf/],
     // In the body of code the statement defines, nested ones too.
     ["CREATE FUNCTION jitter() RETURNS int LANGUAGE plpgsql AS $fn$ BEGIN RETURN random(60, 70); END $fn$", /random\(integer, integer\)/],
     ["DO $i$ BEGIN CREATE FUNCTION k() RETURNS text LANGUAGE sql AS $fn$ SELECT uuidv7()::text $fn$; END $i$", /uuidv7/],
@@ -62,6 +66,8 @@ describe('what PostgreSQL 15 rejects', () => {
     'SELECT json_object(array_agg(key), array_agg(value)) FROM settings',
     'SELECT json_object(k[1:2], v[1:2]), json_object(keys, value), json_object(value ::text[]) FROM t',
     "SELECT col_1_000, t2.x_0x FROM t2 WHERE v = '60_000' AND w = 1e5 AND q = $1",
+    "SELECT due_at AT TIME ZONE 'Europe/Berlin' FROM reminders",
+    'CREATE TABLE claims (k text, day text GENERATED ALWAYS AS (upper(k)) STORED, id int GENERATED ALWAYS AS IDENTITY)',
   ])('%s is left alone', (sql) => {
     expect(pg15Refusal(sql)).toBeNull();
   });

@@ -8,7 +8,8 @@
  * MERGE … RETURNING and WHEN NOT MATCHED BY SOURCE (17), RETURNING old./new. (18), the IS JSON
  * predicate and the SQL/JSON constructors (16: JSON_OBJECT('k': v), JSON_ARRAY(…); JSON_VALUE and
  * its kin, 17), numeric literals with underscores or in hex, octal or binary (16), and a subquery
- * or VALUES in FROM without an alias (allowed from 16). Words are
+ * or VALUES in FROM without an alias (allowed from 16), AT LOCAL (17) and generated columns that
+ * are not STORED (virtual, 18). Words are
  * read outside strings, quoted identifiers, comments and dollar quotes, and in the bodies of the
  * functions, procedures and DO blocks a statement defines.
  */
@@ -31,6 +32,10 @@ const NEWER_FUNCTIONS: Record<string, number> = {
   array_reverse: 18,
   crc32: 18,
   crc32c: 18,
+  erf: 18,
+  erfc: 18,
+  gamma: 18,
+  lgamma: 18,
   uuid_extract_timestamp: 17,
   uuid_extract_version: 17,
   merge_action: 17,
@@ -85,6 +90,15 @@ function refusal(sql: string, inBody = false): Pg15Refusal | null {
     if (row) return { message: `missing FROM-clause entry for table "${row[1]}"`, code: '42P01' };
   }
   if (/\bis\s+(not\s+)?json\b/.test(lower)) return { message: 'syntax error at or near "JSON"', code: '42601' };
+  // AT LOCAL (17): 15 knows only AT TIME ZONE.
+  if (/\bat\s+local\b/.test(lower)) return { message: 'syntax error at or near "LOCAL"', code: '42601' };
+  // A generated column that is not STORED is virtual (18); 15 has only stored ones.
+  for (const m of lower.matchAll(/\bgenerated\s+always\s+as\s*\(/g)) {
+    const end = closingBracket(lower, m.index! + m[0].length - 1);
+    if (end === -1) continue;
+    const next = /^\s*([a-z_]+|[^\s]|$)/.exec(lower.slice(end))?.[1] ?? '';
+    if (next !== 'stored') return { message: `syntax error at or near "${next === '' ? 'end of input' : next.toUpperCase()}"`, code: '42601' };
+  }
   // 60_000, 0x1f, 0o17, 0b101 (16): 15 reads the digits and rejects what follows them.
   const literal = /(?<![\w$.])(\d+_|0[xob])(?=\w)/.exec(lower);
   if (literal) return { message: `trailing junk after numeric literal at or near "${literal[1]}"`, code: '42601' };
