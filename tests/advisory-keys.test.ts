@@ -85,3 +85,42 @@ describe('a lock is not its process\'s own', () => {
     expect(keys.ownOnly(a1.lock)).toBe(false);
   });
 });
+
+describe('a worker that handled one message', () => {
+  const receive = (target: string, messageId: string): TraceEvent => ({ i: i++, t: 0, step: 0, actor: 'queue', type: 'receive', target, text: '', data: { messageId } }) as TraceEvent;
+  const KEYED = 'SELECT pg_advisory_xact_lock(hashtext($1))';
+
+  test('took the same key in its claim and its completion because the work was the same: not its own', async () => {
+    const claim1 = tx('worker-1', KEYED, ['op/1042']);
+    const done1 = tx('worker-1', KEYED, ['op/1042']);
+    const claim2 = tx('worker-2', KEYED, ['op/1043']);
+    const done2 = tx('worker-2', KEYED, ['op/1043']);
+    const trace = [receive('worker-1', 'm1'), receive('worker-2', 'm2'), ...claim1.events, ...claim2.events, ...done1.events, ...done2.events];
+    const keys = await advisoryLockKeys(trace, sim.db);
+    expect([claim1.lock, done2.lock].map((e) => keys.ownOnly(e))).toEqual([false, false]);
+  });
+
+  test('a key that stays the same over two messages is still the worker\'s own', async () => {
+    const a1 = tx('worker-1', XACT, [1111]);
+    const a2 = tx('worker-1', XACT, [1111]);
+    const b1 = tx('worker-2', XACT, [2222]);
+    const b2 = tx('worker-2', XACT, [2222]);
+    const trace = [receive('worker-1', 'm1'), ...a1.events, receive('worker-1', 'm2'), ...a2.events, receive('worker-2', 'm1'), ...b1.events, receive('worker-2', 'm2'), ...b2.events];
+    expect((await advisoryLockKeys(trace, sim.db)).ownOnly(a2.lock)).toBe(true);
+  });
+});
+
+describe('a session lock let go', () => {
+  const SESSION = 'SELECT pg_advisory_lock(hashtext($1))';
+  const UNLOCK = 'SELECT pg_advisory_unlock(hashtext($1))';
+  test('inside the transaction, before COMMIT, kept nobody out', async () => {
+    const lock = db('worker-1', SESSION, ['op/1042']);
+    const trace = [db('worker-1', 'BEGIN'), lock, db('worker-1', 'SELECT 1 FROM operations'), db('worker-1', UNLOCK, ['op/1042']), db('worker-1', 'COMMIT')];
+    expect((await advisoryLockKeys(trace, sim.db)).ownOnly(lock)).toBe(true);
+  });
+  test('after COMMIT, it did', async () => {
+    const lock = db('worker-1', SESSION, ['op/1042']);
+    const trace = [lock, db('worker-1', 'BEGIN'), db('worker-1', 'SELECT 1 FROM operations'), db('worker-1', 'COMMIT'), db('worker-1', UNLOCK, ['op/1042'])];
+    expect((await advisoryLockKeys(trace, sim.db)).ownOnly(lock)).toBe(false);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { ConductComparison, contendedAnswer, contendedRows, mayMeetContention } from '../simulations/engine/contention';
+import { ConductComparison, contendedAnswer, contendedRows, lockNotAvailable, mayMeetContention } from '../simulations/engine/contention';
 import type { TraceEvent } from '../simulations/engine/types';
 import { LESSONS } from '../simulations/lessons/index';
 import { runScenario } from '../simulations/run/run';
@@ -43,6 +43,13 @@ describe('which statements a contended lock answers otherwise', () => {
     expect(contendedRows('filter', [{ id: 1 }])).toEqual([]);
   });
 
+  test('FOR UPDATE NOWAIT answers with the error 55P03, naming the table it locks', () => {
+    expect(contendedAnswer('SELECT state FROM operations WHERE op_key = $1 FOR UPDATE NOWAIT')).toBe('error');
+    expect(contendedAnswer('SELECT id FROM outbox ORDER BY id LIMIT 2 FOR NO KEY UPDATE OF outbox NOWAIT')).toBe('error');
+    expect(lockNotAvailable('SELECT state FROM public.operations WHERE op_key = $1 FOR UPDATE NOWAIT')).toEqual({ code: '55P03', message: 'could not obtain lock on row in relation "operations"' });
+    expect(contendedAnswer("SELECT 1 FROM operations WHERE note = 'for update nowait'")).toBeNull();
+  });
+
   test('a session try-lock (modelled across processes already), a blocking lock, and words in comments or strings are not', () => {
     expect(contendedAnswer('SELECT pg_try_advisory_lock(42)')).toBeNull();
     expect(contendedAnswer('SELECT pg_advisory_xact_lock(42)')).toBeNull();
@@ -74,6 +81,20 @@ describe('the comparison of what the process did after the statement', () => {
     const shorter = new ConductComparison(original, { pid: 'w1', seq: 1 }, 0);
     shorter.see(ev(3, 'w1', 'db', 'select'));
     expect(shorter.finish()).toBe(true);
+  });
+
+  test('after a NOWAIT\'s error a new transaction does not end the window: publishing from it is acting without the lock', () => {
+    const nowait = [ev(0, 'w1', 'db', 'nowait'), ev(1, 'w1', 'db', 'select'), ev(2, 'w1', 'db', 'COMMIT'), ev(3, 'w1', 'sleep', 'sleeps')];
+    (nowait[0] as { data?: unknown }).data = { sql: 'SELECT id FROM outbox WHERE published_at IS NULL FOR UPDATE NOWAIT' };
+    const fallback = new ConductComparison(nowait, { pid: 'w1', seq: 1 }, 0);
+    const begin = { ...ev(3, 'w1', 'db', 'BEGIN'), data: { sql: 'BEGIN' } } as TraceEvent;
+    for (const e of [ev(1, 'w1', 'db-error', 'failed'), ev(2, 'w1', 'db', 'ROLLBACK'), begin, ev(4, 'w1', 'db', 'select')]) fallback.see(e);
+    expect(fallback.obeyed).toBeNull();
+    fallback.see(ev(5, 'w1', 'publish', 'publish order 1'));
+    expect(fallback.finish()).toBe(false);
+    const retries = new ConductComparison(nowait, { pid: 'w1', seq: 1 }, 0);
+    for (const e of [ev(1, 'w1', 'db-error', 'failed'), ev(2, 'w1', 'db', 'ROLLBACK'), ev(3, 'w1', 'sleep', 'sleeps')]) retries.see(e);
+    expect(retries.obeyed).toBe(true);
   });
 
   test('doing otherwise but still calling a provider or publishing (a smaller batch, say) is not', () => {

@@ -231,6 +231,15 @@ describe('isolation levels and comments', () => {
     expect(skew).not.toBeNull();
   });
 
+  test('a default for later transactions set inside this one leaves it READ COMMITTED; set for the session, it holds for the next', () => {
+    const decide = [read('worker-1', SELECT), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT')];
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', "SET LOCAL default_transaction_isolation = 'serializable'"), ...decide)).not.toBeNull();
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', "SELECT set_config('default_transaction_isolation', 'serializable', true)"), ...decide)).not.toBeNull();
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', "SET default_transaction_isolation = 'serializable'"), ...decide)).not.toBeNull();
+    // The next transaction of the session runs SERIALIZABLE.
+    expect(judged(db('worker-1', 'BEGIN'), db('worker-1', "SET default_transaction_isolation = 'serializable'"), db('worker-1', 'COMMIT'), db('worker-1', 'BEGIN'), ...decide)).toBeNull();
+  });
+
   test('a comment that names SERIALIZABLE or default_transaction_isolation changes nothing', () => {
     const commented = judged(
       db('worker-1', 'BEGIN'),
@@ -306,6 +315,26 @@ describe('a decision PostgreSQL makes atomic', () => {
     const session = db('worker-1', 'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE');
     expect(firstUncheckedAct(both(session, db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
     expect(firstUncheckedAct(both(session, db('worker-1', 'RESET ALL'), db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a lock called in the select list of a query that found no row was never taken', () => {
+    const lockOnRow = 'SELECT pg_advisory_xact_lock(hashtext(op_key)) FROM operations WHERE op_key = $1';
+    const decide = [read('worker-1', SELECT), db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')];
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', lockOnRow, { rows: [] }), ...decide))).not.toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', lockOnRow, { rows: [{ pg_advisory_xact_lock: '' }] }), ...decide))).toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'SELECT pg_advisory_xact_lock(hashtext($1))', { rows: [{ pg_advisory_xact_lock: '' }] }), ...decide))).toBeNull();
+  });
+
+  test('LOCK TABLE IN SHARE MODE before the check holds once the transaction writes that table', () => {
+    const share = db('worker-1', 'LOCK TABLE operations IN SHARE MODE');
+    const upsert = `INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT (op_key) DO UPDATE SET state = 'running'`;
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), share, read('worker-1', SELECT), db('worker-1', upsert), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    // No write to the table: both holders read "no row" and go on.
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), share, read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+    // Taken after the check: the other worker may have written and committed in between.
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), share, db('worker-1', upsert), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+    // A write to another table than the one locked.
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), db('worker-1', 'LOCK TABLE notes IN SHARE MODE'), read('worker-1', SELECT), db('worker-1', upsert), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
 
   test('a session lock taken before BEGIN', () => {

@@ -2,14 +2,16 @@
  * Answers that only a contended lock gives, and whether the code obeys them.
  *
  * PGlite runs one transaction at a time, so inside a transaction a `pg_try_advisory_xact_lock`
- * always answers true and a `FOR UPDATE SKIP LOCKED` read never skips a row: the other process
+ * always answers true, a `FOR UPDATE SKIP LOCKED` read never skips a row and a `FOR UPDATE NOWAIT`
+ * never fails: the other process
  * waits for the COMMIT instead of holding the lock at the same time. On PostgreSQL the second of
  * two overlapping transactions gets false, or no rows. Whether the code obeys that answer decides
  * whether the lock keeps anybody out, and the tab cannot see it from the answers it gives.
  *
  * So the engine asks the code: a probe run replays the same schedule (same seed, same choices)
  * and gives one such statement the contended answer (every true in its rows false for a try-lock
- * in the select list; no rows for SKIP LOCKED or a try-lock in WHERE). If what the process then
+ * in the select list; no rows for SKIP LOCKED or a try-lock in WHERE; for FOR UPDATE NOWAIT,
+ * which on PostgreSQL waits for nobody, the error 55P03 raised inside the database). If what the process then
  * does (its statements, calls, acks, up to its next message, transaction or lock, sleep or end) is exactly what it did
  * with the granted answer, or it still calls a provider or publishes in that window, the answer
  * did not keep it from acting: the lock is *ignored*, and the rules that
@@ -19,30 +21,53 @@
 import { sqlCodeOnly, transactionBoundary } from '../db/sql-words';
 import type { TraceEvent } from './types';
 
-/** How a contended lock answers: `answer` (a try-lock in the select list: false), `filter` (SKIP LOCKED, a try-lock in WHERE: no rows). */
-export type ContendedAnswer = 'answer' | 'filter';
+/**
+ * How a contended lock answers: `answer` (a try-lock in the select list: false), `filter` (SKIP
+ * LOCKED, a try-lock in WHERE: no rows), `error` (FOR UPDATE/SHARE NOWAIT: 55P03, lock not
+ * available), `serialization` (the COMMIT of a SERIALIZABLE transaction: 40001, PostgreSQL's answer
+ * to the second of two transactions that read what the other wrote).
+ */
+export type ContendedAnswer = 'answer' | 'filter' | 'error' | 'serialization';
 
 const TRY_XACT = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?pg_try_advisory_xact_lock(?:_shared)?\s*\(/i;
 const TRY_XACT_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_xact_lock(?:_shared)?\s*\(/i;
 const SKIP_LOCKED = /\bskip\s+locked\b/i;
-const MENTIONS = /pg_try_advisory_xact_lock|skip\s+locked/i;
+const NOWAIT = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b[\s\S]*\bnowait\b/i;
+const MENTIONS = /pg_try_advisory_xact_lock|skip\s+locked|\bnowait\b/i;
+
+/** The SQLSTATE and message PostgreSQL answers a NOWAIT lock that another transaction holds with, for the table `text` reads. */
+export function lockNotAvailable(text: string): { code: string; message: string } {
+  const table = /\bfrom\s+(?:only\s+)?([\w."]+)/i.exec(sqlCodeOnly(text))?.[1]?.replace(/"/g, '').split('.').pop() ?? 'the table';
+  return { code: '55P03', message: `could not obtain lock on row in relation "${table}"` };
+}
 
 /** How `text`, run inside a transaction, would answer if another process held what it locks; null when PGlite's answer is the same. */
 export function contendedAnswer(text: string): ContendedAnswer | null {
   if (!MENTIONS.test(text)) return null;
   const code = sqlCodeOnly(text);
   if (SKIP_LOCKED.test(code) || TRY_XACT_IN_WHERE.test(code)) return 'filter';
-  return TRY_XACT.test(code) ? 'answer' : null;
+  if (TRY_XACT.test(code)) return 'answer';
+  return NOWAIT.test(code) ? 'error' : null;
 }
 
 /** Whether learner source may run such a statement (a cheap test before any probe). */
 export function mayMeetContention(code: string): boolean {
-  return MENTIONS.test(code);
+  return MENTIONS.test(code) || mayRunSerializable(code);
 }
+
+/** Whether learner source may run a SERIALIZABLE transaction, whose COMMIT a probe then fails. */
+export function mayRunSerializable(code: string): boolean {
+  return /serializable/i.test(code);
+}
+
+/** PostgreSQL's answer to the COMMIT of the second of two SERIALIZABLE transactions that read what the other wrote. */
+export const SERIALIZATION_FAILURE = { code: '40001', message: 'could not serialize access due to read/write dependencies among transactions' };
 
 /** `rows` as the contended lock would have answered them. */
 export function contendedRows(kind: ContendedAnswer, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   if (kind === 'filter') return [];
+  // NOWAIT's contended answer is an error, raised before the statement runs (Contention.raisesNext).
+  if (kind === 'error' || kind === 'serialization') return rows;
   return rows.map((row) => {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(row)) copy[k] = v === true ? false : v;
@@ -72,6 +97,8 @@ export interface ContentionOptions {
   contend?: ContentionPoint;
   /** `${pid}\n${sql}`: statements whose contended answer the probe found ignored; their events say `answerIgnored: true`. */
   ignored?: readonly string[];
+  /** Whether the COMMITs of SERIALIZABLE transactions are contendable (the code may run one: mayRunSerializable). */
+  serializable?: boolean;
 }
 
 /** The key of a statement in `ContentionOptions.ignored`. */
@@ -88,6 +115,23 @@ export class Contention {
     this.ignored = new Set(options.ignored ?? []);
   }
 
+  /** Whether COMMITs of SERIALIZABLE transactions are contendable in this run. */
+  get watchesSerializable(): boolean {
+    return this.options.serializable === true;
+  }
+
+  /**
+   * Whether `pid`'s next contendable statement, one whose contended answer is an error (NOWAIT),
+   * is the one a probe run contends: then it is counted here, and fails instead of running.
+   */
+  raisesNext(pid: string): boolean {
+    const seq = (this.seqs.get(pid) ?? 0) + 1;
+    const point = this.options.contend;
+    if (!point || point.pid !== pid || point.seq !== seq) return false;
+    this.seqs.set(pid, seq);
+    return true;
+  }
+
   /**
    * A contendable statement of `pid` answered `rows` inside a transaction: stamps its event with
    * its number (`contendable`) and, when the probe found its answer ignored, `answerIgnored`;
@@ -98,6 +142,7 @@ export class Contention {
     this.seqs.set(pid, seq);
     const data = event.data as Record<string, unknown>;
     data.contendable = seq;
+    data.contendedKind = kind;
     if (this.ignored.has(ignoredKey(pid, sql))) data.answerIgnored = true;
     const point = this.options.contend;
     return point && point.pid === pid && point.seq === seq ? contendedRows(kind, rows) : rows;
@@ -116,13 +161,24 @@ export function probePoints(trace: readonly TraceEvent[]): { point: ContentionPo
     const key = ignoredKey(e.actor, sql);
     if (seen.has(key)) continue;
     const rows = Array.isArray(data.rows) ? (data.rows as Record<string, unknown>[]) : [];
-    const kind = contendedAnswer(sql);
-    const differs = kind === 'filter' ? rows.length > 0 : rows.some((r) => Object.values(r).some((v) => v === true));
+    const kind = (data as { contendedKind?: ContendedAnswer }).contendedKind ?? contendedAnswer(sql);
+    // A COMMIT is worth failing where the process went on to act on what its transaction decided.
+    const differs = kind === 'serialization' ? actsAfter(trace, e) : (kind === 'filter' || kind === 'error') ? rows.length > 0 : rows.some((r) => Object.values(r).some((v) => v === true));
     if (!differs) continue;
     seen.add(key);
     out.push({ point: { pid: e.actor, seq: data.contendable }, sql, at: e.i });
   }
   return out;
+}
+
+/** Whether `e`'s process called a provider or published after it, before its window closed. */
+function actsAfter(trace: readonly TraceEvent[], e: TraceEvent): boolean {
+  for (let i = e.i + 1; i < trace.length; i++) {
+    const x = trace[i]!;
+    if (x.actor === e.actor && (x.type === 'call' || x.type === 'publish')) return true;
+    if (closesWindow(x, e.actor)) return false;
+  }
+  return false;
 }
 
 /** Whether `e` is part of what `pid` does that another process could see (its logs aside). */
@@ -133,12 +189,17 @@ function isConduct(e: TraceEvent, pid: string): boolean {
 /** A statement that takes a lock: what the process does after it rests on that lock, not on the contended one. */
 const TAKES_LOCK = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(|\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|^\s*lock\b/i;
 
-/** Where `pid` is done with what the statement decided: its next message, transaction or lock, sleep, end, crash or error. */
-function closesWindow(e: TraceEvent, pid: string): boolean {
+/**
+ * Where `pid` is done with what the statement decided: its next message, transaction or lock,
+ * sleep, end, crash or error. After a NOWAIT's error (`afterError`) the transaction is aborted,
+ * and a new one is where the code goes on without the lock (a "best effort" pass): only a lock
+ * closes it then.
+ */
+function closesWindow(e: TraceEvent, pid: string, afterError = false): boolean {
   if (e.type === 'receive') return e.target === pid;
   if (e.type === 'db' && e.actor === pid) {
     const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
-    return transactionBoundary(sql) === 'begin' || TAKES_LOCK.test(sqlCodeOnly(sql));
+    return (!afterError && transactionBoundary(sql) === 'begin') || TAKES_LOCK.test(sqlCodeOnly(sql));
   }
   return e.actor === pid && (e.type === 'ack' || e.type === 'sleep' || e.type === 'finish' || e.type === 'crash' || e.type === 'restart' || e.type === 'error');
 }
@@ -161,18 +222,30 @@ export class ConductComparison {
   /** null while undecided; true when the contended answer kept the process from acting. */
   obeyed: boolean | null = null;
 
+  /** Whether the contended answer is an error (NOWAIT): see closesWindow. */
+  private readonly afterError: boolean;
+  /**
+   * Whether only acting counts (a SERIALIZABLE COMMIT's failure): a process that does the same
+   * after it without calling a provider or publishing was not acting on that transaction anyway.
+   */
+  private readonly actOnly: boolean;
+
   constructor(
     original: readonly TraceEvent[],
     private readonly point: ContentionPoint,
     /** The probed statement's position in both traces: the runs are the same up to it. */
     private readonly at: number,
   ) {
+    const probed = original[at]?.data as { sql?: unknown; contendedKind?: ContendedAnswer } | undefined;
+    const kind = probed?.contendedKind ?? contendedAnswer(String(probed?.sql ?? ''));
+    this.afterError = kind === 'error';
+    this.actOnly = kind === 'serialization';
     this.expected = [];
     for (let i = at + 1; i < original.length && this.expected.length < WINDOW_EVENTS; i++) {
       const e = original[i];
       if (!isConduct(e, point.pid)) continue;
       this.expected.push(signature(e));
-      if (closesWindow(e, point.pid)) break;
+      if (closesWindow(e, point.pid, this.afterError)) break;
     }
   }
 
@@ -185,16 +258,17 @@ export class ConductComparison {
       if (this.cursor >= this.expected.length || signature(e) !== this.expected[this.cursor]) this.differs = true;
       else this.cursor++;
     }
-    if (!this.differs && this.cursor === this.expected.length && this.expected.length > 0 && (closesWindow(e, this.point.pid) || this.cursor >= WINDOW_EVENTS)) {
+    const closes = closesWindow(e, this.point.pid, this.afterError);
+    if (!this.actOnly && !this.differs && this.cursor === this.expected.length && this.expected.length > 0 && (closes || this.cursor >= WINDOW_EVENTS)) {
       this.obeyed = false;
       return;
     }
-    if (closesWindow(e, this.point.pid) || this.seen >= WINDOW_EVENTS) this.obeyed = this.differs && !this.acted;
+    if (closes || this.seen >= WINDOW_EVENTS) this.obeyed = (this.actOnly || this.differs) && !this.acted;
   }
 
   /** The probe run ended: undecided means its window ran to the end of the run. */
   finish(): boolean {
-    if (this.obeyed === null) this.obeyed = (this.differs || this.cursor < this.expected.length) && !this.acted;
+    if (this.obeyed === null) this.obeyed = (this.actOnly || this.differs || this.cursor < this.expected.length) && !this.acted;
     return this.obeyed;
   }
 }

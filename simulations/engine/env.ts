@@ -8,10 +8,10 @@ import type { Db, DbClient, QueryResult } from '../../lib/db';
 import { isParked, type SimDatabase } from '../db/port';
 import { usesSessionAdvisory } from '../db/advisory-locks';
 import { onSimulatedClock } from '../db/sql-clock-words';
-import { transactionBoundary, transactionControl } from '../db/sql-words';
+import { sqlCodeOnly, transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
-import { contendedAnswer, type Contention } from './contention';
+import { contendedAnswer, lockNotAvailable, SERIALIZATION_FAILURE, type Contention } from './contention';
 import type { FaultPlan } from './fault-plan';
 import { markFailedStatement } from './statement-failure';
 import { otherClientInsideTransactionRefusal, poolInsideTransactionRefusal, poolSessionLockRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
@@ -118,6 +118,17 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
   const { clock, db: simDb } = host;
   const now = () => clock.now();
 
+  /** The isolation level of the process's open transaction, as the database says; '' when none is open or it cannot say (aborted). */
+  const isolationOf = async (pid: string, at: number): Promise<string> => {
+    if (!simDb.inTransaction(pid)) return '';
+    try {
+      const got = await simDb.query(pid, "SELECT current_setting('transaction_isolation') AS l", [], at);
+      return isParked(got) ? '' : String(got.rows[0]?.l ?? '');
+    } catch {
+      return '';
+    }
+  };
+
   /** `refusal`: why this statement is not run (it fails at its step with that message). */
   const dbQuery = <R>(text: string, params?: unknown[], refusal?: string, callSite: Error | undefined = host.verdictOnly ? undefined : new Error('query')): Promise<QueryResult<R>> => {
     // `callSite`: where the process called from. An SQL error is rethrown with this stack, so it
@@ -151,11 +162,25 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           const newer = injected ? null : pg15Refusal(text);
           // A statement outside a transaction (a BEGIN too) starts one: at an instant of its own.
           const at = simDb.inTransaction(pid) ? clock.now() : clock.transactionInstant();
+          // A probe run's contended NOWAIT: the lock another process holds, so the statement fails (./contention.ts).
+          const notAvailable = !injected && !newer && simDb.inTransaction(pid) && contendedAnswer(text) === 'error' && host.contention.raisesNext(pid) ? lockNotAvailable(text) : null;
+          // The COMMIT of a SERIALIZABLE transaction, when the code may run one: a probe run fails it
+          // as PostgreSQL fails the second of two that overlapped, and the transaction is over.
+          const serializable = !injected && !newer && host.contention.watchesSerializable && transactionBoundary(text) === 'end' && !/^\s*(?:rollback|abort)\b/i.test(sqlCodeOnly(text)) && (await isolationOf(pid, at)) === 'serializable';
+          if (serializable && host.contention.raisesNext(pid)) {
+            try {
+              await simDb.query(pid, raisingText(SERIALIZATION_FAILURE.message, SERIALIZATION_FAILURE.code), [], at);
+            } finally {
+              await simDb.query(pid, 'ROLLBACK', [], at);
+            }
+          }
           const got = injected
             ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], at)
             : newer
               ? await simDb.query(pid, raising(newer), [], at)
-              : await simDb.query(pid, onSimulatedClock(text), params, at);
+              : notAvailable
+                ? await simDb.query(pid, raisingText(notAvailable.message, notAvailable.code), [], at)
+                : await simDb.query(pid, onSimulatedClock(text), params, at);
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
             return new FollowUp(0, `${sqlLabel(text)} (waiting for ${got.blockedBy})`, async () => {
@@ -173,6 +198,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           const inTransaction = simDb.inTransaction(pid);
           const contended = inTransaction && !injected && !newer ? contendedAnswer(text) : null;
           const rows = contended ? host.contention.answer(pid, text, contended, got.rows, event) : got.rows;
+          if (serializable) host.contention.answer(pid, text, 'serialization', [], event);
           // A contended answer changes the rows a statement returned, and so their count.
           const rowCount = contended && got.rowCount === got.rows.length ? rows.length : got.rowCount;
           return resultOf(TRIES_ADVISORY.test(text) ? answersWatched(rows, event) : rows, rowCount, event, inTransaction);

@@ -10,7 +10,7 @@
 import type { Failure } from './failure';
 import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
-import { ConductComparison, ignoredKey, mayMeetContention, probePoints, type ContentionOptions } from '../engine/contention';
+import { ConductComparison, ignoredKey, mayMeetContention, mayRunSerializable, probePoints, type ContentionOptions } from '../engine/contention';
 import { LearnerCodeError, learnerLocation, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
 import { Prng } from '../engine/prng';
@@ -116,15 +116,16 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
   const probing = db.name === 'pglite' && mayMeetContention(req.code);
   if (!probing) return runOnce(db, req);
+  const serializable = mayRunSerializable(req.code);
   if (!req.verdictOnly) {
-    const found = await runOnce(db, { ...req, verdictOnly: true, onEvent: undefined, afterStep: undefined, beforeRollback: undefined });
-    const ignored = await ignoredAnswers(db, req, found);
-    return runOnce(db, req, { ignored });
+    const found = await runOnce(db, { ...req, verdictOnly: true, onEvent: undefined, afterStep: undefined, beforeRollback: undefined }, { serializable });
+    const ignored = await ignoredAnswers(db, req, found, serializable);
+    return runOnce(db, req, { ignored, serializable });
   }
-  const first = await runOnce(db, req);
+  const first = await runOnce(db, req, { serializable });
   if (first.verdict !== 'held') return first;
-  const ignored = await ignoredAnswers(db, req, first);
-  return ignored.length ? runOnce(db, req, { ignored }) : first;
+  const ignored = await ignoredAnswers(db, req, first, serializable);
+  return ignored.length ? runOnce(db, req, { ignored, serializable }) : first;
 }
 
 /**
@@ -132,7 +133,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
  * `ContentionOptions.ignored` keys: each probed in a run of the same schedule, stopped once the
  * process's conduct after it differed or its window closed the same.
  */
-async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult): Promise<string[]> {
+async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult, serializable: boolean): Promise<string[]> {
   const ignored: string[] = [];
   if (run.error) return ignored;
   for (const { point, sql, at } of probePoints(run.trace)) {
@@ -145,7 +146,7 @@ async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult):
       faults: run.faults,
       choices: run.choices,
       verdictOnly: true,
-      contention: { contend: point },
+      contention: { contend: point, serializable },
       onEvent: (e) => conduct.see(e),
       stopWhen: () => conduct.obeyed !== null,
     });

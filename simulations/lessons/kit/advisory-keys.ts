@@ -7,11 +7,15 @@
  * process's name takes a key nobody else takes. So each call's arguments are evaluated by the
  * database (PGlite or PostgreSQL, the same functions: hashtext, numbers, casts), and a process's
  * lock counts as its own — excluding nobody — when every transaction of that process, two or
- * more, asked for that one key, and every other process that took advisory locks did the same
+ * more (over two messages or more, for a process that takes deliveries), asked for that one key, and every other process that took advisory locks did the same
  * with a key of its own: a key that belongs to the process, not to the work. Keys that vary with
  * the work (a row's id, an order's key) never count as a process's own, whoever took them: in this
  * tab one process often takes a row before the other gets there. A key expression the database
  * cannot evaluate alone (one that names a column of the rows it reads) says nothing either.
+ *
+ * A session lock let go inside a transaction, before its COMMIT, keeps nobody out of what that
+ * transaction decided either: the next process gets the lock and reads before the writes are
+ * committed (helpers nested the wrong way round: BEGIN, lock, …, unlock, COMMIT).
  */
 import type { TraceEvent } from '../../engine/types';
 import type { SimDatabase } from '../../db/port';
@@ -22,6 +26,8 @@ export const ADVISORY_LOCK = /\bpg_(try_)?advisory_(xact_)?lock(_shared)?\s*\(/i
 const LOCK_CALLS = new RegExp(ADVISORY_LOCK.source, 'gi');
 const MENTIONS = /advisory_(?:xact_)?lock/i;
 const PARAM = /\$(\d+)/g;
+const UNLOCK = /\bpg_advisory_unlock\s*\(/i;
+const UNLOCK_ALL = /\bpg_advisory_unlock_all\s*\(/i;
 
 /** Key evaluations already made, by expression and parameters (a run repeats a few). */
 const memo = new Map<string, string | null>();
@@ -29,7 +35,10 @@ const MEMO_MAX = 4_096;
 
 /** Which locks of a run were a process's own. */
 export interface LockKeys {
-  /** Whether the locks `e` asked for are its process's own (see the module's comment). */
+  /**
+   * Whether the locks `e` asked for keep nobody out: its process's own (see the module's comment),
+   * or a session lock let go inside a transaction before it ended.
+   */
   ownOnly(e: TraceEvent): boolean;
 }
 
@@ -66,10 +75,30 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
   if (!trace.some((e) => e.type === 'db' && MENTIONS.test(String((e.data as { sql?: unknown } | undefined)?.sql ?? '')))) return NO_LOCK_KEYS;
   /** Per process, the keys each of its transactions asked for (a statement outside one is a transaction of its own); null once a key could not be evaluated. */
   const units = new Map<string, (Set<string> | null)[]>();
+  /** Per process, the message it was handling when each of its transactions began (by index into `units`). */
+  const handled = new Map<string, (string | undefined)[]>();
+  const current = new Map<string, string>();
   const inTx = new Set<string>();
+  /** Per process, its session locks still held (the statements that took them), latest last. */
+  const sessionHeld = new Map<string, TraceEvent[]>();
+  /** Session locks let go inside a transaction, before it ended (by the statement's index in the trace). */
+  const releasedEarly = new Set<number>();
+  const open = (actor: string, list: (Set<string> | null)[]) => {
+    list.push(new Set());
+    let messages = handled.get(actor);
+    if (!messages) handled.set(actor, (messages = []));
+    messages[list.length - 1] = current.get(actor);
+  };
   for (const e of trace) {
     if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
       inTx.delete(e.actor);
+      // A crash closes the connection, and its session locks with it.
+      if (e.type !== 'rollback') sessionHeld.delete(e.actor);
+      continue;
+    }
+    if (e.type === 'receive' && e.target) {
+      const message = (e.data as { messageId?: unknown } | undefined)?.messageId;
+      if (typeof message === 'string') current.set(e.target, message);
       continue;
     }
     if (e.type !== 'db') continue;
@@ -81,15 +110,23 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
     if (!mine) units.set(e.actor, (mine = []));
     if (boundary === 'begin') {
       inTx.add(e.actor);
-      mine.push(new Set());
+      open(e.actor, mine);
       continue;
     }
     if (boundary === 'end') {
       inTx.delete(e.actor);
       continue;
     }
+    // A session lock let go before the transaction ends lets another process in to read before
+    // this one's writes are committed: it kept nobody out of what the transaction decided.
+    let held = sessionHeld.get(e.actor);
+    if (!held) sessionHeld.set(e.actor, (held = []));
+    const released = UNLOCK_ALL.test(sql) ? held.splice(0) : UNLOCK.test(sql) ? held.splice(-1) : [];
+    if (inTx.has(e.actor)) for (const lock of released) releasedEarly.add(lock.i);
     if (!MENTIONS.test(sql)) continue;
-    if (!inTx.has(e.actor)) mine.push(new Set());
+    const session = ADVISORY_LOCK.exec(sql);
+    if (session && !session[2]) held.push(e);
+    if (!inTx.has(e.actor)) open(e.actor, mine);
     const params = Array.isArray(data?.params) ? data.params : [];
     for (const m of sql.matchAll(LOCK_CALLS)) {
       const key = await keyOf(db, bracketed(sql, m.index + m[0].length - 1), params);
@@ -99,11 +136,19 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
       else unit.add(key);
     }
   }
-  /** The one key every transaction of a process asked for, over two transactions or more; null when its keys vary, or were not known. */
+  /**
+   * The one key every transaction of a process asked for, over two transactions or more (of two
+   * messages or more, for a process that takes deliveries); null when its keys vary, or were not
+   * known. Two transactions of one handling (a claim, then its completion) take the same key
+   * because the work is the same.
+   */
   const constant = new Map<string, string | null>();
   for (const [actor, list] of units) {
     const asking = list.filter((u) => u === null || u.size > 0);
-    if (asking.length < 2 || asking.some((u) => u === null || u.size !== 1)) {
+    const messages = list.flatMap((u, i) => (u === null || u.size > 0 ? [handled.get(actor)?.[i]] : []));
+    // A process that takes no deliveries (a relay's passes) does each transaction's work afresh.
+    const oneHandling = messages.every((m) => m !== undefined) && new Set(messages).size < 2;
+    if (asking.length < 2 || oneHandling || asking.some((u) => u === null || u.size !== 1)) {
       if (asking.length) constant.set(actor, null);
       continue;
     }
@@ -113,6 +158,7 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
   const others = (actor: string) => [...constant].filter(([a]) => a !== actor);
   return {
     ownOnly(e) {
+      if (releasedEarly.has(e.i)) return true;
       const mineKey = constant.get(e.actor);
       if (!mineKey) return false;
       const rest = others(e.actor);

@@ -41,9 +41,13 @@ function excludingLock(e: TraceEvent, actor: string, keys: LockKeys): RegExpExec
   if (`${sql} ${JSON.stringify(data?.params ?? [])}`.includes(actor)) return null;
   if (OWN_CONNECTION.test(bracketed(sql, lock.index + lock[0].length - 1))) return null;
   if (keys.ownOnly(e)) return null;
+  const rows = Array.isArray((data as { rows?: unknown } | undefined)?.rows) ? ((data as { rows: Record<string, unknown>[] }).rows) : null;
+  // Called in the select list of a query FROM a table that returned no row: it was called for no
+  // row, and took nothing (`SELECT pg_advisory_xact_lock(hashtext(op_key)) FROM operations WHERE …`
+  // before the row exists).
+  if (rows?.length === 0 && /^\s*select\b/i.test(sql) && !/\bfrom\b/i.test(sql.slice(0, lock.index)) && /\bfrom\b/i.test(sql.slice(lock.index))) return null;
   if (!lock[1]) return lock;
   // A try-lock holds something only when it got it: a true in its answer, or rows its WHERE let through.
-  const rows = Array.isArray((data as { rows?: unknown } | undefined)?.rows) ? ((data as { rows: Record<string, unknown>[] }).rows) : null;
   if (TRY_IN_WHERE.test(sql)) return rows === null || rows.length > 0 ? lock : null;
   // The bare call's answer is the lock's own: false holds nothing. A shaped answer (NOT …, ::int,
   // CASE) is judged by the code's reading it, and by the probe (../../engine/contention.ts).

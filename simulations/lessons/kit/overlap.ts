@@ -19,7 +19,10 @@
  *     if the other worker got there first;
  *   - a SELECT … FOR UPDATE/SHARE that returned rows (the other worker waits on them, then reads
  *     what this one committed);
- *   - the SERIALIZABLE isolation level (PostgreSQL fails one of the two); or REPEATABLE READ
+ *   - a write to a table it locked IN SHARE MODE before the check (SHARE admits the other worker's
+ *     SHARE but not its write: one of two such writers fails, deadlock detected);
+ *   - the SERIALIZABLE isolation level (PostgreSQL fails one of the two, and the code does not act
+ *     when its COMMIT fails: ../../engine/contention.ts asks it); or REPEATABLE READ
  *     when a later write of the transaction names the rows its check read (PostgreSQL fails that
  *     write if another transaction changed or added them since the snapshot; writes to other rows,
  *     a claim row per worker say, pass both: write skew).
@@ -34,13 +37,13 @@
  */
 import type { TraceEvent } from '../../engine/types';
 import { formatSimTime } from '../../engine/sim-time';
-import { executedName, preparedStatement, transactionBoundary } from '../../db/sql-words';
+import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks, OWN_CONNECTION } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
-import { insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
+import { bare, insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
 import { LOCK_TABLE_EXCLUSIVELY, shapeOf, uniqueKeysOf } from './statement-shape';
 import { handlingsOf, meet, union, UUID, valueUsers, valuesOf, type Handling, type Values } from './handlings';
 import type { Invariant } from './scenario';
@@ -51,6 +54,8 @@ interface Open {
   safe: boolean;
   /** Whether it runs at REPEATABLE READ: a later write of the rows its check read makes it safe. */
   repeatable: boolean;
+  /** Whether its COMMIT failing would not have kept the process from acting: then SERIALIZABLE makes nothing safe. */
+  ignoresFailure: boolean;
   /** Its first answer read while nothing excluded the other workers; null while there is none. */
   unchecked: TraceEvent | null;
   /** The tables that answer came from. */
@@ -62,7 +67,12 @@ interface Open {
   /** Rows it locked before any unchecked answer (a write or FOR UPDATE that returned them): their tables and values. */
   /** `decided`: some of them the code looked at (a claim), not only rows it changed unread (a lock row touched). */
   locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean };
+  /** Tables it locked IN SHARE MODE before any unchecked answer: a later write to one waits for every other holder, or deadlocks with it. */
+  shared?: string[];
 }
+
+/** LOCK TABLE … IN SHARE MODE: the tables it names (bare, lower case). */
+const LOCK_IN_SHARE_MODE = /^\s*lock\s+(?:table\s+)?(?:only\s+)?([\w."]+(?:\s*,\s*[\w."]+)*)\s+in\s+share\s+mode\b/i;
 
 /** A process acting on an unchecked answer of its transaction: the call, and the read it rested on. */
 export interface UncheckedAct {
@@ -101,6 +111,19 @@ export function firstUncheckedAct(
   const prepared = new Map<string, string>(preparedBefore);
   /** Processes whose session runs its transactions at REPEATABLE READ or SERIALIZABLE, with the level. */
   const strictSession = new Map<string, 'serializable' | 'repeatable read'>();
+  /**
+   * The BEGINs of transactions whose COMMIT failing (40001, as PostgreSQL fails the second of two
+   * SERIALIZABLE ones) did not keep the process from acting (../../engine/contention.ts): for them
+   * SERIALIZABLE decided nothing.
+   */
+  const failureIgnored = new Set<TraceEvent>();
+  const begun = new Map<string, TraceEvent>();
+  for (const e of trace) {
+    if (e.type !== 'db') continue;
+    const boundary = transactionBoundary(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
+    if (boundary === 'begin') begun.set(e.actor, e);
+    else if (boundary === 'end' && answerIgnored(e) && begun.has(e.actor)) failureIgnored.add(begun.get(e.actor)!);
+  }
   for (const e of trace) {
     if (e.type === 'crash' || e.type === 'rollback' || e.type === 'restart') {
       open.delete(e.actor);
@@ -203,8 +226,9 @@ export function firstUncheckedAct(
     if (boundary === 'begin') {
       held.inTransaction = false;
       const level = shape.level ?? strictSession.get(e.actor) ?? null;
-      const safe = held.session > 0 || level === 'serializable';
-      open.set(e.actor, { safe, repeatable: level === 'repeatable read', unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
+      const ignoresFailure = failureIgnored.has(e);
+      const safe = held.session > 0 || (level === 'serializable' && !ignoresFailure);
+      open.set(e.actor, { safe, repeatable: level === 'repeatable read', ignoresFailure, unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
       continue;
     }
     const tx = open.get(e.actor);
@@ -233,6 +257,8 @@ export function firstUncheckedAct(
       continue;
     }
     if (touched) for (const t of shape.writes) tx.written.set(t, union(tx.written.get(t), values));
+    // SET SESSION CHARACTERISTICS or default_transaction_isolation inside a transaction: for the session's next ones.
+    if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
     if (tx.safe) continue;
     const openTx = tx;
     /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
@@ -255,14 +281,23 @@ export function firstUncheckedAct(
       const keys = checked === null ? null : insertKeys();
       return keys === null ? unknown : keys.some((key) => [...key].every((v) => checked!.has(v)));
     };
+    const shareMode = LOCK_IN_SHARE_MODE.exec(sqlCodeOnly(sql));
+    if (shareMode && tx.unchecked === null) tx.shared = [...(tx.shared ?? []), ...shareMode[1]!.split(',').map((t) => bare(t))];
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
-    if (shape.level === 'serializable') tx.safe = true;
+    if (shape.isolation === 'session') {
+      // A default for the session's later transactions leaves this one at the level it began with.
+    } else if (shape.level === 'serializable') tx.safe = !tx.ignoresFailure;
     else if (shape.level === 'repeatable read') tx.repeatable = true;
     else if (tx.repeatable && shape.kind === 'write' && tx.unchecked !== null && shape.writes.some((t) => tx.uncheckedTables.includes(t)) && meet(values, tx.uncheckedValues) && (!shape.inserts || keyFromCheck(tx.uncheckedValues))) {
       // REPEATABLE READ: this write of the rows the check read fails if another transaction changed or added them since the snapshot.
       tx.safe = true;
     }
-    else if (lockedBefore && (tx.unchecked === null || (rowsRead && answered))) {
+    else if (tx.unchecked !== null && (shape.kind === 'write' || shape.kind === 'plain-insert') && shape.writes.some((t) => tx.shared?.includes(t))) {
+      // SHARE admits other SHARE holders but not their writes: this write waits until every other
+      // worker that locked the table before its check has ended, and when that one writes too,
+      // PostgreSQL fails one of the two (deadlock detected). The check stands until the COMMIT.
+      tx.safe = true;
+    } else if (lockedBefore && (tx.unchecked === null || (rowsRead && answered))) {
       // A lock every worker takes, held before this statement: reads from here on are checked, a re-read included.
       tx.safe = true;
     } else if (shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) {

@@ -51,8 +51,12 @@ export const shapeOf = memoByText((written: string): Shape => {
   const setsSetting = /^\s*set\b/i.test(code) || /\bset_config\s*\(/i.test(code);
   // `SET [LOCAL] transaction_isolation = …` (or set_config) is SET TRANSACTION ISOLATION LEVEL by another name.
   const strict = /\bisolation\s+level\s+(?:serializable|repeatable\s+read)\b/i.test(code) || (setsSetting && /\b(?:default_)?transaction_isolation\b[\s\S]*\b(?:serializable|repeatable)/i.test(sql));
-  const isolation = !strict ? null : /\bsession\s+characteristics\b|\bdefault_transaction_isolation\b/i.test(code + sql) ? 'session' : 'transaction';
-  const level = !strict ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
+  // A default for later transactions set LOCAL lasts only to the end of this one, which began
+  // before it: it sets nothing (`SET LOCAL default_transaction_isolation`, set_config(…, true)).
+  const forLater = /\bsession\s+characteristics\b|\bdefault_transaction_isolation\b/i.test(code + sql);
+  const local = /^\s*set\s+local\b/i.test(code) || /\bset_config\s*\([^,]*,[^,]*,\s*true\s*\)/i.test(sql);
+  const isolation = !strict || (forLater && local) ? null : forLater ? 'session' : 'transaction';
+  const level = isolation === null ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
   const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
   const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));

@@ -12,7 +12,7 @@ export function bare(name: string): string {
   return name.replace(/"/g, '').split('.').pop()!.trim().toLowerCase();
 }
 
-/** Each table's unique keys (primary key included), as the sets of their columns, by bare lower-case names. */
+/** Each table's unique keys (primary key and equality-only exclusion constraints included), as the sets of their columns, by bare lower-case names. */
 export type UniqueKeys = ReadonlyMap<string, readonly (readonly string[])[]>;
 
 const UNIQUE_KEYS_SQL = `SELECT c.relname AS t,
@@ -22,7 +22,11 @@ const UNIQUE_KEYS_SQL = `SELECT c.relname AS t,
                  WHERE a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
                    AND (a.attgenerated <> '' OR (d.adbin IS NOT NULL AND pg_get_expr(d.adbin, d.adrelid) NOT LIKE 'nextval(%')))) AS filled
   FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE i.indisunique AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'`;
+  WHERE (i.indisunique OR EXISTS (
+      -- An exclusion constraint whose every operator is equality (EXCLUDE USING btree (k WITH =)) is a unique key by another name.
+      SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid AND x.contype = 'x'
+        AND NOT EXISTS (SELECT 1 FROM unnest(x.conexclop) AS op(oid) JOIN pg_operator o ON o.oid = op.oid WHERE o.oprname <> '=')))
+    AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sim') AND n.nspname NOT LIKE 'pg\\_%'`;
 
 /** The unique keys of the tables in `db`. */
 export async function readUniqueKeys(db: { inspect(text: string): Promise<Record<string, unknown>[]> }): Promise<UniqueKeys> {
