@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { withBodies, withLearnerFunctions, withViews } from '../simulations/lessons/kit/learner-functions';
 import type { TraceEvent } from '../simulations/engine/types';
 import { simDbPerFile } from './helpers/sim-db';
-import { rowLockCoversOutbox } from '../simulations/lessons/kit/relay-locks';
+import { lockBesideRows, lockOnlyGates, rowLockCoversOutbox, waitsWithoutRecheck } from '../simulations/lessons/kit/relay-locks';
 
 const sim = simDbPerFile();
 
@@ -82,5 +82,53 @@ describe('a row lock named on a view', () => {
     expect(rowLockCoversOutbox('SELECT o.* FROM orders ord, outbox o WHERE o.id = ord.id FOR UPDATE OF ord')).toBe(false);
     expect(rowLockCoversOutbox('SELECT * FROM (SELECT id FROM orders) o JOIN outbox x ON x.id = o.id FOR UPDATE OF o')).toBe(false);
     expect(rowLockCoversOutbox('SELECT * FROM outbox x FOR UPDATE OF x')).toBe(true);
+  });
+});
+
+describe('lockOnlyGates', () => {
+  const lockBatch = 'WITH locked AS (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED) ';
+  test('a FOR UPDATE read only inside EXISTS decides whether rows come back, not which', () => {
+    expect(lockOnlyGates(`${lockBatch}SELECT o.* FROM outbox o WHERE o.published_at IS NULL AND EXISTS (SELECT 1 FROM locked) LIMIT 2`)).toBe(true);
+    expect(lockOnlyGates('SELECT * FROM outbox WHERE published_at IS NULL AND EXISTS (SELECT 1 FROM outbox x WHERE x.published_at IS NULL FOR UPDATE SKIP LOCKED) LIMIT 2')).toBe(true);
+  });
+  test('a lock whose rows are the ones returned is no gate', () => {
+    expect(lockOnlyGates(`${lockBatch}SELECT o.* FROM outbox o JOIN locked USING (id)`)).toBe(false);
+    expect(lockOnlyGates(`${lockBatch}SELECT * FROM outbox WHERE id IN (SELECT id FROM locked)`)).toBe(false);
+    // Read both as the rows and in an EXISTS: the rows are the locked ones.
+    expect(lockOnlyGates(`${lockBatch}SELECT * FROM locked WHERE EXISTS (SELECT 1 FROM locked)`)).toBe(false);
+    expect(lockOnlyGates('SELECT * FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL FOR UPDATE SKIP LOCKED)')).toBe(false);
+    expect(lockOnlyGates('SELECT * FROM outbox WHERE published_at IS NULL FOR UPDATE SKIP LOCKED')).toBe(false);
+    expect(lockOnlyGates('SELECT * FROM outbox WHERE published_at IS NULL')).toBe(false);
+  });
+});
+
+describe('lockBesideRows', () => {
+  const head = 'WITH head AS (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) ';
+  test('the outbox read beside a locking WITH query, not tied to its rows by id', () => {
+    expect(lockBesideRows(`${head}SELECT o.id, o.payload FROM outbox o, head WHERE o.id >= head.id AND o.published_at IS NULL ORDER BY o.id LIMIT 2`)).toBe(true);
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o CROSS JOIN head h WHERE o.id > h.id - 1 LIMIT 2`)).toBe(true);
+  });
+  test('tied by id, read from the WITH query itself, or locked at the top', () => {
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o JOIN head h ON h.id = o.id`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o, head WHERE o.id = head.id`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o JOIN head USING (id)`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT * FROM outbox WHERE id IN (SELECT id FROM head)`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT * FROM head`)).toBe(false);
+    expect(lockBesideRows('WITH c AS (SELECT id FROM outbox WHERE published_at IS NULL) SELECT o.* FROM outbox o JOIN c ON c.id = o.id FOR UPDATE OF o SKIP LOCKED')).toBe(false);
+    expect(lockBesideRows(`${head}UPDATE outbox o SET published_at = now() FROM head WHERE o.id >= head.id RETURNING o.id`)).toBe(false);
+  });
+});
+
+describe('waitsWithoutRecheck', () => {
+  test('a waiting FOR UPDATE whose own WHERE does not re-check published_at returns what the other relay published', () => {
+    expect(waitsWithoutRecheck('SELECT id, payload FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2) ORDER BY id FOR UPDATE')).toBe(true);
+    expect(waitsWithoutRecheck('SELECT o.id FROM outbox o WHERE o.id = ANY($1) FOR UPDATE')).toBe(true);
+  });
+  test('re-checked in its own WHERE (under the alias too), or not waiting, it does not', () => {
+    expect(waitsWithoutRecheck('SELECT id, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2 FOR UPDATE')).toBe(false);
+    expect(waitsWithoutRecheck('SELECT o.id FROM outbox o WHERE o.id IN (SELECT id FROM outbox LIMIT 2) AND o.published_at IS NULL FOR UPDATE')).toBe(false);
+    expect(waitsWithoutRecheck('SELECT id FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL LIMIT 2) FOR UPDATE SKIP LOCKED')).toBe(false);
+    expect(waitsWithoutRecheck('SELECT id FROM outbox WHERE id = ANY($1) FOR UPDATE NOWAIT')).toBe(false);
+    expect(waitsWithoutRecheck('SELECT id FROM outbox WHERE published_at IS NULL')).toBe(false);
   });
 });

@@ -260,6 +260,30 @@ export function bracketed(sql: string, open: number): string {
 }
 
 /**
+ * The common table expressions of a statement's WITH, read from its code-only text (`sqlCodeOnly`):
+ * each one's lower-case name, where its definition starts, where its body's bracket opens and the
+ * index just past the one that closes it, and whether it is a plain query (SELECT, VALUES, TABLE).
+ * Null when the statement has no WITH or it cannot be read (a quoted name, unbalanced brackets).
+ */
+export function withQueries(code: string): { name: string; from: number; open: number; to: number; query: boolean }[] | null {
+  const head = /^\s*with\s+(?:recursive\s+)?/i.exec(code);
+  if (!head) return null;
+  const ctes: { name: string; from: number; open: number; to: number; query: boolean }[] = [];
+  let pos = head[0].length;
+  for (;;) {
+    const def = /^\s*([a-z_][\w$]*)\s*(?:\([^()]*\)\s*)?as\s*(?:(?:not\s+)?materialized\s*)?\(/i.exec(code.slice(pos));
+    if (!def) return null;
+    const open = pos + def[0].length - 1;
+    const close = closingBracket(code, open);
+    if (close < 0) return null;
+    ctes.push({ name: def[1]!.toLowerCase(), from: pos, open, to: close, query: /^\s*(?:select|values|table)\b/i.test(code.slice(open + 1, close - 1)) });
+    const comma = /^\s*,/.exec(code.slice(close));
+    if (!comma) return ctes;
+    pos = close + comma[0].length;
+  }
+}
+
+/**
  * `sql` without the common table expressions of its WITH that are plain queries (SELECT, VALUES,
  * TABLE) which nothing else in the statement names. PostgreSQL runs a query in WITH only as far as
  * the statement reads it, so one never read never runs: a FOR UPDATE or an advisory lock written
@@ -268,21 +292,9 @@ export function bracketed(sql: string, open: number): string {
  */
 export const withoutUnusedCtes = memoByText((sql: string): string => {
   const code = sqlCodeOnly(sql);
-  const head = /^\s*with\s+(?:recursive\s+)?/i.exec(code);
-  if (!head) return sql;
-  const ctes: { name: string; from: number; to: number; query: boolean }[] = [];
-  let pos = head[0].length;
-  for (;;) {
-    const def = /^\s*([a-z_][\w$]*)\s*(?:\([^()]*\)\s*)?as\s*(?:(?:not\s+)?materialized\s*)?\(/i.exec(code.slice(pos));
-    if (!def) return sql;
-    const open = pos + def[0].length - 1;
-    const close = closingBracket(code, open);
-    if (close < 0) return sql;
-    ctes.push({ name: def[1]!.toLowerCase(), from: pos, to: close, query: /^\s*(?:select|values|table)\b/i.test(code.slice(open + 1, close - 1)) });
-    const comma = /^\s*,/.exec(code.slice(close));
-    if (!comma) break;
-    pos = close + comma[0].length;
-  }
+  const ctes = withQueries(code);
+  if (!ctes) return sql;
+  const head = /^\s*with\s+(?:recursive\s+)?/i.exec(code)!;
   const bodyEnd = ctes[ctes.length - 1]!.to;
   const unused = new Set<number>();
   // A query named only by unused ones is unused too: until nothing changes.

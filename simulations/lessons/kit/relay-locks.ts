@@ -7,7 +7,7 @@ import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
-import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlAsRun } from '../../db/sql-words';
+import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlAsRun, withQueries } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
 import { firstInTransaction, type Invariant } from './scenario';
 
@@ -130,15 +130,110 @@ function subqueriesReadingOutbox(sql: string): string[] {
   return out;
 }
 
+/**
+ * Whether every FOR UPDATE of `sql` only gates the statement: it sits inside an EXISTS (…), or in a
+ * query of its WITH that is read only inside EXISTS (…). Such a lock decides whether the statement
+ * returns rows at all, not which: the rows it returns come from a read that locks nothing, and
+ * another relay that locked other rows returns the same ones.
+ */
+export function lockOnlyGates(sql: string): boolean {
+  const code = sqlCodeOnly(sql);
+  const locks = [...code.matchAll(/\bfor\s+(?:no\s+key\s+)?update\b/gi)].map((m) => m.index!);
+  if (locks.length === 0) return false;
+  /** The brackets open at `at`, outermost first. */
+  const enclosing = (at: number) => {
+    const open: number[] = [];
+    for (let i = 0; i < at; i++) {
+      if (code[i] === '(') open.push(i);
+      else if (code[i] === ')') open.pop();
+    }
+    return open;
+  };
+  const insideExists = (at: number) => enclosing(at).some((open) => /\bexists\s*$/i.test(code.slice(0, open)));
+  const ctes = withQueries(code) ?? [];
+  return locks.every((at) => {
+    if (insideExists(at)) return true;
+    const outermost = enclosing(at)[0];
+    const cte = ctes.find((c) => c.open === outermost);
+    if (!cte) return false;
+    const named = new RegExp(String.raw`(?<![\w$."])${cte.name.replace(/\$/g, '\\$')}(?![\w$])`, 'gi');
+    const readers = [...code.matchAll(named)].map((m) => m.index!).filter((i) => i >= cte.to || i < cte.from);
+    return readers.length > 0 && readers.every(insideExists);
+  });
+}
+
+const QUALIFIER = String.raw`(?<![\w$."])(?:("?\w+"?)\s*\.\s*)?`;
+/**
+ * What an UPDATE's WHERE can re-check on the newest version of an outbox row, each with the table
+ * or alias it names (group 1, when written): `published_at IS NULL` (also IS NOT DISTINCT FROM
+ * NULL, ISNULL, NOT … IS NOT NULL), or the row version read before (`xmin = $2`), which another
+ * relay's mark changed.
+ */
+const RECHECKED_GUARDS = [
+  new RegExp(String.raw`${QUALIFIER}"?published_at"?\s+(?:is\s+(?:not\s+distinct\s+from\s+)?null|isnull)\b`, 'gi'),
+  new RegExp(String.raw`\bnot\s*\(?\s*${QUALIFIER}"?published_at"?\s+is\s+not\s+null\b`, 'gi'),
+  new RegExp(String.raw`${QUALIFIER}"?xmin"?\s*(?:::\s*\w+\s*)?=`, 'gi'),
+  new RegExp(String.raw`=\s*${QUALIFIER}"?xmin\b`, 'gi'),
+];
+
+/**
+ * Whether `sql` is a SELECT whose FOR UPDATE sits only in queries of its WITH while it reads the
+ * outbox itself, its rows not tied to the locked ones by id (`FROM outbox o, head WHERE o.id >=
+ * head.id`): it returns rows the lock never took.
+ */
+export function lockBesideRows(sql: string): boolean {
+  const code = sqlCodeOnly(sql);
+  const ctes = withQueries(code);
+  if (!ctes) return false;
+  const main = code.slice(ctes[ctes.length - 1]!.to);
+  const top = withoutSubqueries(main);
+  if (!/^\s*select\b/i.test(top) || FOR_UPDATE.test(top) || !READS_OUTBOX.test(top)) return false;
+  const lockers = ctes.filter((c) => FOR_UPDATE.test(code.slice(c.open, c.to))).map((c) => c.name);
+  if (lockers.length === 0) return false;
+  const names = new Set(lockers);
+  for (const name of lockers) {
+    for (const m of top.matchAll(new RegExp(String.raw`(?<![\w$."])${name}\s+(?:as\s+)?([a-z_]\w*)`, 'gi'))) {
+      if (!/^(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union)$/i.test(m[1]!)) names.add(m[1]!.toLowerCase());
+    }
+  }
+  const alt = [...names].join('|');
+  const tied =
+    new RegExp(String.raw`(?<![\w$."])(?:${alt})\s*\.\s*"?id"?\s*=(?!\s*>)|(?<![<>!])=\s*(?:${alt})\s*\.\s*"?id"?\b`, 'i').test(top) ||
+    /\busing\s*\(\s*"?id"?\s*\)/i.test(top) ||
+    new RegExp(String.raw`\b(?:in|any)\s*\(\s*(?:select\b[\s\S]*?\bfrom\s+(?:${alt})\b|(?:${alt})\b)`, 'i').test(main);
+  return !tied;
+}
+
+/**
+ * Whether `sql` reads the outbox FOR UPDATE, waiting for rows another relay holds (no SKIP LOCKED,
+ * no NOWAIT), with no `published_at IS NULL` of the outbox in its own WHERE: once the other relay
+ * commits, PostgreSQL re-checks only that WHERE on the newest row (a sub-select's answer is not
+ * read again), so it returns the rows the other relay just published.
+ */
+export function waitsWithoutRecheck(sql: string): boolean {
+  const code = sqlCodeOnly(sql);
+  const ctes = withQueries(code);
+  const top = withoutSubqueries(ctes ? code.slice(ctes[ctes.length - 1]!.to) : code);
+  if (!/^\s*select\b/i.test(top) || !FOR_UPDATE.test(top) || /\b(?:skip\s+locked|nowait)\b/i.test(top) || !READS_OUTBOX.test(top)) return false;
+  const where = /\bwhere\b([\s\S]*)$/i.exec(top)?.[1] ?? '';
+  const own = new Set(['outbox']);
+  for (const m of top.matchAll(OUTBOX_AS)) if (m[1]) own.add(m[1].toLowerCase());
+  return !RECHECKED_GUARDS.some((guard) => [...where.matchAll(guard)].some((m) => !m[1] || own.has(m[1].replace(/"/g, '').toLowerCase())));
+}
+
 /** Whether the outbox read `sql` locks the rows it returns (see above). */
 function locksWhatItReads(sql: string): boolean {
-  if (FOR_UPDATE.test(sql)) return rowLockCoversOutbox(sql);
+  if (FOR_UPDATE.test(sql)) return rowLockCoversOutbox(sql) && !lockOnlyGates(sql) && !lockBesideRows(sql) && !waitsWithoutRecheck(sql);
   const write = outboxWrite(sql);
   if (write === null) return false;
   if (/^\s*delete/i.test(write)) return true;
-  // `published_at IS NULL`, or the same written as NOT (published_at IS NOT NULL) or IS NOT DISTINCT FROM NULL.
-  // Also written "published_at" IS NULL, published_at ISNULL, NOT published_at IS NOT NULL.
-  return /\bwhere\b[\s\S]*(?:\bpublished_at"?\s+is\s+(?:not\s+distinct\s+from\s+)?null\b|\bpublished_at"?\s+isnull\b|\bnot\s*\(?\s*(?:"?\w+"?\s*\.\s*)?"?published_at"?\s+is\s+not\s+null\b)/i.test(withoutSubqueries(write));
+  const where = /\bwhere\b([\s\S]*)$/i.exec(withoutSubqueries(write))?.[1];
+  if (where === undefined) return false;
+  // The guard is re-checked on the newest version of the row being written: a column of the
+  // outbox under its own name or alias, not a copy of it in a derived table joined by FROM.
+  const alias = /^\s*update\s+(?:only\s+)?(?:"?public"?\s*\.\s*)?"?outbox"?(?:\s+(?:as\s+)?(?!set\b)"?(\w+)"?)?/i.exec(write)?.[1];
+  const own = new Set(['outbox', ...(alias ? [alias.toLowerCase()] : [])]);
+  return RECHECKED_GUARDS.some((guard) => [...where.matchAll(guard)].some((m) => !m[1] || own.has(m[1].replace(/"/g, '').toLowerCase())));
 }
 
 
