@@ -237,6 +237,24 @@ test('"Checkout and the rerun both report the one charge" does not pass when the
   expect(same.detail).toMatch(/there is no one charge to agree on/);
 });
 
+describe('random-key-on-retry: on seeds 9, 17, 25, … a dead checkout is started again two minutes later', () => {
+  const scenario = LESSONS.find((s) => s.id === 'random-key-on-retry')!;
+  const mintedByOwner = readFileSync(new URL('./judge/random-key-on-retry/key-minted-per-claim-owner.ts', import.meta.url), 'utf8');
+  const crashAfterCharge: Fault[] = [{ kind: 'crash', process: 'checkout', after: 'payments.charge', nth: 1 }];
+
+  test('the run that takes the expired claim over charges again under a key of its own; the solution holds; the usual 5 s restart hides it', async () => {
+    const late = await runScenario(sim.db, { scenario, code: mintedByOwner, variant: 'minted-by-owner', seed: 9, faults: crashAfterCharge });
+    expect(late.invariants.find((i) => i.id === 'no-double-charge'), replayHint(late)).toMatchObject({ held: false });
+    const restarted = late.trace.filter((e) => e.type === 'restart' && e.actor === 'checkout').map((e) => e.t);
+    const crashed = late.trace.find((e) => e.type === 'crash' && e.actor === 'checkout')!.t;
+    expect(restarted[0]! - crashed).toBeGreaterThanOrEqual(120_000);
+    const solution = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 9, faults: crashAfterCharge });
+    expect(solution.verdict, replayHint(solution)).toBe('held');
+    const usual = await runScenario(sim.db, { scenario, code: mintedByOwner, variant: 'minted-by-owner', seed: 4, faults: crashAfterCharge });
+    expect(usual.invariants.find((i) => i.id === 'no-double-charge'), replayHint(usual)).toMatchObject({ held: true });
+  });
+});
+
 describe('random-key-on-retry: one checkout process runs both jobs on seeds 5, 13, 21, …', () => {
   const scenario = LESSONS.find((s) => s.id === 'random-key-on-retry')!;
   const keyPerProcess = `
@@ -291,10 +309,11 @@ describe('human-rerun: on seeds 5, 13, 21, … the operator also starts the job 
   });
 });
 
-describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires again a week and a month later', () => {
+describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires again a week, a month and a year later', () => {
   const scenario = LESSONS.find((s) => s.id === 'business-date-reminder')!;
   const dayOfMonth = readFileSync(new URL('./judge/business-date-reminder/key-day-of-month.ts', import.meta.url), 'utf8');
   const weekday = readFileSync(new URL('./judge/business-date-reminder/key-weekday.ts', import.meta.url), 'utf8');
+  const monthAndDay = readFileSync(new URL('./judge/business-date-reminder/key-month-and-day.ts', import.meta.url), 'utf8');
 
   test('the solution sends Monday 12 January its own reminders there; a key with the weekday sends none', async () => {
     const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });
@@ -313,6 +332,16 @@ describe('business-date-reminder: on seeds 5, 13, 21, … the scheduler fires ag
     const wrong = await runScenario(sim.db, { scenario, code: dayOfMonth, variant: 'day-of-month', seed: 5, faults: [] });
     expect(wrong.invariants.find((i) => i.id === 'reminder-each-due-date'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('2026-02-05') });
     const usual = await runScenario(sim.db, { scenario, code: dayOfMonth, variant: 'day-of-month', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+
+  test('the solution sends 5 January of the next year its own reminders there; a key with the month and day but not the year sends none', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 5, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(r.ledger.emails.filter((e) => new Date(SIM_EPOCH_MS + e.atMs).toISOString().startsWith('2027-01-05')).map((e) => e.orderId).sort()).toEqual([1042, 1043]);
+    const wrong = await runScenario(sim.db, { scenario, code: monthAndDay, variant: 'month-and-day', seed: 5, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'reminder-each-due-date'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('2027-01-05') });
+    const usual = await runScenario(sim.db, { scenario, code: monthAndDay, variant: 'month-and-day', seed: 1, faults: [] });
     expect(usual.verdict, replayHint(usual)).toBe('held');
   });
 });

@@ -118,28 +118,32 @@ const REMINDER_PLAN: { atMs: number; why: string }[] = [
 const EARLY_NEXT_DAY: { atMs: number; why: string } = { atMs: MIDNIGHT_MS + 4.5 * HOUR_MS, why: "the next day, 04:30 UTC: a scheduler in another region fires that day's reminders early" };
 
 /**
- * Seeds 5, 13, 21, …: the order is still unpaid a week later and a month later, and the scheduler
- * fires its reminders on Monday 12 January, the same weekday as the first, and on 5 February, the
- * same day of the month: a key that keeps the weekday, or the day but not the month (or the year),
- * finds an earlier reminder done and sends nothing.
+ * Seeds 5, 13, 21, …: the order is still unpaid a week later and a month later, and due again a
+ * year later, and the scheduler fires its reminders on Monday 12 January, the same weekday as the
+ * first, on 5 February, the same day of the month, and on 5 January of the next year, the same
+ * month and day: a key that keeps the weekday, or the day but not the month, or the month and day
+ * but not the year, finds an earlier reminder done and sends nothing.
  */
 const NEXT_WEEK: { atMs: number; why: string } = { atMs: 7 * 24 * HOUR_MS, why: "a week later, 09:00: the orders are still unpaid and Monday 12 January's reminders are due" };
 const NEXT_MONTH: { atMs: number; why: string } = { atMs: 31 * 24 * HOUR_MS, why: "a month later, 09:00: the orders are still unpaid and 5 February's reminders are due" };
+const NEXT_YEAR: { atMs: number; why: string } = { atMs: 365 * 24 * HOUR_MS, why: "a year later, 09:00: the orders are due again and 5 January's reminders of the next year are due" };
+/** What the scheduler fires on those seeds after the first two days. */
+const LATER = [NEXT_WEEK, NEXT_MONTH, NEXT_YEAR];
 
-/** Whether the run with `seed` has the scheduler fire again a week and a month later. */
+/** Whether the run with `seed` has the scheduler fire again a week, a month and a year later. */
 export function nextMonthOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 8 === 5;
 }
 
-/** The scheduler's runs for a run with `seed`: the same business dates either way, and a week and a month later on some seeds. */
+/** The scheduler's runs for a run with `seed`: the same business dates either way, and a week, a month and a year later on some seeds. */
 function reminderPlan(seed: number | undefined): { atMs: number; why: string }[] {
   const plan = nearBoundaryOn(seed) ? [...REMINDER_PLAN.slice(0, -1), EARLY_NEXT_DAY] : REMINDER_PLAN;
-  return nextMonthOn(seed) ? [...plan, NEXT_WEEK, NEXT_MONTH] : plan;
+  return nextMonthOn(seed) ? [...plan, ...LATER] : plan;
 }
 
 /** The business dates a run with `seed` has reminders due on. */
 export function reminderDueDates(seed: number | undefined): string[] {
-  return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? [NEXT_WEEK, NEXT_MONTH] : [])].map((p) => simDate(p.atMs)))];
+  return [...new Set([...REMINDER_PLAN, ...(nextMonthOn(seed) ? LATER : [])].map((p) => simDate(p.atMs)))];
 }
 
 /**
@@ -155,7 +159,7 @@ export const REMINDER_REDRIVE_MS = 23 * HOUR_MS;
 
 /** How long a run with `seed` lasts: past the last reminder's retries. */
 export function reminderHorizonMs(seed: number | undefined): number {
-  return (nextMonthOn(seed) ? NEXT_MONTH.atMs : 24 * HOUR_MS) + (reminderRedrivenNextMorningOn(seed) ? REMINDER_REDRIVE_MS : 0) + 2 * HOUR_MS;
+  return (nextMonthOn(seed) ? NEXT_YEAR.atMs : 24 * HOUR_MS) + (reminderRedrivenNextMorningOn(seed) ? REMINDER_REDRIVE_MS : 0) + 2 * HOUR_MS;
 }
 
 export function schedulerProcess(seed?: number): ProcessSpec {

@@ -30,6 +30,16 @@ function oneRunnerOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 8 === 5;
 }
 
+/**
+ * On seeds 9, 17, 25, …: the job runner starts a dead checkout again only two minutes later (a new
+ * host), after any one-minute claim of the dead run has expired: a key drawn afresh by the run that
+ * takes such a claim over is a new charge.
+ */
+function lateRestartOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed > 1 && seed % 8 === 1;
+}
+const LATE_RESTART = { ...WORKER_RESTART, restartDelayMs: 120_000 };
+
 export default defineLesson({
   id: 'random-key-on-retry',
   title: 'A fresh key on every retry',
@@ -44,6 +54,7 @@ export default defineLesson({
     'On seeds 3, 35, 67, … Explore has the customer reach checkout at 09:59:55, on seeds 19, 51, 83, … at 14:59:55 UTC (23:59:55 in Tokyo), on seeds 11, 27, 43, … at 23:59:55 UTC, on seeds 15, 31, 47, … at 23:59:55 in New York, and on seeds 7, 23, 39, … at 09:00:25: a retry then falls in the next minute, the next hour or the next day (in UTC, Tokyo or New York), or past the half minute where a time rounded to the minute turns over. A key must not change when the clock does.',
     'On seeds 2, 6, 10, … Ada\'s second order costs the same as her first, $49.99: a key built from the customer and the amount names two purchases at once.',
     'On seeds 5, 13, 21, … one checkout process runs both jobs, order 1042\'s and then 1043\'s: a key kept per process names both purchases.',
+    'On seeds 9, 17, 25, … the job runner starts a dead checkout again only two minutes later, on a new host, when any one-minute claim the dead run left has expired: a run that takes such a claim over must charge under the key the dead run used, not one of its own.',
   ],
   explanations: {
     starter: 'A new random key per attempt: the provider cannot tell the retry from a new purchase, and charges again.',
@@ -63,7 +74,7 @@ export default defineLesson({
       id: 'checkout',
       // Checkout is a job: when its process dies before the job finished, the job runner starts it
       // again (as a queue redelivers an unacknowledged message), and chargeOrder is called anew.
-      restart: WORKER_RESTART,
+      restart: lateRestartOn(variation?.seed) ? LATE_RESTART : WORKER_RESTART,
       async main(env) {
         startedAt ??= env.clock.now();
         const current = job === 'first' ? ORDER : nextOrder;
