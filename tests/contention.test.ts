@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { ConductComparison, contendedAnswer, contendedRows, lockNotAvailable, mayMeetContention } from '../simulations/engine/contention';
 import type { TraceEvent } from '../simulations/engine/types';
 import { LESSONS } from '../simulations/lessons/index';
-import { runScenario } from '../simulations/run/run';
+import { explore, runScenario } from '../simulations/run/run';
 import { simDbPerFile } from './helpers/sim-db';
 
 const sim = simDbPerFile();
@@ -122,6 +122,25 @@ describe('in a run on PGlite', () => {
     expect(marked.length).toBeGreaterThan(0);
     expect(marked.some((m) => m.ignored)).toBe(false);
     expect(r.verdict).toBe('held');
+  });
+
+  test('a NOWAIT whose 55P03 leads to a plain read and a send is ignored; one answered by backing off is not', async () => {
+    const wrong = await contendables('concurrent-redelivery', exam('concurrent-redelivery/nowait-fallback-plain-read.ts'), 1);
+    expect(wrong.marked.some((m) => /NOWAIT/.test(m.sql) && m.ignored)).toBe(true);
+    const right = await contendables('concurrent-redelivery', exam('concurrent-redelivery/right-for-update-nowait-claim.ts'), 1);
+    expect(right.marked.some((m) => /NOWAIT/.test(m.sql))).toBe(true);
+    expect(right.marked.some((m) => m.ignored)).toBe(false);
+  });
+
+  test('a SERIALIZABLE COMMIT whose failure is swallowed before the send is ignored, and the verdict says so; one retried is not', async () => {
+    const wrong = await contendables('concurrent-redelivery', exam('concurrent-redelivery/serializable-commit-error-swallowed.ts'), 1);
+    expect(wrong.marked.some((m) => /^\s*COMMIT/i.test(m.sql) && m.ignored)).toBe(true);
+    const right = await contendables('concurrent-redelivery', exam('concurrent-redelivery/right-serializable-retry.ts'), 1);
+    expect(right.marked.some((m) => /^\s*COMMIT/i.test(m.sql))).toBe(true);
+    expect(right.marked.some((m) => m.ignored)).toBe(false);
+    const caught = await explore(sim.db, { scenario: lesson('concurrent-redelivery'), code: exam('concurrent-redelivery/serializable-commit-error-swallowed.ts'), runs: 60 });
+    expect(caught.violations).toBeGreaterThan(0);
+    expect(caught.counterexample?.detail).toContain('SERIALIZABLE did not count');
   });
 
   test('a SKIP LOCKED read whose rows the relay does not publish is ignored; one whose rows it publishes is not', async () => {

@@ -85,6 +85,22 @@ export function ignoredAnswerBefore(trace: readonly TraceEvent[], at: TraceEvent
   return trace.some((e) => e.i < at.i && e.actor === at.actor && answerIgnored(e));
 }
 
+/**
+ * The sentence a verdict gives when `at`'s process ignored a contended answer before it (empty when
+ * it did not): what the probe answered, and that the process acted all the same. `acted` says what
+ * it did (sent the same e-mail, published the same rows).
+ */
+export function ignoredAnswerSentence(trace: readonly TraceEvent[], at: TraceEvent, acted: string): string {
+  const ignored = trace.filter((e) => e.i < at.i && e.actor === at.actor && answerIgnored(e));
+  if (ignored.length === 0) return '';
+  const kinds = new Set(ignored.map((e) => (e.data as { contendedKind?: ContendedAnswer } | undefined)?.contendedKind ?? contendedAnswer(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''))));
+  if (kinds.has('serialization')) {
+    return `SERIALIZABLE did not count: replayed with the COMMIT failing as PostgreSQL fails the second of two such transactions (40001, could not serialize access), it ${acted} all the same. `;
+  }
+  const answers = [kinds.has('answer') ? 'false' : '', kinds.has('filter') ? 'no rows' : '', kinds.has('error') ? 'the error 55P03, lock not available' : ''].filter(Boolean).join(', or ');
+  return `Its lock did not count: replayed with the answer a lock another process holds gives (${answers}), it ${acted} all the same. `;
+}
+
 /** A statement that may be answered contended: `pid`'s `seq`-th such statement of the run. */
 export interface ContentionPoint {
   pid: string;

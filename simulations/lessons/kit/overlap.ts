@@ -40,7 +40,7 @@ import { formatSimTime } from '../../engine/sim-time';
 import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks, OWN_CONNECTION } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
-import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
+import { answerIgnored, ignoredAnswerSentence } from '../../engine/contention';
 import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { preparedStatements } from './prepared';
 import { bare, insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
@@ -361,9 +361,7 @@ function checkHolds(keyedCallsAreSafe: boolean): Invariant {
       const { call, read, afterCommit } = found;
       const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
       const model = 'This verdict rests on a model of PostgreSQL: PGlite runs one transaction at a time, so here the other worker waited for the COMMIT, while on PostgreSQL the two transactions run at once. ';
-      const ignoredLock = ignoredAnswerBefore(outcome.trace, call)
-        ? 'Its lock did not count: replayed with the answer a lock another worker holds gives (false, or no rows), it did exactly the same. '
-        : '';
+      const ignoredLock = ignoredAnswerSentence(outcome.trace, call, `called ${call.call}`);
       return {
         held: false,
         detail:

@@ -5,7 +5,7 @@
 import type { TraceEvent } from '../../engine/types';
 import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
-import { answerIgnored, ignoredAnswerBefore } from '../../engine/contention';
+import { answerIgnored, ignoredAnswerSentence } from '../../engine/contention';
 import { advisoryLockKeys, type LockKeys } from './advisory-keys';
 import { bracketed, executedName, rollsBackToSavepoint, sqlCodeOnly, sqlAsRun, withQueries } from '../../db/sql-words';
 import { preparedStatements } from './prepared';
@@ -322,9 +322,7 @@ export const locksWhatItPublishes: Invariant = {
     const found = firstInTransaction(trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e, prepared, lockKeys));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
-    const ignored = ignoredAnswerBefore(outcome.trace, e)
-      ? 'Its lock did not count: replayed with the answer a lock held by the other relay gives (false, or no rows), it published the same rows all the same. '
-      : '';
+    const ignored = ignoredAnswerSentence(outcome.trace, e, 'published the same rows');
     const why =
       db.name === 'pglite'
         ? 'Each row went out once in this run only because PGlite runs one transaction at a time: the other relay waited for the COMMIT. On PostgreSQL both transactions run at once, both SELECTs read the same unpublished rows, and both relays publish them. '
