@@ -138,7 +138,7 @@ describe('in a run on PGlite', () => {
     const right = await contendables('concurrent-redelivery', exam('concurrent-redelivery/right-serializable-retry.ts'), 1);
     expect(right.marked.some((m) => /^\s*COMMIT/i.test(m.sql))).toBe(true);
     expect(right.marked.some((m) => m.ignored)).toBe(false);
-    const caught = await explore(sim.db, { scenario: lesson('concurrent-redelivery'), code: exam('concurrent-redelivery/serializable-commit-error-swallowed.ts'), runs: 60 });
+    const caught = await explore(sim.db, { scenario: lesson('concurrent-redelivery'), code: exam('concurrent-redelivery/serializable-commit-error-swallowed.ts'), variant: 'custom', runs: 60 });
     expect(caught.violations).toBeGreaterThan(0);
     expect(caught.counterexample?.detail).toContain('SERIALIZABLE did not count');
   });
