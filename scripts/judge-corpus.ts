@@ -54,6 +54,7 @@ export const RIGHT_KINDS = [
   'row-lock',
   'first-writer-wins',
   'trigger',
+  'table-lock',
 ] as const;
 
 export type WrongKind = (typeof WRONG_KINDS)[number];

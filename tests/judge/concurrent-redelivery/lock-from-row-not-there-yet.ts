@@ -1,0 +1,42 @@
+// expect: wrong
+// kind: check-then-act
+// why: the advisory lock is taken in the select list of a query over the key's own row (pg_advisory_xact_lock(hashtext(op_key)) FROM operations WHERE op_key = $1), so on a first delivery, when the row does not exist yet, the function is never called and no lock is taken: two overlapping workers both read "no row", both upsert and both send.
+import { opKey, complete, type Env, type ReceiptMessage } from 'effectively-once';
+
+export async function handleMessage(msg: ReceiptMessage, env: Env) {
+  const key = opKey('receipt-email', { orderId: msg.orderId });
+  const client = await env.db.connect();
+  let verdict: 'mine' | 'done' | 'busy';
+  try {
+    await client.query('BEGIN');
+    try {
+      // Serialise on the operation's own key, as stored.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext(op_key)) FROM operations WHERE op_key = $1', [key]);
+      const { rows } = await client.query<{ state: string; expired: boolean }>(
+        'SELECT state, lease_until < now() AS expired FROM operations WHERE op_key = $1',
+        [key],
+      );
+      const row = rows[0];
+      if (row && row.state === 'done') verdict = 'done';
+      else if (row && !row.expired) verdict = 'busy';
+      else {
+        await client.query(
+          `INSERT INTO operations (op_key, state, lease_until) VALUES ($1, 'running', now() + interval '60 seconds')
+           ON CONFLICT (op_key) DO UPDATE SET state = 'running', lease_until = EXCLUDED.lease_until`,
+          [key],
+        );
+        verdict = 'mine';
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
+  if (verdict !== 'mine') return verdict === 'done' ? 'ack' : 'retry-later';
+  const sent = await env.email.send({ to: msg.customer, orderId: msg.orderId });
+  await complete(env.db, key, sent);
+  return 'ack';
+}
