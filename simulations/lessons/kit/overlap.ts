@@ -118,7 +118,7 @@ export function firstUncheckedAct(
    */
   const failureIgnored = new Set<TraceEvent>();
   const begun = new Map<string, TraceEvent>();
-  for (const e of trace) {
+  for (const e of trace.some(answerIgnored) ? trace : []) {
     if (e.type !== 'db') continue;
     const boundary = transactionBoundary(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''));
     if (boundary === 'begin') begun.set(e.actor, e);
@@ -281,7 +281,7 @@ export function firstUncheckedAct(
       const keys = checked === null ? null : insertKeys();
       return keys === null ? unknown : keys.some((key) => [...key].every((v) => checked!.has(v)));
     };
-    const shareMode = LOCK_IN_SHARE_MODE.exec(sqlCodeOnly(sql));
+    const shareMode = /\bshare\s+mode\b/i.test(sql) ? LOCK_IN_SHARE_MODE.exec(sqlCodeOnly(sql)) : null;
     if (shareMode && tx.unchecked === null) tx.shared = [...(tx.shared ?? []), ...shareMode[1]!.split(',').map((t) => bare(t))];
     const answered = shape.kind === 'read' || shape.kind === 'locking-read' || shape.kind === 'write';
     if (shape.isolation === 'session') {

@@ -3,6 +3,7 @@
  * it published, as PostgreSQL runs two transactions at once (PGlite runs them one at a time).
  */
 import type { TraceEvent } from '../../engine/types';
+import { memoByText } from '../../engine/text-memo';
 import { HeldLocks } from './held-locks';
 import { withLearnerFunctions } from './learner-functions';
 import { answerIgnored, ignoredAnswerSentence } from '../../engine/contention';
@@ -221,8 +222,8 @@ export function waitsWithoutRecheck(sql: string): boolean {
   return !RECHECKED_GUARDS.some((guard) => [...where.matchAll(guard)].some((m) => !m[1] || own.has(m[1].replace(/"/g, '').toLowerCase())));
 }
 
-/** Whether the outbox read `sql` locks the rows it returns (see above). */
-function locksWhatItReads(sql: string): boolean {
+/** Whether the outbox read `sql` locks the rows it returns (see above); worked out once per text. */
+const locksWhatItReads = memoByText((sql: string): boolean => {
   if (FOR_UPDATE.test(sql)) return rowLockCoversOutbox(sql) && !lockOnlyGates(sql) && !lockBesideRows(sql) && !waitsWithoutRecheck(sql);
   const write = outboxWrite(sql);
   if (write === null) return false;
@@ -234,7 +235,7 @@ function locksWhatItReads(sql: string): boolean {
   const alias = /^\s*update\s+(?:only\s+)?(?:"?public"?\s*\.\s*)?"?outbox"?(?:\s+(?:as\s+)?(?!set\b)"?(\w+)"?)?/i.exec(write)?.[1];
   const own = new Set(['outbox', ...(alias ? [alias.toLowerCase()] : [])]);
   return RECHECKED_GUARDS.some((guard) => [...where.matchAll(guard)].some((m) => !m[1] || own.has(m[1].replace(/"/g, '').toLowerCase())));
-}
+});
 
 
 /** The outbox ids among `rows` (a statement's result); null when a row has none to tell it by. */
