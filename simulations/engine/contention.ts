@@ -15,7 +15,7 @@
  * does (its statements, calls, acks, up to its next message, transaction or lock, sleep or end) is exactly what it did
  * with the granted answer, or it still calls a provider or publishes in that window, the answer
  * did not keep it from acting: the lock is *ignored*, and the rules that
- * count locks (lessons/kit/held-locks.ts, the relay's rule in lessons/kit/outbox-world.ts,
+ * count locks (lessons/kit/held-locks.ts, the relay's rule in lessons/kit/relay-locks.ts,
  * lessons/kit/overlap.ts) count it as none. On PostgreSQL the answers are real and no probe runs.
  */
 import { sqlCodeOnly, transactionBoundary } from '../db/sql-words';

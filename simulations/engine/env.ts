@@ -62,7 +62,7 @@ const TRIES_ADVISORY = /\bpg_try_advisory_/i;
 /**
  * Copies of `rows` whose values, once the code reads any of them, mark `event` with
  * `answerRead: true`. A `pg_try_advisory…` lock excludes nobody when its answer is never looked
- * at; the relay's lock rule (lessons/kit/outbox-world.ts) asks this, since in PGlite's one session
+ * at; the relay's lock rule (lessons/kit/relay-locks.ts) asks this, since in PGlite's one session
  * the answer is true whenever the code gets to run.
  */
 function answersWatched(rows: Record<string, unknown>[], event: TraceEvent): Record<string, unknown>[] {

@@ -1,7 +1,7 @@
 /**
  * The locks that keep other processes out, as a process's statements take and release them: what
  * PGlite's one session cannot show by itself, since it runs one transaction at a time. Read by the
- * relay's lock rule (./outbox-world.ts) and by the check on what a transaction decided
+ * relay's lock rule (./relay-locks.ts) and by the check on what a transaction decided
  * (./overlap.ts).
  *
  * An advisory lock excludes others when it is exclusive (shared locks admit each other), keyed on

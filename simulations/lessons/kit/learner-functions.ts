@@ -1,7 +1,7 @@
 /**
  * The learner's own SQL functions, seen through. A check made, a lock taken or a batch claimed
  * inside `CREATE FUNCTION claim_batch(…)` is what the statement calling it does: the rules that
- * read statements (./overlap.ts, ./held-locks.ts, the relay's rule in ./outbox-world.ts) judge
+ * read statements (./overlap.ts, ./held-locks.ts, the relay's rule in ./relay-locks.ts) judge
  * `SELECT * FROM claim_batch($1)` with the function's body beside it.
  *
  * The bodies come from the database after the run (`pg_proc`: SQL and PL/pgSQL functions and
