@@ -124,6 +124,10 @@ describe('waitsWithoutRecheck', () => {
     expect(waitsWithoutRecheck('SELECT id, payload FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2) ORDER BY id FOR UPDATE')).toBe(true);
     expect(waitsWithoutRecheck('SELECT o.id FROM outbox o WHERE o.id = ANY($1) FOR UPDATE')).toBe(true);
   });
+  test('one that returns published_at, or every column, leaves the code a way to skip what was published', () => {
+    expect(waitsWithoutRecheck('SELECT id, payload, published_at FROM outbox WHERE id = ANY($1) FOR UPDATE')).toBe(false);
+    expect(waitsWithoutRecheck('SELECT * FROM outbox WHERE id = ANY($1) FOR UPDATE')).toBe(false);
+  });
   test('re-checked in its own WHERE (under the alias too), or not waiting, it does not', () => {
     expect(waitsWithoutRecheck('SELECT id, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 2 FOR UPDATE')).toBe(false);
     expect(waitsWithoutRecheck('SELECT o.id FROM outbox o WHERE o.id IN (SELECT id FROM outbox LIMIT 2) AND o.published_at IS NULL FOR UPDATE')).toBe(false);

@@ -209,13 +209,18 @@ export function lockBesideRows(sql: string): boolean {
  * Whether `sql` reads the outbox FOR UPDATE, waiting for rows another relay holds (no SKIP LOCKED,
  * no NOWAIT), with no `published_at IS NULL` of the outbox in its own WHERE: once the other relay
  * commits, PostgreSQL re-checks only that WHERE on the newest row (a sub-select's answer is not
- * read again), so it returns the rows the other relay just published.
+ * read again), so it returns the rows the other relay just published, and a read that does not
+ * return published_at gives the code no way to tell.
  */
 export function waitsWithoutRecheck(sql: string): boolean {
   const code = sqlCodeOnly(sql);
   const ctes = withQueries(code);
   const top = withoutSubqueries(ctes ? code.slice(ctes[ctes.length - 1]!.to) : code);
   if (!/^\s*select\b/i.test(top) || !FOR_UPDATE.test(top) || /\b(?:skip\s+locked|nowait)\b/i.test(top) || !READS_OUTBOX.test(top)) return false;
+  // A read that returns published_at (or every column) lets the code skip a row another relay
+  // published meanwhile, as PostgreSQL returns the newest version after the wait.
+  const selected = /^\s*select\b([\s\S]*?)\bfrom\b/i.exec(top)?.[1] ?? '';
+  if (/\*|\bpublished_at\b/i.test(selected)) return false;
   const where = /\bwhere\b([\s\S]*)$/i.exec(top)?.[1] ?? '';
   const own = new Set(['outbox']);
   for (const m of top.matchAll(OUTBOX_AS)) if (m[1]) own.add(m[1].toLowerCase());
