@@ -97,6 +97,19 @@ describe('the comparison of what the process did after the statement', () => {
     expect(retries.obeyed).toBe(true);
   });
 
+  test('a claim of its own after the refused answer (a conditional write with RETURNING) ends the window: what follows rests on it', () => {
+    const nowait = [ev(0, 'w1', 'db', 'nowait'), ev(1, 'w1', 'db', 'select'), ev(2, 'w1', 'db', 'COMMIT'), ev(3, 'w1', 'sleep', 'sleeps')];
+    (nowait[0] as { data?: unknown }).data = { sql: 'SELECT state FROM operations WHERE op_key = $1 FOR UPDATE NOWAIT' };
+    const claim = (sql: string) => ({ ...ev(2, 'w1', 'db', 'claim'), data: { sql } }) as TraceEvent;
+    const claimed = new ConductComparison(nowait, { pid: 'w1', seq: 1 }, 0);
+    for (const e of [ev(1, 'w1', 'db-error', 'failed'), claim("INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() WHERE operations.lease_until < now() RETURNING op_key")]) claimed.see(e);
+    expect(claimed.obeyed).toBe(true);
+    // An upsert that returns its row either way decides nothing: sending after it is acting on the refused answer.
+    const upserted = new ConductComparison(nowait, { pid: 'w1', seq: 1 }, 0);
+    for (const e of [ev(1, 'w1', 'db-error', 'failed'), claim("INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET state = 'running' RETURNING op_key"), ev(3, 'w1', 'call', 'email.send')]) upserted.see(e);
+    expect(upserted.finish()).toBe(false);
+  });
+
   test('doing otherwise but still calling a provider or publishing (a smaller batch, say) is not', () => {
     const smaller = new ConductComparison(original, { pid: 'w1', seq: 1 }, 0);
     for (const e of [ev(3, 'w1', 'db', 'select … LIMIT 1'), ev(4, 'w1', 'publish', 'publish order 1'), ev(5, 'w1', 'sleep', 'sleeps')]) smaller.see(e);

@@ -96,6 +96,9 @@ describe('lockOnlyGates', () => {
     expect(lockOnlyGates(`${lockBatch}SELECT * FROM outbox WHERE id IN (SELECT id FROM locked)`)).toBe(false);
     // Read both as the rows and in an EXISTS: the rows are the locked ones.
     expect(lockOnlyGates(`${lockBatch}SELECT * FROM locked WHERE EXISTS (SELECT 1 FROM locked)`)).toBe(false);
+    // An EXISTS tied to the outer rows by id is a semi-join on them.
+    expect(lockOnlyGates(`${lockBatch}SELECT o.* FROM outbox o WHERE EXISTS (SELECT 1 FROM locked l WHERE l.id = o.id)`)).toBe(false);
+    expect(lockOnlyGates('SELECT o.* FROM outbox o WHERE o.published_at IS NULL AND EXISTS (SELECT 1 FROM outbox l WHERE l.id = o.id AND l.published_at IS NULL FOR UPDATE SKIP LOCKED) LIMIT 2')).toBe(false);
     expect(lockOnlyGates('SELECT * FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL FOR UPDATE SKIP LOCKED)')).toBe(false);
     expect(lockOnlyGates('SELECT * FROM outbox WHERE published_at IS NULL FOR UPDATE SKIP LOCKED')).toBe(false);
     expect(lockOnlyGates('SELECT * FROM outbox WHERE published_at IS NULL')).toBe(false);
@@ -114,6 +117,13 @@ describe('lockBesideRows', () => {
     expect(lockBesideRows(`${head}SELECT o.* FROM outbox o JOIN head USING (id)`)).toBe(false);
     expect(lockBesideRows(`${head}SELECT * FROM outbox WHERE id IN (SELECT id FROM head)`)).toBe(false);
     expect(lockBesideRows(`${head}SELECT * FROM head`)).toBe(false);
+    // Tied under other names and forms: a renamed column, a column list, ANY(ARRAY(…)), NATURAL JOIN.
+    const renamed = 'WITH l AS (SELECT id AS outbox_id FROM outbox WHERE published_at IS NULL LIMIT 2 FOR UPDATE SKIP LOCKED) ';
+    expect(lockBesideRows(`${renamed}SELECT o.* FROM outbox o JOIN l ON o.id = l.outbox_id`)).toBe(false);
+    expect(lockBesideRows('WITH locked(lid) AS (SELECT id FROM outbox WHERE published_at IS NULL LIMIT 2 FOR UPDATE SKIP LOCKED) SELECT o.* FROM outbox o, locked WHERE locked.lid = o.id')).toBe(false);
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o WHERE o.id = ANY(ARRAY(SELECT id FROM head))`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT * FROM outbox NATURAL JOIN head`)).toBe(false);
+    expect(lockBesideRows(`${head}SELECT o.* FROM outbox o WHERE EXISTS (SELECT 1 FROM head h WHERE h.id = o.id)`)).toBe(false);
     expect(lockBesideRows('WITH c AS (SELECT id FROM outbox WHERE published_at IS NULL) SELECT o.* FROM outbox o JOIN c ON c.id = o.id FOR UPDATE OF o SKIP LOCKED')).toBe(false);
     expect(lockBesideRows(`${head}UPDATE outbox o SET published_at = now() FROM head WHERE o.id >= head.id RETURNING o.id`)).toBe(false);
   });

@@ -202,12 +202,25 @@ function isConduct(e: TraceEvent, pid: string): boolean {
   return (e.actor === pid || e.target === pid) && e.type !== 'log';
 }
 
+/**
+ * A write whose answer decides on its own (an INSERT … ON CONFLICT DO NOTHING or DO UPDATE … WHERE,
+ * an UPDATE or DELETE, with RETURNING): a claim made after a refused lock or a failed COMMIT is a
+ * decision of its own, not the refused answer ignored. An upsert whose DO UPDATE has no WHERE
+ * returns its row either way and decides nothing.
+ */
+function decidesOnItsOwn(sql: string): boolean {
+  const code = sqlCodeOnly(sql);
+  if (!/\breturning\b/i.test(code) || !/^\s*(?:insert|update|delete|with)\b/i.test(code)) return false;
+  const arm = /\bon\s+conflict\b[\s\S]*?\bdo\s+update\s+set\b([\s\S]*)$/i.exec(code)?.[1];
+  return arm === undefined || /\bwhere\b/i.test(arm.split(/\breturning\b/i)[0]!) || /\bxmax\b/i.test(code);
+}
+
 /** A statement that takes a lock: what the process does after it rests on that lock, not on the contended one. */
 const TAKES_LOCK = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(|\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|^\s*lock\b/i;
 
 /**
- * Where `pid` is done with what the statement decided: its next message, transaction or lock,
- * sleep, end, crash or error. After a NOWAIT's error (`afterError`) the transaction is aborted,
+ * Where `pid` is done with what the statement decided: its next message, transaction, lock or
+ * claim of its own (decidesOnItsOwn), sleep, end, crash or error. After a NOWAIT's error (`afterError`) the transaction is aborted,
  * and a new one is where the code goes on without the lock (a "best effort" pass): only a lock
  * closes it then.
  */
@@ -215,7 +228,7 @@ function closesWindow(e: TraceEvent, pid: string, afterError = false): boolean {
   if (e.type === 'receive') return e.target === pid;
   if (e.type === 'db' && e.actor === pid) {
     const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
-    return (!afterError && transactionBoundary(sql) === 'begin') || TAKES_LOCK.test(sqlCodeOnly(sql));
+    return (!afterError && transactionBoundary(sql) === 'begin') || TAKES_LOCK.test(sqlCodeOnly(sql)) || decidesOnItsOwn(sql);
   }
   return e.actor === pid && (e.type === 'ack' || e.type === 'sleep' || e.type === 'finish' || e.type === 'crash' || e.type === 'restart' || e.type === 'error');
 }

@@ -131,6 +131,9 @@ function subqueriesReadingOutbox(sql: string): string[] {
   return out;
 }
 
+/** An equality between two qualified columns (`l.id = o.id`): a sub-select tied to the rows around it. */
+const CORRELATED = /(?<![\w$."])[a-z_][\w$]*\s*\.\s*"?[\w$]+"?\s*=\s*[a-z_][\w$]*\s*\.\s*"?[\w$]+"?/i;
+
 /**
  * Whether every FOR UPDATE of `sql` only gates the statement: it sits inside an EXISTS (…), or in a
  * query of its WITH that is read only inside EXISTS (…). Such a lock decides whether the statement
@@ -150,7 +153,8 @@ export function lockOnlyGates(sql: string): boolean {
     }
     return open;
   };
-  const insideExists = (at: number) => enclosing(at).some((open) => /\bexists\s*$/i.test(code.slice(0, open)));
+  // An EXISTS that ties its rows to the outer ones (`WHERE l.id = o.id`) is a semi-join on them, not a gate.
+  const insideExists = (at: number) => enclosing(at).some((open) => /\bexists\s*$/i.test(code.slice(0, open)) && !CORRELATED.test(bracketed(code, open)));
   const ctes = withQueries(code) ?? [];
   return locks.every((at) => {
     if (insideExists(at)) return true;
@@ -198,10 +202,18 @@ export function lockBesideRows(sql: string): boolean {
     }
   }
   const alt = [...names].join('|');
+  const named = new RegExp(String.raw`(?<![\w$."])(?:${alt})(?![\w$])`, 'i');
+  // Tied: a column of the locking query equal to another (under any name: `l.outbox_id = o.id`),
+  // a join on common columns (USING, NATURAL), an IN / ANY over it (`= ANY(ARRAY(SELECT id FROM l))`),
   const tied =
-    new RegExp(String.raw`(?<![\w$."])(?:${alt})\s*\.\s*"?id"?\s*=(?!\s*>)|(?<![<>!])=\s*(?:${alt})\s*\.\s*"?id"?\b`, 'i').test(top) ||
-    /\busing\s*\(\s*"?id"?\s*\)/i.test(top) ||
-    new RegExp(String.raw`\b(?:in|any)\s*\(\s*(?:select\b[\s\S]*?\bfrom\s+(?:${alt})\b|(?:${alt})\b)`, 'i').test(main);
+    new RegExp(String.raw`(?<![\w$."])(?:${alt})\s*\.\s*"?[\w$]+"?\s*=(?!\s*>)|(?<![<>!])=\s*(?:${alt})\s*\.\s*"?[\w$]+"?`, 'i').test(top) ||
+    /\busing\s*\(|\bnatural\s+(?:inner\s+)?join\b/i.test(top) ||
+    [...main.matchAll(/\b(?:in|any)\s*\(/gi)].some((m) => named.test(bracketed(main, m.index! + m[0].length - 1))) ||
+    // or an EXISTS over it tied to the outer rows (`EXISTS (SELECT 1 FROM locked l WHERE l.id = o.id)`).
+    [...main.matchAll(/\bexists\s*\(/gi)].some((m) => {
+      const inner = bracketed(main, m.index! + m[0].length - 1);
+      return named.test(inner) && CORRELATED.test(inner);
+    });
   return !tied;
 }
 
@@ -226,6 +238,9 @@ export function waitsWithoutRecheck(sql: string): boolean {
   for (const m of top.matchAll(OUTBOX_AS)) if (m[1]) own.add(m[1].toLowerCase());
   return !RECHECKED_GUARDS.some((guard) => [...where.matchAll(guard)].some((m) => !m[1] || own.has(m[1].replace(/"/g, '').toLowerCase())));
 }
+
+/** A waiting FOR UPDATE read that locks outbox rows but may return ones just published (waitsWithoutRecheck); once per text. */
+const waitsUnchecked = memoByText((sql: string): boolean => FOR_UPDATE.test(sql) && rowLockCoversOutbox(sql) && !lockOnlyGates(sql) && !lockBesideRows(sql) && waitsWithoutRecheck(sql));
 
 /** Whether the outbox read `sql` locks the rows it returns (see above); worked out once per text. */
 const locksWhatItReads = memoByText((sql: string): boolean => {
@@ -292,7 +307,13 @@ function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly Trace
     lastReadUnderLock = held.any;
     // A SKIP LOCKED read whose rows the relay did not go by (it did the same when they were all
     // another relay's, ../../engine/contention.ts) kept nobody off what it published.
-    if (locksWhatItReads(sql) && !answerIgnored(e)) {
+    if (waitsUnchecked(sql) && !answerIgnored(e)) {
+      // Its rows are locked, but may be ones the other relay published while this one waited:
+      // publishing them needs a read of them again (by id, published_at IS NULL), or the lock of another.
+      for (const id of ids ?? []) lockedRows.set(id, position);
+      if (ids === null) lockedUnknown = true;
+      lastReadCovered = held.any;
+    } else if (locksWhatItReads(sql) && !answerIgnored(e)) {
       for (const id of ids ?? []) lockedRows.set(id, position);
       // A cursor's DECLARE returns nothing: its rows are locked as they are fetched.
       if (ids === null || /^\s*declare\b/i.test(sqlCodeOnly(sql))) lockedUnknown = true;
