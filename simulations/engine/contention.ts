@@ -80,9 +80,10 @@ export function answerIgnored(e: TraceEvent): boolean {
   return (e.data as { answerIgnored?: unknown } | undefined)?.answerIgnored === true;
 }
 
-/** Whether `at`'s process ran, before it, a statement whose ignored answer the verdict should name. */
-export function ignoredAnswerBefore(trace: readonly TraceEvent[], at: TraceEvent): boolean {
-  return trace.some((e) => e.i < at.i && e.actor === at.actor && answerIgnored(e));
+/** How the statement `e` records would have been answered contended: the kind the run stamped on it, else read from its SQL. */
+function contendedKindOf(e: TraceEvent | undefined): ContendedAnswer | null {
+  const data = e?.data as { sql?: unknown; contendedKind?: ContendedAnswer } | undefined;
+  return data?.contendedKind ?? contendedAnswer(String(data?.sql ?? ''));
 }
 
 /**
@@ -93,7 +94,7 @@ export function ignoredAnswerBefore(trace: readonly TraceEvent[], at: TraceEvent
 export function ignoredAnswerSentence(trace: readonly TraceEvent[], at: TraceEvent, acted: string): string {
   const ignored = trace.filter((e) => e.i < at.i && e.actor === at.actor && answerIgnored(e));
   if (ignored.length === 0) return '';
-  const kinds = new Set(ignored.map((e) => (e.data as { contendedKind?: ContendedAnswer } | undefined)?.contendedKind ?? contendedAnswer(String((e.data as { sql?: unknown } | undefined)?.sql ?? ''))));
+  const kinds = new Set(ignored.map(contendedKindOf));
   if (kinds.has('serialization')) {
     return `SERIALIZABLE did not count: replayed with the COMMIT failing as PostgreSQL fails the second of two such transactions (40001, could not serialize access), it ${acted} all the same. `;
   }
@@ -177,7 +178,7 @@ export function probePoints(trace: readonly TraceEvent[]): { point: ContentionPo
     const key = ignoredKey(e.actor, sql);
     if (seen.has(key)) continue;
     const rows = Array.isArray(data.rows) ? (data.rows as Record<string, unknown>[]) : [];
-    const kind = (data as { contendedKind?: ContendedAnswer }).contendedKind ?? contendedAnswer(sql);
+    const kind = contendedKindOf(e);
     // A COMMIT is worth failing where the process went on to act on what its transaction decided.
     const differs = kind === 'serialization' ? actsAfter(trace, e) : (kind === 'filter' || kind === 'error') ? rows.length > 0 : rows.some((r) => Object.values(r).some((v) => v === true));
     if (!differs) continue;
@@ -265,8 +266,7 @@ export class ConductComparison {
     /** The probed statement's position in both traces: the runs are the same up to it. */
     private readonly at: number,
   ) {
-    const probed = original[at]?.data as { sql?: unknown; contendedKind?: ContendedAnswer } | undefined;
-    const kind = probed?.contendedKind ?? contendedAnswer(String(probed?.sql ?? ''));
+    const kind = contendedKindOf(original[at]);
     this.afterError = kind === 'error';
     this.actOnly = kind === 'serialization';
     this.expected = [];

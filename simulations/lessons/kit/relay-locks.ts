@@ -93,7 +93,10 @@ function readsOutbox(sql: string): boolean {
 /** `FOR [NO KEY] UPDATE OF a, b`: the tables (or aliases) it names, whose rows alone it locks. */
 const FOR_UPDATE_OF = /\bfor\s+(?:no\s+key\s+)?update\s+of\s+((?:"?\w+"?\s*(?:\.\s*"?\w+"?\s*)?,\s*)*"?\w+"?(?:\s*\.\s*"?\w+"?)?)/gi;
 /** The outbox in a FROM, a JOIN or a FROM list, with the alias it is given if any. */
-const OUTBOX_AS = new RegExp(String.raw`(?:\b(?:from|join)\s+|,\s*)(?:only\s+)?${OUTBOX}(?!\s*\.)(?:\s+(?:as\s+)?(?!(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)\b)"?(\w+)"?)?`, 'gi');
+/** The words that may follow a table in FROM where an alias would stand: a word among them is no alias. */
+const CLAUSE_WORDS = 'where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning';
+const IS_CLAUSE_WORD = new RegExp(`^(?:${CLAUSE_WORDS})$`, 'i');
+const OUTBOX_AS = new RegExp(String.raw`(?:\b(?:from|join)\s+|,\s*)(?:only\s+)?${OUTBOX}(?!\s*\.)(?:\s+(?:as\s+)?(?!(?:${CLAUSE_WORDS})\b)"?(\w+)"?)?`, 'gi');
 
 /**
  * Whether the row locks `sql` takes cover the outbox rows it reads: FOR UPDATE with no OF list, or
@@ -126,7 +129,7 @@ function subqueriesReadingOutbox(sql: string): string[] {
     if (open === -1 || !/^\s*select\b/i.test(code.slice(open + 1)) || !new RegExp(String.raw`\b(?:from|join)\s+(?:only\s+)?${OUTBOX}`, 'i').test(code.slice(open + 1, m.index!))) continue;
     // A quoted alias is blanked to `q…` in the code-only text: read it from the statement.
     const alias = m[1] === 'q' && sql[m.index! + m[0].length - 1] === '"' ? (/^"([^"]+)"/.exec(sql.slice(m.index! + m[0].length - 1))?.[1] ?? '') : m[1]!;
-    if (alias && !/^(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union|returning)$/i.test(alias)) out.push(alias.toLowerCase());
+    if (alias && !IS_CLAUSE_WORD.test(alias)) out.push(alias.toLowerCase());
   }
   return out;
 }
@@ -198,7 +201,7 @@ export function lockBesideRows(sql: string): boolean {
   const names = new Set(lockers);
   for (const name of lockers) {
     for (const m of top.matchAll(new RegExp(String.raw`(?<![\w$."])${name}\s+(?:as\s+)?([a-z_]\w*)`, 'gi'))) {
-      if (!/^(?:where|join|inner|left|right|full|cross|natural|on|using|order|group|limit|offset|for|window|union)$/i.test(m[1]!)) names.add(m[1]!.toLowerCase());
+      if (!IS_CLAUSE_WORD.test(m[1]!)) names.add(m[1]!.toLowerCase());
     }
   }
   const alt = [...names].join('|');
