@@ -409,6 +409,23 @@ describe('batch-credits: on seeds 3, 7, 11, … the last payload is the third on
   });
 });
 
+describe('batch-credits: on seeds 4, 12, 20, … the last payload is the fourth one again', () => {
+  const scenario = LESSONS.find((s) => s.id === 'batch-credits')!;
+  const byEqualItem = readFileSync(new URL('./judge/batch-credits/result-to-first-equal-item.ts', import.meta.url), 'utf8');
+
+  test('the solution signs both copies, a credit each; answers put back on the first equal item leave the last index unsigned', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 4, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    const credits = r.ledger.credits.filter((c) => c.kind === 'transform');
+    expect(credits.length, replayHint(r)).toBe(10);
+    expect(new Set(credits.map((c) => c.item)).size, replayHint(r)).toBe(9);
+    const wrong = await runScenario(sim.db, { scenario, code: byEqualItem, variant: 'by-equal-item', seed: 4, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'no-item-billed-twice'), replayHint(wrong)).toMatchObject({ held: false, detail: expect.stringContaining('order-1045:charge') });
+    const usual = await runScenario(sim.db, { scenario, code: byEqualItem, variant: 'by-equal-item', seed: 8, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
 describe("human-rerun: on seeds 4, 8, 12, … the operator's rerun lists the orders the other way round", () => {
   const scenario = LESSONS.find((s) => s.id === 'human-rerun')!;
   const byLine = readFileSync(new URL('./judge/human-rerun/keys-by-line-number.ts', import.meta.url), 'utf8');

@@ -99,8 +99,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'lease-expiry/takeover-exists-reselect.ts': 'inside one statement',
   'lease-expiry/takeover-scalar-subquery.ts': 'inside one statement',
   'moving-answers/cte-takeover-guard-on-snapshot.ts': 'inside one statement',
-  // Answers mapped back to items by findIndex on equal items: no batch holds the same item twice.
-  'batch-credits/result-to-first-equal-item.ts': 'a world too uniform',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

@@ -11,6 +11,10 @@ import { workerProcess, type CodeError, type Invariant } from './scenario';
 import type { Env, Fault, LookupResult, ReceiptMessage, TransformRequest } from '../../engine/types';
 import { type Returned } from './one-shot';
 import type { MeteredLedger } from '../../providers/metered-account';
+import { canonical } from '../../../lib/op-key';
+
+/** An item as the ledger names it: the canonical JSON of its request. */
+const itemKey = (item: TransformRequest): string => canonical(item);
 
 // ── batch-credits ───────────────────────────────────────────────────────
 
@@ -22,8 +26,15 @@ export const BATCH: TransformRequest[] = Array.from({ length: 10 }, (_, i) => ({
  * kept by the text alone is handed to the wrong one.
  */
 const ROTATION_BATCH: TransformRequest[] = [...BATCH.slice(0, 9), { kind: 'hmac', input: BATCH[2]!.input, secret: 'whsec_rotated' }];
+/**
+ * The batch on seeds 4, 12, 20, …: the last payload is the fourth one again, text and secret, as
+ * one webhook body signed for two subscribers. Two equal payloads are two items: an answer put back
+ * by finding an equal item lands on the first copy, and the last index never gets its own.
+ */
+const REPEATED_BATCH: TransformRequest[] = [...BATCH.slice(0, 9), { ...BATCH[3]! }];
 /** The payloads a seed's job signs (the demonstration's seed 1 has BATCH). */
-export const batchOn = (seed: number | undefined): readonly TransformRequest[] => (seed !== undefined && seed % 4 === 3 ? ROTATION_BATCH : BATCH);
+export const batchOn = (seed: number | undefined): readonly TransformRequest[] =>
+  seed === undefined ? BATCH : seed % 4 === 3 ? ROTATION_BATCH : seed % 8 === 4 ? REPEATED_BATCH : BATCH;
 /** The batch a run signed, as its world put it in `observed` (BATCH when it did not). */
 const batchOf = (observed: Record<string, unknown>) => (observed.batch as readonly TransformRequest[] | undefined) ?? BATCH;
 /** The account: 5 credits now, 10 more when the allowance renews at 60 s; 6 items per 10 s; 8 items answered per request. */
@@ -47,13 +58,17 @@ export const noItemBilledTwice: Invariant = {
   check({ outcome, observed }) {
     const batch = batchOf(observed);
     const spent = outcome.ledger.credits.filter((c) => c.kind === 'transform');
+    // The ledger names an item by its request, so a payload the batch holds twice may be billed twice.
+    const copies = new Map<string, number>();
+    for (const item of batch) copies.set(itemKey(item), (copies.get(itemKey(item)) ?? 0) + 1);
+    const allowed = (item: string) => copies.get(item) ?? 1;
     const seen = new Map<string, number>();
     for (const c of spent) {
       const n = (seen.get(c.item) ?? 0) + 1;
       seen.set(c.item, n);
-      if (n === 2) {
+      if (n === allowed(c.item) + 1) {
         const again = spent.filter((x) => x.item === c.item).length;
-        const twice = [...new Set(spent.map((x) => x.item))].filter((it) => spent.filter((x) => x.item === it).length > 1).length;
+        const twice = [...new Set(spent.map((x) => x.item))].filter((it) => spent.filter((x) => x.item === it).length > allowed(it)).length;
         return {
           held: false,
           detail: `${spent.length} credits spent on ${batch.length} items: ${twice} item${twice === 1 ? ' was' : 's were'} billed again (the first, ${JSON.parse(c.item).input}, ${again} times)`,
