@@ -24,7 +24,8 @@ describe('which statements make or name a temporary object', () => {
     'CREATE TEMP TABLE seen (k text PRIMARY KEY)',
     'create temporary table if not exists seen (k text)',
     'CREATE LOCAL TEMP TABLE seen AS SELECT 1',
-    'CREATE GLOBAL TEMPORARY TABLE seen (k text) ON COMMIT DROP',
+    'CREATE GLOBAL TEMPORARY TABLE seen (k text) ON COMMIT DELETE ROWS',
+    'CREATE TEMP TABLE seen ON COMMIT DROP AS SELECT * FROM pg_temp.other',
     'CREATE TEMP VIEW v AS SELECT 1',
     'CREATE TEMP SEQUENCE s',
     'SELECT 1 AS k INTO TEMP seen',
@@ -39,6 +40,9 @@ describe('which statements make or name a temporary object', () => {
     'INSERT INTO temperatures (temp) VALUES (1)',
     '-- CREATE TEMP TABLE x\nSELECT 1',
     'DISCARD TEMP',
+    // Gone with its transaction, which no other process enters in the tab: nothing to share.
+    'CREATE TEMP TABLE new_order (id bigint NOT NULL) ON COMMIT DROP',
+    'create temporary table batch on commit drop as select id from outbox',
   ])('not: %s', (sql) => expect(usesTemporary(sql)).toBe(false));
 });
 

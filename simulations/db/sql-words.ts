@@ -177,11 +177,14 @@ export const rollsBackToSavepoint = memoByText(
 
 /**
  * Whether `sql` creates or names a temporary object (CREATE TEMP TABLE, SELECT … INTO TEMP, a
- * `pg_temp.` name). On PostgreSQL one belongs to its connection and is gone when that closes; the
+ * `pg_temp.` name) that outlives its transaction (not one created ON COMMIT DROP). On PostgreSQL one belongs to its connection and is gone when that closes; the
  * tab's one session would share it between every simulated process and keep it over a crash.
  */
 export const usesTemporary = memoByText((sql: string): boolean => {
   const code = sqlCodeOnly(sql);
+  // CREATE TEMP TABLE … ON COMMIT DROP lives only as long as its transaction, which no other
+  // process's statements enter in the tab (one transaction at a time) and which a crash rolls back.
+  if (/\bon\s+commit\s+drop\b/i.test(code) && !/\binto\s+(?:temp|temporary)\b/i.test(code) && !/\bpg_temp\s*\./i.test(code)) return false;
   return /\bcreate\s+(?:or\s+replace\s+)?(?:(?:global|local)\s+)?temp(?:orary)?\s+(?:unlogged\s+)?(?:table|view|sequence|recursive\s+view)\b/i.test(code) || /\binto\s+(?:temp|temporary)\b/i.test(code) || /\bpg_temp\s*\./i.test(code);
 });
 

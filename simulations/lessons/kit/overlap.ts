@@ -17,8 +17,10 @@
  *   - a write whose answer the code read (INSERT … ON CONFLICT … RETURNING, UPDATE … RETURNING: the
  *     row it got is the claim), or a plain INSERT without ON CONFLICT, which a unique key fails
  *     if the other worker got there first;
- *   - a SELECT … FOR UPDATE/SHARE that returned rows (the other worker waits on them, then reads
- *     what this one committed);
+ *   - a SELECT … FOR UPDATE (or NO KEY UPDATE) that returned rows (the other worker waits on
+ *     them, then reads what this one committed); FOR SHARE only once the transaction writes the
+ *     rows it read (two holders both read them, and their writes deadlock: one fails), and FOR KEY
+ *     SHARE never (it admits the other worker's KEY SHARE and an UPDATE of other columns);
  *   - a write to a table it locked IN SHARE MODE before the check (SHARE admits the other worker's
  *     SHARE but not its write: one of two such writers fails, deadlock detected);
  *   - the SERIALIZABLE isolation level (PostgreSQL fails one of the two, and the code does not act
@@ -69,6 +71,8 @@ interface Open {
   locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean };
   /** Tables it locked IN SHARE MODE before any unchecked answer: a later write to one waits for every other holder, or deadlocks with it. */
   shared?: string[];
+  /** Rows it read FOR SHARE: a later write of them waits for every other holder, or deadlocks with it. */
+  sharedRows?: { tables: readonly string[]; values: Values };
 }
 
 /** LOCK TABLE … IN SHARE MODE: the tables it names (bare, lower case). */
@@ -292,7 +296,7 @@ export function firstUncheckedAct(
       // REPEATABLE READ: this write of the rows the check read fails if another transaction changed or added them since the snapshot.
       tx.safe = true;
     }
-    else if (tx.unchecked !== null && (shape.kind === 'write' || shape.kind === 'plain-insert') && shape.writes.some((t) => tx.shared?.includes(t))) {
+    else if (tx.unchecked !== null && (shape.kind === 'write' || shape.kind === 'plain-insert') && (shape.writes.some((t) => tx.shared?.includes(t)) || (shape.kind === 'write' && sharedRowsWritten(tx.sharedRows, shape.writes, values)))) {
       // SHARE admits other SHARE holders but not their writes: this write waits until every other
       // worker that locked the table before its check has ended, and when that one writes too,
       // PostgreSQL fails one of the two (deadlock detected). The check stands until the COMMIT.
@@ -331,9 +335,15 @@ export function firstUncheckedAct(
       tx.unchecked = e;
       tx.uncheckedTables = shape.reads;
       tx.uncheckedValues = values;
+      if (shape.sharesRows && counted > 0) tx.sharedRows = { tables: shape.reads, values };
     }
   }
   return null;
+}
+
+/** Whether a write of `tables` with `values` names rows the transaction read FOR SHARE. */
+function sharedRowsWritten(shared: Open['sharedRows'], tables: readonly string[], values: Values): boolean {
+  return shared !== undefined && tables.some((t) => shared.tables.includes(t)) && meet(values, shared.values);
 }
 
 /**

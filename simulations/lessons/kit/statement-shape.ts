@@ -34,6 +34,12 @@ export interface Shape {
   alwaysReturns: boolean;
   /** It is an INSERT (plain or an upsert). */
   inserts: boolean;
+  /**
+   * A read FOR SHARE: two workers both hold it, so it keeps neither out (kind `read`), but a later
+   * write of the rows it returned waits for the other holder, which deadlocks if that one writes
+   * them too. FOR KEY SHARE keeps out neither that nor an UPDATE of other columns: a plain read.
+   */
+  sharesRows: boolean;
 }
 
 
@@ -68,9 +74,10 @@ export const shapeOf = memoByText((written: string): Shape => {
   else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
     kind = inserts && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
-    kind = /\bfor\s+(?:no\s+key\s+update|update|key\s+share|share)\b/i.test(code) ? 'locking-read' : 'read';
+    kind = /\bfor\s+(?:no\s+key\s+)?update\b/i.test(code) ? 'locking-read' : 'read';
   }
-  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts };
+  const sharesRows = kind === 'read' && /\bfor\s+share\b/i.test(code);
+  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts, sharesRows };
 });
 
 /**
