@@ -124,3 +124,26 @@ describe('a session lock let go', () => {
     expect((await advisoryLockKeys(trace, sim.db)).ownOnly(lock)).toBe(false);
   });
 });
+
+describe('a lock on a NULL key', () => {
+  // pg_advisory_xact_lock is STRICT on PostgreSQL: a NULL argument takes no lock and answers NULL.
+  test('took nothing: a sub-select that finds no row, and a NULL parameter', async () => {
+    const byRow = db('worker-1', 'SELECT pg_advisory_xact_lock((SELECT max(x) FROM (VALUES (1)) AS v (x) WHERE x = $1))', [1042]);
+    const byParam = db('worker-2', 'SELECT pg_advisory_xact_lock($1, $2)', [7, null]);
+    const real = db('worker-2', 'SELECT pg_advisory_xact_lock(hashtext($1))', ['op/1042']);
+    const keys = await advisoryLockKeys([byRow, byParam, real], sim.db);
+    expect([byRow, byParam, real].map((e) => keys.tookNothing(e))).toEqual([true, true, false]);
+  });
+
+  test('in the tab as on PostgreSQL: the stand-in answers NULL and holds nothing', async () => {
+    await sim.db.reset();
+    const rows = async (pid: string, sql: string) => {
+      const got = await sim.db.query(pid, sql, [], 0);
+      return 'rows' in got ? got.rows : null;
+    };
+    expect(await rows('worker-1', 'SELECT pg_try_advisory_lock(NULL::bigint) AS got')).toEqual([{ got: null }]);
+    await rows('worker-1', 'SELECT pg_advisory_lock(NULL::bigint)');
+    expect(await rows('worker-2', 'SELECT pg_try_advisory_lock(NULL::bigint) AS got')).toEqual([{ got: null }]);
+    expect(await rows('worker-2', 'SELECT pg_advisory_unlock_all()')).toBeTruthy();
+  });
+});

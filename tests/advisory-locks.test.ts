@@ -65,6 +65,20 @@ function scripts(db: () => SimDatabase) {
     expect(await step(db(), 'a', 'SELECT pg_advisory_unlock(hashtext($1))', ['order-1042'])).toBe(false);
   });
 
+  test("a lock taken inside the learner's own functions is the calling process's, whoever created them", async () => {
+    await step(db(), 'a', "CREATE OR REPLACE FUNCTION take_lock(k text) RETURNS void LANGUAGE sql AS 'SELECT pg_advisory_lock(hashtext(k))'");
+    await step(db(), 'a', 'CREATE OR REPLACE FUNCTION try_lock(k text) RETURNS boolean LANGUAGE plpgsql AS $fn$ BEGIN RETURN pg_try_advisory_lock(hashtext(k)); END $fn$');
+    await step(db(), 'a', "DO $$ BEGIN CREATE OR REPLACE FUNCTION let_go(k text) RETURNS boolean LANGUAGE sql AS 'SELECT pg_advisory_unlock(hashtext(k))'; END $$");
+    expect(await step(db(), 'b', 'SELECT take_lock($1)', ['order-1042'])).toBe('');
+    expect(await step(db(), 'a', 'SELECT try_lock($1) AS got', ['order-1042'])).toBe(false);
+    expect(await step(db(), 'a', 'SELECT pg_try_advisory_lock(hashtext($1)) AS got', ['order-1042'])).toBe(false);
+    const w = await step(db(), 'c', 'SELECT take_lock($1)', ['order-1042']);
+    expect(waits(w)).toBe(true);
+    expect(await step(db(), 'b', 'SELECT let_go($1) AS released', ['order-1042'])).toBe(true);
+    expect(await after(db(), (w as { waiting: ParkedQuery }).waiting)).toBe('');
+    expect(await step(db(), 'b', 'SELECT try_lock($1) AS got', ['order-1042'])).toBe(false);
+  });
+
   test('session locks count: locked twice, unlocked twice', async () => {
     await step(db(), 'a', 'SELECT pg_advisory_lock(7)');
     await step(db(), 'a', 'SELECT pg_advisory_lock(7)');
@@ -204,6 +218,13 @@ describe('pg_backend_pid() per process', () => {
     expect(callsBackendPid(`SELECT 'my_pg_backend_pid'`)).toBe(false);
     expect(withBackendPid('SELECT pg_catalog.pg_backend_pid(), PG_BACKEND_PID ( )', 4102)).toBe('SELECT (4102)::integer, (4102)::integer');
     expect(withBackendPid('SELECT sim.pg_backend_pid()', 4102)).toBe('SELECT sim.pg_backend_pid()');
+  });
+
+  test("inet_client_port() is the connection's own too (PGlite answers NULL): one port per backend", () => {
+    expect(callsBackendPid('SELECT inet_client_port()')).toBe(true);
+    const [a, b] = [withBackendPid('SELECT inet_client_port() AS p', 4101), withBackendPid('SELECT inet_client_port() AS p', 4102)];
+    expect(a).toMatch(/^SELECT \(\d{5}\)::integer AS p$/);
+    expect(a).not.toBe(b);
   });
 
   test('numbers are handed out in the order processes ask, and again after a clear', () => {

@@ -22,6 +22,10 @@ const CAUGHT_ONLY_ON_POSTGRES: Record<string, string> = {
   'relay-concurrency/mark-up-to-max-id.ts': 'overlapping transactions',
   // The second relay's reserved share is other rows than the candidates it read and publishes.
   'relay-concurrency/candidates-then-skip-locked-share.ts': 'overlapping transactions',
+  // Under a session lock every worker takes, the re-read asks only whether the lease is live.
+  'concurrent-redelivery/session-lock-reread-lease-live.ts': 'two handlings one after the other under the lock',
+  // A provider key with the connection's backend_start, which PGlite's one session never lists.
+  'relay-crash/provider-key-with-backend-start.ts': 'a connection of its own per process',
 };
 
 /**
@@ -43,6 +47,13 @@ const CAUGHT_ONLY_IN_THE_TAB: Record<string, string> = {
   // takeover: no schedule brings two deliveries to one expired claim at once. The tab's probe
   // fails the NOWAIT and sees the code take the claim without the lock.
   'lease-expiry/nowait-busy-swallowed.ts': 'no schedule overlaps two takeovers',
+  // A takeover read FOR KEY SHARE, then updated by key alone: it races only another takeover of
+  // the same expired claim, which no schedule brings there. The tab judges the lock's strength.
+  'lease-expiry/takeover-under-key-share.ts': 'no schedule overlaps two takeovers',
+  // A claim row keyed on the worker's name, and a heartbeat row per shard taken for a lock: both
+  // workers look up, but at one instant there, so the CRM hears the same answer twice.
+  'moving-answers/check-claim-keyed-with-worker-literal.ts': 'no schedule splits two lookups across the move',
+  'moving-answers/shard-heartbeat-then-check.ts': 'no schedule splits two lookups across the move',
 };
 
 /** A wrong fix expected caught stops at its first violating schedule within these, as in the lab. */

@@ -21,6 +21,10 @@ function trace(...events: Ev[]): TraceEvent[] {
 
 /** worker-2 holds the same message throughout, so every handling of worker-1 overlaps one. */
 const both = (...worker1: Ev[]) => trace(receive('worker-2'), receive('worker-1'), ...worker1, ack('worker-1'), ack('worker-2'));
+/** The same, worker-2 having run `worker2` first: the statements it shares with worker-1 name rows that are every worker's. */
+const bothAfter = (worker2: Ev[], ...worker1: Ev[]) => trace(receive('worker-2'), ...worker2, receive('worker-1'), ...worker1, ack('worker-1'), ack('worker-2'));
+/** `e` as worker-2 ran it, answered with no rows. */
+const asWorker2 = (e: Ev): Ev => ({ ...e, actor: 'worker-2', data: { ...(e.data as object), rows: [], affected: 0 } });
 
 const SELECT = 'SELECT 1 FROM operations WHERE op_key = $1';
 const INSERT_IGNORED = `INSERT INTO operations (op_key, state) VALUES ($1, 'running') ON CONFLICT DO NOTHING`;
@@ -91,7 +95,9 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
   test("a plain INSERT whose key joins the checked key to an attempt's own id: the other worker's row never meets it", () => {
     const checked = db('worker-1', `SELECT bool_or(state = 'done') AS done FROM operations WHERE op_key LIKE $1::text || '/%'`, { params: ['k'], rows: [{ done: null }], rowsRead: true });
     const attempt = db('worker-1', `INSERT INTO operations (op_key, state) VALUES ($1::text || '/' || $2::text, 'running')`, { params: ['k', 'a1b2c3'] });
-    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), checked, attempt, db('worker-1', 'COMMIT'), send('worker-1')), false, new Map(), undefined, OPERATIONS_KEYS)).not.toBeNull();
+    // worker-2 inserted its attempt's row too, under its own id: the rows never meet.
+    const theirs = db('worker-2', `INSERT INTO operations (op_key, state) VALUES ($1::text || '/' || $2::text, 'running')`, { params: ['k', 'd4e5f6'] });
+    expect(firstUncheckedAct(bothAfter([theirs], db('worker-1', 'BEGIN'), checked, attempt, db('worker-1', 'COMMIT'), send('worker-1')), false, new Map(), undefined, OPERATIONS_KEYS)).not.toBeNull();
   });
 
   test('a row of its own written under another key (a heartbeat) holds nothing of what it reads next', () => {
@@ -148,11 +154,11 @@ describe("a row of the attempt's own keeps no other worker out", () => {
     const log = db('worker-1', 'INSERT INTO delivery_log (order_id, worker) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', { params: [1042, 'worker-1'], rows: [{ id: 7 }], rowsRead: true });
     const status = db('worker-1', 'INSERT INTO worker_status (worker, order_id) VALUES ($1, $2) ON CONFLICT (worker) DO UPDATE SET order_id = EXCLUDED.order_id RETURNING since', { params: ['worker-1', 1042], rows: [{ since: 'now' }], rowsRead: true });
     for (const [name, row] of [['log', log], ['status', status]] as const) {
-      const events = both(db('worker-1', 'BEGIN'), row, CHECK, db('worker-1', INSERT_IGNORED, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1'));
-      // Without the tables' keys the row counts as the operation taken, and the caller is told to read them.
-      const needs: { uniqueKeys?: boolean } = {};
-      expect(firstUncheckedAct(events, false, new Map(), undefined, null, needs), name).toBeNull();
-      expect(needs.uniqueKeys, name).toBe(true);
+      // worker-2 wrote the same table under its own name.
+      const theirs = { ...row, actor: 'worker-2', data: { ...(row.data as object), params: name === 'log' ? [1042, 'worker-2'] : ['worker-2', 1042] } };
+      const events = bothAfter([theirs], db('worker-1', 'BEGIN'), row, CHECK, db('worker-1', INSERT_IGNORED, { params: ['k'] }), db('worker-1', 'COMMIT'), send('worker-1'));
+      // Keyed on the worker's name beside the order, the row is no other worker's, keys or not.
+      expect(firstUncheckedAct(events, false, new Map(), undefined, null), name).not.toBeNull();
       expect(firstUncheckedAct(events, false, new Map(), undefined, KEYS), name).not.toBeNull();
     }
   });
@@ -293,7 +299,13 @@ describe('a decision PostgreSQL makes atomic', () => {
   test('a claim of the key it then checks, before the transaction, and a read of another table', () => {
     const claim = db('worker-1', `${INSERT_IGNORED} RETURNING op_key`, { params: ['k'], rows: [{ op_key: 'k' }] });
     expect(firstUncheckedAct(both(claim, db('worker-1', 'BEGIN'), db('worker-1', SELECT, { params: ['k'], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
-    expect(firstUncheckedAct(both(claim, db('worker-1', 'BEGIN'), db('worker-1', 'SELECT 1 FROM receipts WHERE order_id = $1', { params: [1042], rows: [], rowsRead: true }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    // Of another table: the claimed row is every worker's (worker-2 asked for it too), not one of worker-1's own.
+    const other = db('worker-1', 'SELECT 1 FROM receipts WHERE order_id = $1', { params: [1042], rows: [], rowsRead: true });
+    expect(firstUncheckedAct(bothAfter([asWorker2(claim)], claim, db('worker-1', 'BEGIN'), other, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    // worker-2's claim named another row (its own attempt): worker-1's is its own, and the read of receipts decides.
+    const own = db('worker-1', `INSERT INTO claims (op_key, attempt) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING op_key`, { params: ['k', 'a-1'], rows: [{ op_key: 'k' }] });
+    const theirs = db('worker-2', `INSERT INTO claims (op_key, attempt) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING op_key`, { params: ['k', 'a-2'], rows: [{ op_key: 'k' }] });
+    expect(firstUncheckedAct(bothAfter([theirs], own, db('worker-1', 'BEGIN'), other, db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
 
   test('a plain INSERT of a key built from the checked value and constants only: every worker builds the same', () => {
@@ -414,5 +426,94 @@ describe('the values a plain INSERT puts into a unique key', () => {
     expect(insertedKeyValues(`INSERT INTO operations (op_key) VALUES (gen_random_uuid()::text)`, OPERATIONS_KEYS, [])).toBeNull();
     expect(insertedKeyValues(`INSERT INTO operations (op_key) VALUES ($1)`, null, ['k'])).toBeNull();
     expect(insertedKeyValues(`INSERT INTO outbox (topic) VALUES ($1)`, OPERATIONS_KEYS, ['x'])).toBeNull();
+  });
+});
+
+describe('row locks by strength, and decisions made another way (the eighteenth review)', () => {
+  const EXPIRED = [{ state: 'running', expired: true }];
+  const TAKE = `UPDATE operations SET lease_until = now() + interval '60 seconds' WHERE op_key = $1`;
+
+  test('FOR KEY SHARE keeps out neither the other KEY SHARE nor an UPDATE of the lease: caught', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR KEY SHARE`, EXPIRED), db('worker-1', TAKE, { affected: 1 }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('FOR SHARE, then an UPDATE of the rows it read: two holders deadlock, one fails', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR SHARE`, EXPIRED), db('worker-1', TAKE, { affected: 1 }), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+  });
+
+  test('FOR SHARE, then an UPDATE that changed no row: it locked nothing more, so nothing deadlocks', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR SHARE`, EXPIRED), db('worker-1', TAKE, { affected: 0 }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('FOR SHARE, then no write: both holders read the same answer and go on', () => {
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', `${SELECT} FOR SHARE`, EXPIRED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a FOR UPDATE after the deciding read, whose rows the code ignores, decides nothing', () => {
+    const locked = db('worker-1', `${SELECT} FOR UPDATE`, { rows: [{ '?column?': 1 }] });
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT, EXPIRED), locked, db('worker-1', TAKE, { affected: 1 }), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a gate row of the same table, locked FOR UPDATE before the check', () => {
+    const gate = read('worker-1', `${SELECT} FOR UPDATE`, [{ '?column?': 1 }]);
+    (gate.data as { params: unknown[] }).params = ['gate/1042'];
+    const check = read('worker-1', SELECT);
+    (check.data as { params: unknown[] }).params = ['op/1042'];
+    expect(firstUncheckedAct(bothAfter([asWorker2(gate)], db('worker-1', 'BEGIN'), gate, check, db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    // A row per worker (its slot): worker-2 locks another one, so the reads do not take turns.
+    const slot = (pid: string, n: number) => db(pid, 'SELECT 1 FROM worker_slots WHERE slot = $1 FOR UPDATE', { params: [n], rows: [{ '?column?': 1 }], rowsRead: true });
+    const mine = slot('worker-1', 1);
+    const theirs = slot('worker-2', 2);
+    expect(firstUncheckedAct(bothAfter([theirs], db('worker-1', 'BEGIN'), mine, check, db('worker-1', INSERT_IGNORED), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+    // At REPEATABLE READ the gate's statement took the snapshot before it waited: the check sees nothing newer.
+    const note = db('worker-1', 'INSERT INTO receipt_notes (order_id) VALUES ($1)', { params: [1042], affected: 1 });
+    expect(firstUncheckedAct(bothAfter([asWorker2(gate)], db('worker-1', 'BEGIN'), gate, check, note, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(bothAfter([asWorker2(gate)], db('worker-1', 'BEGIN ISOLATION LEVEL REPEATABLE READ'), gate, check, note, db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
+  });
+
+  test('a claim committed in one transaction, then a later one reads its row (a fencing token)', () => {
+    const claim = read('worker-1', `UPDATE operations SET lease_until = now() WHERE op_key = $1 AND lease_until < now() RETURNING lease_until`, [{ lease_until: 't' }]);
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), claim, db('worker-1', 'COMMIT'), db('worker-1', 'BEGIN'), read('worker-1', SELECT, [{ mine: true }]), send('worker-1'), db('worker-1', 'COMMIT')))).toBeNull();
+  });
+
+  test('a session lock every worker takes, then a read under it, decides again after a read-only transaction', () => {
+    const locked = db('worker-1', 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', { rows: [{ locked: true }], answerRead: true });
+    const early = both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), locked, send('worker-1'));
+    expect(firstUncheckedAct(early)).not.toBeNull();
+    const reread = both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), locked, db('worker-1', SELECT), send('worker-1'));
+    expect(firstUncheckedAct(reread)).toBeNull();
+  });
+
+  test("a plain INSERT into a claims table keyed on the delivery's order id and a literal", () => {
+    const CLAIMS: UniqueKeys = new Map([['send_claims', [['order_id', 'kind']]]]);
+    const delivered: Ev = { actor: 'queue', type: 'receive', target: 'worker-1', data: { messageId: 'm1', attempt: 1, body: { orderId: 1042 } } };
+    const insert = (param: unknown) => db('worker-1', `INSERT INTO send_claims (order_id, kind, lease_until) VALUES ($1, 'receipt', now())`, { params: [param], affected: 1 });
+    const run = (param: unknown) => firstUncheckedAct(trace(receive('worker-2'), asWorker2(insert(1042)), delivered, db('worker-1', 'BEGIN'), read('worker-1', SELECT), insert(param), db('worker-1', 'COMMIT'), send('worker-1'), ack('worker-1'), ack('worker-2')), false, new Map(), undefined, CLAIMS);
+    expect(run(1042)).toBeNull();
+    // A literal token of its own spliced into the text: no other worker ran that statement, so the key is not known to be shared.
+    const token = db('worker-1', `INSERT INTO send_claims (order_id, kind, lease_until) VALUES ($1, 'tok-7f3a', now())`, { params: [1042], affected: 1 });
+    expect(firstUncheckedAct(trace(receive('worker-2'), asWorker2(insert(1042)), delivered, db('worker-1', 'BEGIN'), read('worker-1', SELECT), token, db('worker-1', 'COMMIT'), send('worker-1'), ack('worker-1'), ack('worker-2')), false, new Map(), undefined, CLAIMS)).not.toBeNull();
+    // Keyed on a value of its own (the worker's clock), every worker's INSERT goes through.
+    expect(run(1_767_603_600_123)).not.toBeNull();
+  });
+
+  test('a DO block that claims and raises when it took nothing, and a function whose write answers true', () => {
+    const doBlock = db('worker-1', `DO $c$ BEGIN INSERT INTO operations AS o (op_key) VALUES ('k') ON CONFLICT (op_key) DO UPDATE SET state = 'running' WHERE o.lease_until < now(); IF NOT FOUND THEN RAISE EXCEPTION 'taken'; END IF; END $c$`);
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), doBlock, db('worker-1', 'COMMIT'), send('worker-1')))).toBeNull();
+    // A DO block that raises for another reason, or whose write always finds its row, decides nothing.
+    for (const body of [
+      `INSERT INTO operations (op_key) VALUES ('k') ON CONFLICT DO NOTHING;`,
+      `INSERT INTO operations (op_key) VALUES ('k') ON CONFLICT DO NOTHING; IF current_setting('x') IS NULL THEN RAISE EXCEPTION 'no key'; END IF;`,
+      `INSERT INTO operations (op_key) VALUES ('k') ON CONFLICT (op_key) DO UPDATE SET state = 'running'; IF NOT FOUND THEN RAISE EXCEPTION 'taken'; END IF;`,
+    ]) {
+      const quiet = db('worker-1', `DO $c$ BEGIN ${body} END $c$`);
+      expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), quiet, db('worker-1', 'COMMIT'), send('worker-1'))), body).not.toBeNull();
+    }
+    const fn = (won: unknown) => read('worker-1', `SELECT claim_check($1) AS won\n;\nINSERT INTO operations AS o (op_key) VALUES (k) ON CONFLICT (op_key) DO UPDATE SET state = 'running' WHERE o.lease_until < now() RETURNING true`, [{ won }]);
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), fn(true), send('worker-1')))).toBeNull();
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), fn(null), send('worker-1')))).not.toBeNull();
+    // A function that answers true whatever its write did.
+    const always = read('worker-1', `SELECT claim_check($1) AS won\n;\nINSERT INTO operations (op_key) VALUES (k) ON CONFLICT DO NOTHING; SELECT true`, [{ won: true }]);
+    expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), always, send('worker-1')))).not.toBeNull();
   });
 });

@@ -426,6 +426,41 @@ describe('batch-credits: on seeds 4, 12, 20, … the last payload is the fourth 
   });
 });
 
+describe('human-rerun: on seeds 3, 11, 19, … the nightly run falls on the last evening of January', () => {
+  const scenario = LESSONS.find((s) => s.id === 'human-rerun')!;
+  const byMonth = readFileSync(new URL('./judge/human-rerun/key-order-and-billing-month.ts', import.meta.url), 'utf8');
+  const chargeDays = (r: Awaited<ReturnType<typeof runScenario>>) => r.trace.filter((e) => e.type === 'call' && e.call === 'payments.charge').map((e) => new Date(SIM_EPOCH_MS + e.t).toISOString().slice(0, 10));
+
+  test('the solution charges each order once across the month; keys with the billing month charge them again in February', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 3, faults: [] });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    expect(new Set(chargeDays(r)), replayHint(r)).toEqual(new Set(['2026-01-31']));
+    const wrong = await runScenario(sim.db, { scenario, code: byMonth, variant: 'by-month', seed: 3, faults: [] });
+    expect(wrong.invariants.find((i) => i.id === 'no-double-charge'), replayHint(wrong)).toMatchObject({ held: false });
+    expect(chargeDays(wrong), replayHint(wrong)).toContain('2026-02-02');
+    const usual = await runScenario(sim.db, { scenario, code: byMonth, variant: 'by-month', seed: 1, faults: [] });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
+describe('webhook-dedupe: on seeds 6, 14, 22, … the handlers come up at 23:59:30 UTC', () => {
+  const scenario = LESSONS.find((s) => s.id === 'webhook-dedupe')!;
+  const byDay = readFileSync(new URL('./judge/webhook-dedupe/key-event-and-received-day.ts', import.meta.url), 'utf8');
+  // handler-1 dies right after the e-mail went: the event comes back 30 s later, after midnight.
+  const crash: Fault[] = [{ kind: 'crash', process: 'handler-1', after: 'email.send', nth: 1 }];
+
+  test('the solution sends one e-mail across midnight; a key with the day the delivery arrived sends a second', async () => {
+    const r = await runScenario(sim.db, { scenario, code: scenario.variants.solution.code, variant: 'solution', seed: 6, faults: crash });
+    expect(r.verdict, replayHint(r)).toBe('held');
+    const days = r.trace.filter((e) => e.type === 'receive').map((e) => new Date(SIM_EPOCH_MS + e.t).toISOString().slice(0, 10));
+    expect(new Set(days), replayHint(r)).toEqual(new Set(['2026-05-31', '2026-06-01']));
+    const wrong = await runScenario(sim.db, { scenario, code: byDay, variant: 'by-day', seed: 6, faults: crash });
+    expect(wrong.invariants.find((i) => i.id === 'at-most-one-email'), replayHint(wrong)).toMatchObject({ held: false });
+    const usual = await runScenario(sim.db, { scenario, code: byDay, variant: 'by-day', seed: 2, faults: crash });
+    expect(usual.verdict, replayHint(usual)).toBe('held');
+  });
+});
+
 describe("human-rerun: on seeds 4, 8, 12, … the operator's rerun lists the orders the other way round", () => {
   const scenario = LESSONS.find((s) => s.id === 'human-rerun')!;
   const byLine = readFileSync(new URL('./judge/human-rerun/keys-by-line-number.ts', import.meta.url), 'utf8');

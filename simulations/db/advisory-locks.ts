@@ -23,9 +23,9 @@
  *
  * The stand-ins have PostgreSQL's signatures and answers (void, or boolean for `try` and `unlock`;
  * bigint keys and (int, int) keys are separate spaces; shared locks do not conflict with shared).
- * Not modelled: `pg_advisory_unlock` of a lock not held warns on PostgreSQL and answers false here
- * silently; a call spelled in a string literal is rewritten too; a lock taken inside a function of
- * the learner's (see `callsAdvisory`).
+ * A routine the learner creates calls them as whoever calls it (`rewriteRoutineAdvisory`). Not
+ * modelled: `pg_advisory_unlock` of a lock not held warns on PostgreSQL and answers false here
+ * silently; a call spelled in a string literal is rewritten too.
  */
 import { sqlCodeOnly, sqlWithoutComments } from './sql-words';
 
@@ -94,6 +94,7 @@ BEGIN
   PERFORM set_config('client_min_messages', level, true);
   RETURN true;
 END $adv$;
+CREATE OR REPLACE FUNCTION sim.eo_pid() RETURNS text LANGUAGE sql STABLE AS $pid$ SELECT coalesce(current_setting('sim.pid', true), '') $pid$;
 CREATE OR REPLACE FUNCTION sim.eo_pg_advisory_unlock_all(p text) RETURNS void LANGUAGE plpgsql VOLATILE AS $adv$
 DECLARE level text := current_setting('client_min_messages');
 BEGIN
@@ -105,8 +106,9 @@ ${FUNCTIONS.map((fn) => {
   const ret = returnType(fn);
   const body = (key: string) => (ret === 'void' ? `BEGIN PERFORM sim.eo_advisory(p, '${fn}', ${key}); END` : `BEGIN RETURN sim.eo_advisory(p, '${fn}', ${key}); END`);
   return [
-    `CREATE OR REPLACE FUNCTION sim.eo_${fn}(p text, k bigint) RETURNS ${ret} LANGUAGE plpgsql VOLATILE AS $adv$ ${body(`'b:' || k`)} $adv$;`,
-    `CREATE OR REPLACE FUNCTION sim.eo_${fn}(p text, a integer, b integer) RETURNS ${ret} LANGUAGE plpgsql VOLATILE AS $adv$ ${body(`'i:' || a || ':' || b`)} $adv$;`,
+    // STRICT, as PostgreSQL's own: a NULL key takes no lock and answers NULL.
+    `CREATE OR REPLACE FUNCTION sim.eo_${fn}(p text, k bigint) RETURNS ${ret} LANGUAGE plpgsql VOLATILE STRICT AS $adv$ ${body(`'b:' || k`)} $adv$;`,
+    `CREATE OR REPLACE FUNCTION sim.eo_${fn}(p text, a integer, b integer) RETURNS ${ret} LANGUAGE plpgsql VOLATILE STRICT AS $adv$ ${body(`'i:' || a || ':' || b`)} $adv$;`,
   ].join('\n');
 }).join('\n')}
 `;
@@ -116,9 +118,7 @@ const CREATES_ROUTINE = /\bcreate\s+(?:or\s+replace\s+)?(?:function|procedure)\b
 
 /**
  * Whether a statement calls an advisory-lock function. One that creates a function or procedure
- * is left as written: rewriting the body would make every caller take the lock as its creator.
- * Such a body's locks are PGlite's own, shared by every process (not modelled across them; the
- * rules that judge overlapping transactions read the body, ../lessons/kit/learner-functions.ts).
+ * is not such a call: its body's calls are made as each caller (`rewriteRoutineAdvisory`).
  */
 export function callsAdvisory(text: string): boolean {
   if (!MENTIONS.test(text) || CREATES_ROUTINE.test(sqlWithoutComments(text))) return false;
@@ -145,11 +145,50 @@ export function mayWaitForAdvisory(text: string): boolean {
 
 /** `text` with every advisory-lock call made as `pid` (see the module's comment). */
 export function rewriteAdvisory(text: string, pid: string): string {
-  const who = `'${pid.replace(/'/g, "''")}'`;
+  return callsAs(text, `'${pid.replace(/'/g, "''")}'`);
+}
+
+/** `text` with every advisory-lock call made as the process `who` (an SQL expression) names. */
+function callsAs(text: string, who: string): string {
   return text.replace(CALL, (_m, fn: string) => {
     const name = fn.toLowerCase();
     return name === 'pg_advisory_unlock_all' ? `sim.eo_pg_advisory_unlock_all(${who}` : `sim.eo_${name}(${who}, `;
   });
+}
+
+/**
+ * The advisory-lock calls of a routine the learner creates are made as whichever process calls
+ * it: `sim.eo_pid()`, which reads `sim.pid`, set before every statement that calls such a routine
+ * (a call spelled without quotes, so it fits a body in any quoting). PostgreSQL's own calls come
+ * back with `asWritten`, for the rules that read the body (../lessons/kit/learner-functions.ts).
+ */
+export function createsAdvisoryRoutine(text: string): boolean {
+  if (!MENTIONS.test(text) || !CREATES_ROUTINE.test(sqlWithoutComments(text))) return false;
+  CALL.lastIndex = 0;
+  return CALL.test(text);
+}
+
+/** `text`, which creates routines, with their advisory-lock calls made as the calling process. */
+export function rewriteRoutineAdvisory(text: string): string {
+  return callsAs(text, 'sim.eo_pid()');
+}
+
+/** A routine's body as the learner wrote it: each stand-in call back to PostgreSQL's own. */
+export function asWritten(body: string): string {
+  return body.replace(/\bsim\.eo_(pg_\w+)\(sim\.eo_pid\(\)(?:,\s)?/gi, '$1(');
+}
+
+/** The routines `text` creates, by bare lower-case name. */
+export function routinesCreated(text: string): string[] {
+  return [...sqlWithoutComments(text).matchAll(/\bcreate\s+(?:or\s+replace\s+)?(?:function|procedure)\s+((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)\s*\(/gi)].map((m) =>
+    m[1]!.split('.').pop()!.trim().replace(/"/g, '').toLowerCase(),
+  );
+}
+
+/** Whether `text` calls one of `routines` (bare lower-case names). */
+export function callsRoutine(text: string, routines: ReadonlySet<string>): boolean {
+  for (const m of sqlCodeOnly(text).matchAll(/(?<![\w$])([a-z_][\w$]*)\s*\(/gi)) if (routines.has(m[1]!.toLowerCase())) return true;
+  return false;
 }
 
 /** A lock another process holds, from a stand-in's EO001 error: who and which key. */

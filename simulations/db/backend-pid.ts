@@ -8,23 +8,27 @@
  * call replaced by the calling process's own number (`withBackendPid`). The numbers are handed out
  * in the order the processes first ask, from one reset to the next, so a run gets the same ones
  * every time; a process that crashed asks again from a new connection and gets a new one, as it
- * would on PostgreSQL.
+ * would on PostgreSQL. inet_client_port(), which PGlite answers NULL, is the connection's too: each
+ * backend gets a port of its own.
  */
 
-/** A call of pg_backend_pid(), optionally schema-qualified. */
-const CALL = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?pg_backend_pid\s*\(\s*\)/gi;
-const MENTIONS = /pg_backend_pid/i;
+/** A call of pg_backend_pid() or inet_client_port() (the connection's own port), optionally schema-qualified. */
+const CALL = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?(pg_backend_pid|inet_client_port)\s*\(\s*\)/gi;
+const MENTIONS = /pg_backend_pid|inet_client_port/i;
 
-/** Whether a statement calls pg_backend_pid(). */
+/** The client port a connection with `backendPid` has (PGlite's one session has none: NULL). */
+const portOf = (backendPid: number) => 50_000 + ((backendPid * 7919) % 10_000);
+
+/** Whether a statement calls pg_backend_pid() or inet_client_port(). */
 export function callsBackendPid(text: string): boolean {
   if (!MENTIONS.test(text)) return false;
   CALL.lastIndex = 0;
   return CALL.test(text);
 }
 
-/** `text` with every call of pg_backend_pid() answered by `backendPid`. */
+/** `text` with every call of pg_backend_pid() answered by `backendPid`, and of inet_client_port() by that connection's port. */
 export function withBackendPid(text: string, backendPid: number): string {
-  return text.replace(CALL, `(${backendPid})::integer`);
+  return text.replace(CALL, (_m, fn: string) => `(${fn.toLowerCase() === 'inet_client_port' ? portOf(backendPid) : backendPid})::integer`);
 }
 
 /** The first number handed out; the next process gets the next one. */

@@ -21,7 +21,7 @@ import { definesCode, mayReadClock, mayRunDefinedCode } from './statement-shape'
 import { clockInputsAt, clockParamsAt } from './sql-clock-words';
 import { executedName, preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
-import { AdvisoryLocks, callsAdvisory, mayWaitForAdvisory, rewriteAdvisory, waitOf } from './advisory-locks';
+import { AdvisoryLocks, callsAdvisory, callsRoutine, createsAdvisoryRoutine, mayWaitForAdvisory, rewriteAdvisory, rewriteRoutineAdvisory, routinesCreated, waitOf } from './advisory-locks';
 import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
 
 /** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
@@ -30,7 +30,7 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), runsCode: mayRunDefinedCode(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), runsCode: mayRunDefinedCode(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), advisoryRoutine: createsAdvisoryRoutine(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -41,8 +41,10 @@ const advisoryText = memoByText((key) => {
   const cut = key.indexOf('\0');
   return rewriteAdvisory(key.slice(cut + 1), key.slice(0, cut));
 });
-/** Sets the locks every stand-in reads (./advisory-locks.ts). */
-const SET_ADVISORY = `SELECT set_config('sim.advisory', $1, false)`;
+/** A routine's advisory-lock calls made as whoever calls it (./advisory-locks.ts). */
+const routineAdvisoryText = memoByText(rewriteRoutineAdvisory);
+/** Sets the locks every stand-in reads, and the process a routine's calls are made as (./advisory-locks.ts). */
+const SET_ADVISORY = `SELECT set_config('sim.advisory', $1, false), set_config('sim.pid', $2, false)`;
 /** Taken around a statement that may wait inside a transaction, so that waiting does not abort it. */
 const WAIT_SAVEPOINT = 'sim_advisory_wait';
 
@@ -84,6 +86,8 @@ export class PgliteSimDatabase implements SimDatabase {
   private resetText: string | undefined;
   /** Advisory locks per process: PGlite's one session would grant every process the same lock. */
   private readonly advisory = new AdvisoryLocks();
+  /** The learner's routines that take advisory locks: a statement calling one runs as its process. */
+  private readonly advisoryRoutines = new Set<string>();
   /** Statements still waiting for an advisory lock, oldest first (one leaves the set as it settles). */
   private readonly waits = new Set<AdvisoryWait>();
   private waking = false;
@@ -140,7 +144,7 @@ export class PgliteSimDatabase implements SimDatabase {
 
   async query(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<StatementResult | ParkedQuery> {
     if (!this.canRun(pid)) throw new Error(`${pid} ran a statement while ${this.owner} holds the connection`);
-    if (!statementShape(text).advisory) {
+    if (!statementShape(text).advisory && !(this.advisoryRoutines.size && callsRoutine(text, this.advisoryRoutines))) {
       try {
         return await this.run(pid, text, params, nowMs);
       } finally {
@@ -203,6 +207,11 @@ export class PgliteSimDatabase implements SimDatabase {
       params = [];
       shape = statementShape(text);
     }
+    if (shape.advisoryRoutine) {
+      for (const name of routinesCreated(text)) this.advisoryRoutines.add(name);
+      text = routineAdvisoryText(text);
+      shape = statementShape(text);
+    }
     if (shape.backendPid) {
       text = backendPidText(`${this.backendPids.of(pid)}\0${text}`);
       shape = statementShape(text);
@@ -248,8 +257,9 @@ export class PgliteSimDatabase implements SimDatabase {
   private async tryAdvisory(pid: string, text: string, params: unknown[] | undefined, nowMs: number): Promise<{ result: StatementResult } | { wait: { holder: string; key: string } }> {
     const sql = advisoryText(`${pid}\0${text}`);
     // Fails only in an aborted transaction, where the statement meets the same error.
-    await this.statements.query(SET_ADVISORY, [this.advisory.heldSetting()]).catch(() => undefined);
-    const savepoint = this.owner === pid && mayWaitForAdvisory(text);
+    await this.statements.query(SET_ADVISORY, [this.advisory.heldSetting(), pid]).catch(() => undefined);
+    // A call of a routine of the learner's may wait inside it.
+    const savepoint = this.owner === pid && (mayWaitForAdvisory(text) || !statementShape(text).advisory);
     if (savepoint) await this.statements.query(`SAVEPOINT ${WAIT_SAVEPOINT}`);
     this.statements.keepNotices = true;
     try {
@@ -351,6 +361,7 @@ export class PgliteSimDatabase implements SimDatabase {
     this.owner = null;
     this.txClockMs = null;
     this.advisory.clear();
+    this.advisoryRoutines.clear();
     this.waits.clear();
     this.backendPids.clear();
     this.outsideSql = false;

@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../scripts/serve.mjs';
@@ -42,13 +43,16 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const concurrency = Math.max(1, Number(process.env.E2E_CONCURRENCY ?? Math.min(2, availableParallelism())) || 1);
 const server = await startServer({ dir: out, port: 0, host: '127.0.0.1' });
-console.log(`e2e: serving out/ at ${server.url} to ${files.length} test files`);
+console.log(`e2e: serving out/ at ${server.url} to ${files.length} test files, ${concurrency} at a time`);
 
 const child = spawn(
   process.execPath,
   // tsx lets the tests import the scenario catalog (TypeScript) as the app does.
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files],
+  // Two files at a time where there are two cores (E2E_CONCURRENCY=1 runs them one by one): a
+  // test spends much of its time waiting on the page, so a second browser uses the other core.
+  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files],
   { stdio: 'inherit', env: { ...process.env, E2E_BASE_URL: server.url } },
 );
 

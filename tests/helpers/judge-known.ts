@@ -99,6 +99,31 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   'lease-expiry/takeover-exists-reselect.ts': 'inside one statement',
   'lease-expiry/takeover-scalar-subquery.ts': 'inside one statement',
   'moving-answers/cte-takeover-guard-on-snapshot.ts': 'inside one statement',
+  // Found by the eighteenth review (2026-12-07), each missed on PostgreSQL 15 as well unless said.
+  // A PL/pgSQL claim function whose IF EXISTS check and unguarded upsert are two statements inside
+  // one call; an UPDATE whose key comes from a sub-select of expired claims, which a waiting
+  // UPDATE does not run again (PostgreSQL 15 catches it with a slow lookup and a duplicate 2 s in).
+  'concurrent-redelivery/claim-plpgsql-check-then-upsert.ts': 'inside one statement',
+  'moving-answers/claim-update-by-subquery.ts': 'inside one statement',
+  // A plain INSERT claim under a SAVEPOINT whose 23505 is caught and ignored: the tab's second
+  // worker reads the first's committed claim and never reaches the INSERT, and no probe fails an
+  // INSERT with 23505 (PostgreSQL 15 catches it with a slow lookup and a duplicate 2 s in).
+  'moving-answers/savepoint-claim-duplicate-ignored.ts': 'PGlite one session',
+  // A per-order attempts counter upserted before the check (a row comes back to every worker, an
+  // increment for each) is taken for the operation claimed. Both lookups run at the same instant
+  // on PostgreSQL 15 too, so the answers agree there.
+  'moving-answers/poison-counter-then-check.ts': 'PGlite one session',
+  // Found by the nineteenth review (2026-12-07). A DO block whose RAISE rests on a check made before
+  // its upsert, which then silently does nothing: the race is inside one statement (both back-ends).
+  'concurrent-redelivery/do-block-exists-then-insert.ts': 'inside one statement',
+  // A session lock every worker takes, and under it a re-read that asks only whether the lease is
+  // live (it is, for both): the second worker sends after the first. The lock is right and the
+  // logic under it wrong; the tab's schedules never run the two handlings through it one after the
+  // other (PostgreSQL 15 catches it).
+  'concurrent-redelivery/session-lock-reread-lease-live.ts': 'fixed fault moments',
+  // A provider key with the connection's backend_start from pg_stat_activity, which PGlite's one
+  // session never lists: the key is the same after a restart (PostgreSQL 15 catches it).
+  'relay-crash/provider-key-with-backend-start.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */

@@ -3,7 +3,7 @@ import { ACTORS, TABLES, crashAfterDb, crashBeforeAck, duplicate, receiptWorld }
 import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
-import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/check-holds';
 
 export default defineLesson({
   id: 'concurrent-redelivery',

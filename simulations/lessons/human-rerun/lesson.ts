@@ -1,5 +1,5 @@
 /** The lesson "Yesterday's job, rerun by hand": Manual reruns. Its code is ./starter.ts and ./solution.ts. */
-import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, RERUN_AT_ONCE, jobOrdersFor, rerunAtOnceOn, rerunOrdersFor, rerunReversedOn, everyOrderBilled, receiptAfterCharge } from '../kit/key-worlds';
+import { BillingOrder, HOUR_MS, JOB_IDS, JOB_ORDERS, OPERATOR_RERUN_MS, RERUN_AT_ONCE, jobOrdersFor, monthEndOn, nightlyStartOn, rerunAtOnceOn, rerunOrdersFor, rerunReversedOn, everyOrderBilled, receiptAfterCharge } from '../kit/key-worlds';
 import { chargesFor } from '../kit/predictions';
 import { exportedFunction } from '../../learner/compile';
 import { type CodeError } from '../kit/scenario';
@@ -19,6 +19,7 @@ export default defineLesson({
     'Give each operation a key derived from what it is — this order\'s charge, this order\'s receipt — claim it in the operations table before doing it, pass the same key to the provider, and mark it done after. A provider\'s answer can be lost on the way back (a timeout): retry the call a few times with the same key, rather than letting the error end the job with the key still claimed. The rerun then finds everything done. By then the providers may have forgotten their keys (they promise to keep them for at least 24 hours, not for ever); your table has not.',
     'On seeds 5, 13, 21, … the operator also starts the job by hand a tenth of a second after the nightly run began, while it is still charging the first order: a claim someone else holds is neither done nor yours, so it is no reason to send a receipt.',
     'Explore also loses a receipt on its way to the e-mail provider: the call times out and nothing was sent, so a receipt marked done after a timeout is never sent at all.',
+    'On seeds 3, 11, 19, … the nightly run falls on the last evening of the month, at 22:00 UTC on Saturday 31 January, and the rerun on Monday 2 February at 00:00: a key must name the order\'s charge, not the month it was billed in.',
     'On seeds 4, 8, 12, … the rerun lists the same orders the other way round, as a query without ORDER BY may: a key must name the order, not its line in the job.',
     'Your table knows only what was marked done, though. If every retry times out, or the job dies between a charge and its complete, the key stays claimed, and a rerun after the provider forgot it charges again: there only asking the provider what it already did (reconciliation) can help. The explorer keeps to faults a few retries get past.',
   ],
@@ -31,12 +32,16 @@ export default defineLesson({
     const observed: Record<string, unknown> = {};
     const codeErrors: CodeError[] = [];
     const orders = () => jobOrdersFor(variation?.seed);
+    const start = nightlyStartOn(variation?.seed);
     return {
       spec: {
         processes: [
-          oneShot('nightly-job', (env) => run(orders(), env), observed, codeErrors, { why: `billing ${JOB_ORDERS.length} orders` }),
+          oneShot('nightly-job', (env) => run(orders(), env), observed, codeErrors, {
+            why: `billing ${JOB_ORDERS.length} orders${monthEndOn(variation?.seed) ? ', on the last evening of January' : ''}`,
+            ...(start ? { startAfterMs: start } : {}),
+          }),
           oneShot('operator', (env) => run(rerunOrdersFor(variation?.seed), env), observed, codeErrors, {
-            startAfterMs: OPERATOR_RERUN_MS,
+            startAfterMs: start + OPERATOR_RERUN_MS,
             why: `the dashboard looked wrong, so I'm rerunning yesterday's billing job by hand${rerunReversedOn(variation?.seed) ? ' (its query lists the orders the other way round today)' : ''}`,
             ...(rerunAtOnceOn(variation?.seed) ? { earlier: RERUN_AT_ONCE } : {}),
           }),
@@ -45,7 +50,7 @@ export default defineLesson({
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         providers: { timeoutMs: 5_000, emailHonoursKeys: true },
-        horizonMs: OPERATOR_RERUN_MS + HOUR_MS,
+        horizonMs: start + OPERATOR_RERUN_MS + HOUR_MS,
       },
       observed,
       codeErrors,

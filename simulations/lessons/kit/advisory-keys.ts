@@ -40,9 +40,14 @@ export interface LockKeys {
    * or a session lock let go inside a transaction before it ended.
    */
   ownOnly(e: TraceEvent): boolean;
+  /** Whether a lock `e` asked for had a NULL in its key: the functions are STRICT, so it took nothing. */
+  tookNothing(e: TraceEvent): boolean;
 }
 
-export const NO_LOCK_KEYS: LockKeys = { ownOnly: () => false };
+export const NO_LOCK_KEYS: LockKeys = { ownOnly: () => false, tookNothing: () => false };
+
+/** A key's row text with an empty (NULL) field: `()`, `(,)`, `(1,)`, `(,2)`. */
+const NULL_FIELD = /^\((?:,|\)$)|,(?:,|\)$)/;
 
 /** The key `args` (a call's argument list, with `$n` of `params`) evaluates to, as text; null when it cannot be evaluated alone. */
 async function keyOf(db: Pick<SimDatabase, 'inspect'>, args: string, params: readonly unknown[]): Promise<string | null> {
@@ -59,11 +64,17 @@ async function keyOf(db: Pick<SimDatabase, 'inspect'>, args: string, params: rea
   const memoKey = `${text}\u0000${JSON.stringify(used)}`;
   if (memo.has(memoKey)) return memo.get(memoKey)!;
   let key: string | null = null;
-  try {
-    const rows = await db.inspect(`SELECT ROW(${text})::text AS k`, used.map((v) => (v === null || typeof v !== 'object' ? v : JSON.stringify(v))));
-    key = typeof rows[0]?.k === 'string' ? rows[0].k : null;
-  } catch {
-    key = null;
+  const values = used.map((v) => (v === null || typeof v !== 'object' ? v : JSON.stringify(v)));
+  // Parameters as text first (hashtext($1) takes text); where that fails (`id = $1` on an integer
+  // column), typed as the expression needs them, as PostgreSQL infers them for the statement.
+  for (const sql of [`SELECT ROW(${text})::text AS k`, `SELECT ROW(${text.replace(/(\$\d+)::text\b/g, '$1')})::text AS k`]) {
+    try {
+      const rows = await db.inspect(sql, values);
+      key = typeof rows[0]?.k === 'string' ? rows[0].k : null;
+      break;
+    } catch {
+      key = null;
+    }
   }
   if (memo.size >= MEMO_MAX) memo.clear();
   memo.set(memoKey, key);
@@ -83,6 +94,8 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
   const sessionHeld = new Map<string, TraceEvent[]>();
   /** Session locks let go inside a transaction, before it ended (by the statement's index in the trace). */
   const releasedEarly = new Set<number>();
+  /** Statements with a lock call whose key held a NULL (by index in the trace). */
+  const nullKeys = new Set<number>();
   const open = (actor: string, list: (Set<string> | null)[]) => {
     list.push(new Set());
     let messages = handled.get(actor);
@@ -132,6 +145,12 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
       const key = await keyOf(db, bracketed(sql, m.index + m[0].length - 1), params);
       const unit = mine[mine.length - 1];
       if (unit === undefined || unit === null) continue;
+      // A key from the session's or the transaction's settings is worked out after the run, when a
+      // setting made LOCAL is gone: its NULL then says nothing of what the call got.
+      if (key !== null && NULL_FIELD.test(key) && !/\bcurrent_setting\s*\(/i.test(bracketed(sql, m.index + m[0].length - 1))) {
+        nullKeys.add(e.i);
+        continue;
+      }
       if (key === null) mine[mine.length - 1] = null;
       else unit.add(key);
     }
@@ -157,6 +176,7 @@ export async function advisoryLockKeys(trace: readonly TraceEvent[], db: Pick<Si
   }
   const others = (actor: string) => [...constant].filter(([a]) => a !== actor);
   return {
+    tookNothing: (e) => nullKeys.has(e.i),
     ownOnly(e) {
       if (releasedEarly.has(e.i)) return true;
       const mineKey = constant.get(e.actor);

@@ -25,6 +25,13 @@ export function meet(a: Values, b: Values): boolean {
   return false;
 }
 
+/** Whether every value of `a` is one of `b`'s: a row named by `a` is one `b` names too, no value of its own beside them. */
+export function within(a: Values, b: Values): boolean {
+  if (a === null || b === null) return true;
+  for (const v of a) if (!b.has(v)) return false;
+  return true;
+}
+
 export function union(a: Values | undefined, b: Values): Values {
   if (a === undefined) return b;
   if (a === null || b === null) return null;
@@ -55,8 +62,11 @@ function deliveredValues(data: unknown): Set<string> {
   return out;
 }
 
-/** A UUID's text (8-4-4-4-12 hex digits), as `env.random.uuid()` or gen_random_uuid() give them. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * A random UUID (version 4, as gen_random_uuid(), crypto.randomUUID() and `env.random.uuid()` give them): one a process
+ * drew for itself. A name-based one (versions 3 and 5) is the same for everyone naming the same thing.
+ */
+export const RANDOM_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
 export function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
@@ -95,4 +105,50 @@ export function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
     }
   }
   return all;
+}
+
+/**
+ * Whether a process other than the statement's own ran the same statement with the same
+ * parameters (or, `alike: 'text'`, the same text) somewhere in `trace`: a row it locks is then one every worker locks (a gate, a
+ * mutex row), not a row of the worker's own.
+ */
+export function ranByOthers(trace: readonly TraceEvent[], alike: 'text and parameters' | 'text' = 'text and parameters'): (e: TraceEvent) => boolean {
+  let runs: Map<string, Set<string>> | null = null;
+  // Among the handlings of one message (a worker handling another order locks that order's row);
+  // a process that takes no deliveries (a relay) is compared with every other.
+  const handlings = handlingsOf(trace);
+  const messageAt = (e: TraceEvent) => handlings.find((h) => h.process === e.actor && h.from <= e.i && e.i < h.to)?.message ?? '';
+  const keyOf = (e: TraceEvent) => {
+    const data = e.data as { sql?: unknown; params?: unknown } | undefined;
+    const text = alike === 'text' ? String(data?.sql ?? '') : `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
+    return `${messageAt(e)}\0${text}`;
+  };
+  const gather = () => {
+    const found = new Map<string, Set<string>>();
+    for (const e of trace) if (e.type === 'db') found.set(keyOf(e), (found.get(keyOf(e)) ?? new Set()).add(e.actor));
+    return found;
+  };
+  return (e) => [...((runs ??= gather()).get(keyOf(e)) ?? [])].some((a) => a !== e.actor);
+}
+
+/**
+ * Whether a process other than `actor` passed `value` to a statement on `table` (reading or
+ * writing it) somewhere in `trace`: a row named by values the others use there too is their row
+ * as well, not one of the worker's own (its slot, its attempt). `tablesOf` says which tables a
+ * statement's text reads and writes.
+ */
+export function valueUsersIn(trace: readonly TraceEvent[], tablesOf: (sql: string) => readonly string[]): (value: string, table: string, actor: string) => boolean {
+  let users: Map<string, Set<string>> | null = null;
+  const gather = () => {
+    const found = new Map<string, Set<string>>();
+    for (const e of trace) {
+      if (e.type !== 'db') continue;
+      const data = e.data as { sql?: unknown; params?: unknown } | undefined;
+      const values = valuesOf(data);
+      if (!values?.size) continue;
+      for (const t of tablesOf(String(data?.sql ?? ''))) for (const v of values) found.set(`${t}\0${v}`, (found.get(`${t}\0${v}`) ?? new Set()).add(e.actor));
+    }
+    return found;
+  };
+  return (value, table, actor) => [...((users ??= gather()).get(`${table}\0${value}`) ?? [])].some((a) => a !== actor);
 }

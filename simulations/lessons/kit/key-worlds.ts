@@ -283,6 +283,18 @@ export const OPERATOR_RERUN_MS = 26 * HOUR_MS;
  * claim and waits for the provider's answer (300 ms). The next day's rerun still comes, and takes
  * over what a crash left claimed.
  */
+/**
+ * On seeds 3, 11, 19, … the nightly run falls on the month's last evening: from the run's start
+ * (Monday 5 January, 09:00 UTC) to Saturday 31 January, 22:00 UTC. The rerun 26 h later is on
+ * Monday 2 February at 00:00: a key with the billing month names another operation.
+ */
+export const MONTH_END_MS = (26 * 24 + 13) * HOUR_MS;
+export function monthEndOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 8 === 3;
+}
+/** When the nightly run starts on a seed's world (0: at the run's start, 09:00 on 5 January). */
+export const nightlyStartOn = (seed: number | undefined): number => (monthEndOn(seed) ? MONTH_END_MS : 0);
+
 export const RERUN_AT_ONCE = { atMs: 100, why: 'the dashboard shows no progress, so I am starting the billing job by hand as well' };
 export function rerunAtOnceOn(seed: number | undefined): boolean {
   return seed !== undefined && seed % 8 === 5;

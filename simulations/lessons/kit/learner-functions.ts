@@ -11,6 +11,7 @@
 import type { TraceEvent } from '../../engine/types';
 import type { SimDatabase } from '../../db/port';
 import { sqlCodeOnly } from '../../db/sql-words';
+import { asWritten } from '../../db/advisory-locks';
 
 const CREATES = /\bcreate\b[\s\S]*\b(?:function|procedure)\b/i;
 /** How deep a function's calls of other functions of the learner's are followed. */
@@ -22,6 +23,9 @@ const FUNCTIONS_SQL = `SELECT p.proname AS name, p.prosrc AS body
 
 const sqlOf = (e: TraceEvent) => String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
 
+/** What joins a statement and the bodies of the functions it calls (`withBodies`). */
+export const BODIES = '\n;\n';
+
 /** `sql` with the body of every function of `functions` it calls appended (and theirs, `DEPTH` deep). */
 export function withBodies(sql: string, functions: ReadonlyMap<string, string>, depth = DEPTH): string {
   if (depth === 0 || functions.size === 0) return sql;
@@ -32,7 +36,7 @@ export function withBodies(sql: string, functions: ReadonlyMap<string, string>, 
     if (body !== undefined && !bodies.includes(body)) bodies.push(body);
   }
   if (!bodies.length) return sql;
-  return [sql, ...bodies.map((b) => withBodies(b, functions, depth - 1))].join('\n;\n');
+  return [sql, ...bodies.map((b) => withBodies(b, functions, depth - 1))].join(BODIES);
 }
 
 /**
@@ -44,7 +48,8 @@ export async function withLearnerFunctions(trace: readonly TraceEvent[], db: Pic
   const createsView = trace.some((e) => e.type === 'db' && CREATES_VIEW.test(sqlOf(e)));
   if (!creates && !createsView) return trace;
   const functions = new Map<string, string>();
-  if (creates) for (const row of await db.inspect(FUNCTIONS_SQL)) functions.set(String(row.name).toLowerCase(), String(row.body ?? ''));
+  // A body's advisory-lock calls as written (the tab makes them as the calling process: ../../db/advisory-locks.ts).
+  if (creates) for (const row of await db.inspect(FUNCTIONS_SQL)) functions.set(String(row.name).toLowerCase(), asWritten(String(row.body ?? '')));
   const views = new Map<string, string>();
   if (createsView) for (const row of await db.inspect(VIEWS_SQL)) views.set(String(row.name).toLowerCase(), String(row.body ?? '').trim().replace(/;$/, ''));
   if (!functions.size && !views.size) return trace;

@@ -38,17 +38,13 @@
  * provider (`checkHoldsUnlessKeyed`).
  */
 import type { TraceEvent } from '../../engine/types';
-import { formatSimTime } from '../../engine/sim-time';
 import { executedName, preparedStatement, sqlCodeOnly, transactionBoundary } from '../../db/sql-words';
 import { HeldLocks, OWN_CONNECTION } from './held-locks';
-import { withLearnerFunctions } from './learner-functions';
-import { answerIgnored, ignoredAnswerSentence } from '../../engine/contention';
-import { advisoryLockKeys, NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
-import { preparedStatements } from './prepared';
-import { bare, insertedKeyValues, insertMayConflict, readUniqueKeys, type UniqueKeys } from './unique-keys';
-import { LOCK_TABLE_EXCLUSIVELY, shapeOf, uniqueKeysOf } from './statement-shape';
-import { handlingsOf, meet, union, UUID, valueUsers, valuesOf, type Handling, type Values } from './handlings';
-import type { Invariant } from './scenario';
+import { answerIgnored } from '../../engine/contention';
+import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
+import { bare, insertedKeyValues, insertMayConflict, type UniqueKeys } from './unique-keys';
+import { LOCK_TABLE_EXCLUSIVELY, shapeOf } from './statement-shape';
+import { handlingsOf, meet, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, type Handling, type Values } from './handlings';
 
 /** A process's open transaction, as far as this checker follows it. */
 interface Open {
@@ -68,9 +64,15 @@ interface Open {
   written: Map<string, Values>;
   /** Rows it locked before any unchecked answer (a write or FOR UPDATE that returned them): their tables and values. */
   /** `decided`: some of them the code looked at (a claim), not only rows it changed unread (a lock row touched). */
-  locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean };
+  locked?: { tables: readonly string[]; values: Values; inserted: boolean; decided: boolean; shared: boolean };
   /** Tables it locked IN SHARE MODE before any unchecked answer: a later write to one waits for every other holder, or deadlocks with it. */
   shared?: string[];
+  /** Whether a statement has taken its snapshot yet (anything but SET, SAVEPOINT and LOCK TABLE). */
+  snapshotTaken: boolean;
+  /** Whether a LOCK TABLE every worker takes came before the snapshot: at REPEATABLE READ only such a lock keeps the reads current. */
+  lockedBeforeSnapshot: boolean;
+  /** Rows a write of its took, the code reading what it got (a claim): once committed, the handling holds them. */
+  claim?: { tables: readonly string[]; values: Values; inserted: boolean; shared: boolean };
   /** Rows it read FOR SHARE: a later write of them waits for every other holder, or deadlocks with it. */
   sharedRows?: { tables: readonly string[]; values: Values };
 }
@@ -98,6 +100,19 @@ export function firstUncheckedAct(
 ): UncheckedAct | null {
   const handlings = handlingsOf(trace);
   const usedByOthers = valueUsers(trace);
+  /** Whether another process ran a statement alike, values and all: a row it locks is every worker's gate. */
+  const byOthers = ranByOthers(trace);
+  const textByOthers = ranByOthers(trace, 'text');
+  let writers: Map<string, Set<string>> | null = null;
+  const gatherWriters = () => {
+    const found = new Map<string, Set<string>>();
+    for (const w of trace) if (w.type === 'db') for (const t of shapeOf(String((w.data as { sql?: unknown } | undefined)?.sql ?? '')).writes) found.set(t, (found.get(t) ?? new Set()).add(w.actor));
+    return found;
+  };
+  /** Whether a process other than `actor` wrote `table` somewhere in the trace. */
+  const writtenByOthers = (table: string, actor: string) => [...((writers ??= gatherWriters()).get(table) ?? [])].some((a) => a !== actor);
+  /** Whether another process used a value on a table: a row named by such values is every worker's, not the worker's own. */
+  const usedIn = valueUsersIn(trace, (sql) => { const sh = shapeOf(sql); return [...sh.reads, ...sh.writes]; });
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
   const handling = new Map<string, Handling>();
@@ -106,7 +121,7 @@ export function firstUncheckedAct(
   /** A process's committed transaction that left an unchecked answer, until the process decides again. */
   const pending = new Map<string, TraceEvent>();
   /** Processes whose handling already took the operation with a statement of its own (a claim that returned its row): the tables and values it took. */
-  const claimed = new Map<string, { tables: readonly string[]; values: Values; inserted: boolean }>();
+  const claimed = new Map<string, { tables: readonly string[]; values: Values; inserted: boolean; shared: boolean }>();
   /**
    * Prepared statements (PREPARE), by name: an EXECUTE is judged as the statement it runs. One map
    * for all processes: in the tab they share one session, so one process may run what another
@@ -176,7 +191,7 @@ export function firstUncheckedAct(
      */
     const alreadyTaken = (tables: readonly string[]) => {
       const c = claimed.get(e.actor);
-      return c !== undefined && (!tables.some((t) => c.tables.includes(t)) ? relyOn(c) : meet(c.values, values));
+      return c !== undefined && (!tables.some((t) => c.tables.includes(t)) ? (c.shared || within(c.values, values)) && relyOn(c) : meet(c.values, values));
     };
     /**
      * Whether the row a statement names by `taken` is this attempt's own, which no other worker
@@ -190,13 +205,20 @@ export function firstUncheckedAct(
     const ownRow = (taken: Values) => {
       if (taken === null) return values === null && OWN_CONNECTION.test(sql);
       const delivered = handling.get(e.actor)?.delivered;
-      const mine = (v: string) => v.includes(e.actor) || (UUID.test(v) && !delivered?.has(v) && !usedByOthers(v, e.actor));
+      const mine = (v: string) => v.includes(e.actor) || (RANDOM_UUID.test(v) && !delivered?.has(v) && !usedByOthers(v, e.actor));
       // An INSERT's row is named by its unique keys: its own when each key holds a value of its own
       // (the worker's name beside the order), or when no key is filled at all (a sequence's id).
       const keys = !shape.inserts || executing !== null || uniqueKeys === null ? null : insertMayConflict(sql, uniqueKeys) ? insertKeys() : [];
       if (keys !== null) return keys.every((key) => [...key].some(mine));
       return taken.size > 0 && [...taken].every(mine);
     };
+    /**
+     * Whether the row named by `rows` in `tables` is every worker's, not one of the worker's own:
+     * each of its values was used on one of those tables by another process too (the order's key,
+     * not the worker's slot or a random attempt number).
+     */
+    const everyWorkers = (tables: readonly string[], rows: Values) =>
+      rows !== null && rows.size > 0 && [...rows].every((v) => !v.includes(e.actor) && tables.some((t) => usedIn(v, t, e.actor)));
     /**
      * A row of another table taken before counts as the operation taken; when it was an INSERT's
      * and the tables' unique keys were not read, say so, so that the caller judges again with them
@@ -215,16 +237,24 @@ export function firstUncheckedAct(
       return keys === null ? values : new Set(keys.flatMap((k) => [...k]));
     };
     let held = locks.get(e.actor);
-    if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys)));
+    if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys, byOthers)));
     const boundary = transactionBoundary(sql);
     const shaped = shapeOf(sql);
     // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing by its locks.
     const shape = answerIgnored(e) && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
-    const returned = Array.isArray(data?.rows) ? data.rows.length : 0;
+    // A function's write answers with the value it returned (a row comes back either way); a DO
+    // block's, by running without raising (./statement-shape.ts, `callsWrite`).
+    const returned =
+      shaped.callsWrite === 'no-error' ? (e.type === 'db' ? 1 : 0)
+      : !Array.isArray(data?.rows) ? 0
+      // Inside a transaction the code's reading of it is the decision (a function may answer
+      // "duplicate" as true); outside one, where reads are not watched, a null, false or 0 took nothing.
+      : shaped.callsWrite === 'value' && !open.has(e.actor) ? (data.rows as Record<string, unknown>[]).filter((r) => Object.values(r).some((v) => v !== null && v !== false && v !== undefined && v !== 0)).length
+      : data.rows.length;
     /** The rows its answer counts: those returned, or for a write without RETURNING those it changed (its rowCount). */
     const counted = returned > 0 || shaped.kind !== 'write' || typeof data?.affected !== 'number' ? returned : data.affected;
     /** Whether the code looked at its answer (its rows, or its rowCount). */
-    const rowsRead = data?.rowsRead === true;
+    const rowsRead = data?.rowsRead === true || shaped.callsWrite === 'no-error';
     /** Whether it changed or returned rows (unknown counts as changed): a write that touched nothing holds nothing. */
     const touched = returned > 0 || typeof data?.affected !== 'number' || data.affected > 0;
     if (boundary === 'begin') {
@@ -232,58 +262,99 @@ export function firstUncheckedAct(
       const level = shape.level ?? strictSession.get(e.actor) ?? null;
       const ignoresFailure = failureIgnored.has(e);
       const safe = held.session > 0 || (level === 'serializable' && !ignoresFailure);
-      open.set(e.actor, { safe, repeatable: level === 'repeatable read', ignoresFailure, unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map() });
+      open.set(e.actor, { safe, repeatable: level === 'repeatable read', ignoresFailure, unchecked: null, uncheckedTables: [], uncheckedValues: null, written: new Map(), snapshotTaken: false, lockedBeforeSnapshot: false });
       continue;
     }
     const tx = open.get(e.actor);
     if (boundary === 'end') {
       open.delete(e.actor);
       held.inTransaction = false;
+      // A claim committed is the handling's, as one made outside a transaction: its later
+      // transactions' reads of it (a fencing token checked) decide nothing another worker could slip past.
+      if (tx?.claim && shape.kind !== 'rollback' && e.type === 'db') {
+        const before = claimed.get(e.actor);
+        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...tx.claim.tables], values: union(before?.values, tx.claim.values), inserted: (before?.inserted ?? false) || tx.claim.inserted, shared: (before?.shared ?? false) || tx.claim.shared });
+      }
       if (tx && !tx.safe && tx.unchecked && shape.kind !== 'rollback' && e.type === 'db') pending.set(e.actor, tx.unchecked);
       // A transaction that read no answer unchecked and took nothing (a lease pushed forward by
       // key alone, a note) decided nothing: an earlier transaction's unchecked answer still stands.
       else if (!tx || tx.safe || tx.locked?.decided) pending.delete(e.actor);
       continue;
     }
-    const lockedBefore = held.any;
+    const heldBefore = held.any;
     held.see(e);
+    // At REPEATABLE READ the transaction's first statement takes the snapshot every read of it
+    // sees, before any lock it waits for: only a LOCK TABLE ahead of it (which takes no snapshot)
+    // keeps what the reads see current.
+    if (tx && !tx.snapshotTaken) {
+      if (/^\s*lock\b/i.test(sqlCodeOnly(sql))) tx.lockedBeforeSnapshot = held.any;
+      else if (!/^\s*(?:set|savepoint|release)\b/i.test(sqlCodeOnly(sql))) tx.snapshotTaken = true;
+    }
+    const lockedBefore = heldBefore && !(tx?.repeatable && !tx.lockedBeforeSnapshot);
     if (e.type === 'db-error') continue;
     if (!tx) {
       // Outside a transaction: a statement that takes the operation (or may: a plain INSERT) is a decision of its own.
       if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
       if (shape.resetsSession) strictSession.delete(e.actor);
+      // A read made while the process holds a session lock every worker takes is a decision of
+      // its own: whoever held the lock before has committed what it did, and this read sees it.
+      if (held.session > 0 && (shape.kind === 'read' || shape.kind === 'locking-read')) pending.delete(e.actor);
       // A lock taken outside a transaction (SELECT … FOR UPDATE) ends with its statement: it takes nothing.
       if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns))) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
-        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, rowValues()), inserted: (before?.inserted ?? false) || shape.inserts });
+        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, rowValues()), inserted: (before?.inserted ?? false) || shape.inserts, shared: (before?.shared ?? false) || everyWorkers([...shape.writes, ...shape.reads], rowValues()) || !textByOthers(e) });
       }
       continue;
     }
     if (touched) for (const t of shape.writes) tx.written.set(t, union(tx.written.get(t), values));
     // SET SESSION CHARACTERISTICS or default_transaction_isolation inside a transaction: for the session's next ones.
     if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
+    if (shape.kind === 'write' && rowsRead && counted > 0 && !(returned > 0 && shape.alwaysReturns) && !ownRow(values)) {
+      // Named by what it was called with and by what it returned (a fencing token, the row's id).
+      const named = union(union(tx.claim?.values, values), valuesOf({ params: Array.isArray(data?.rows) ? data.rows.flatMap((r) => Object.values(r as object)) : [] }));
+      tx.claim = { tables: [...(tx.claim?.tables ?? []), ...shape.writes, ...shape.reads], values: named, inserted: (tx.claim?.inserted ?? false) || shape.inserts, shared: (tx.claim?.shared ?? false) || everyWorkers([...shape.writes, ...shape.reads], rowValues()) || !textByOthers(e) };
+    }
     if (tx.safe) continue;
     const openTx = tx;
     /** This statement's rows stay locked to the transaction: a later read of the same rows (or of other tables) rests on them. */
     const lockRows = (tables: readonly string[], rows: Values = values, decided = true) => {
       // A row keyed on the worker's own name alone (its heartbeat, its counter) is no other worker's.
       if (ownRow(rows)) return;
-      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, rows), inserted: (openTx.locked?.inserted ?? false) || shape.inserts, decided: (openTx.locked?.decided ?? false) || decided };
+      openTx.locked = { tables: [...(openTx.locked?.tables ?? []), ...tables], values: union(openTx.locked?.values, rows), inserted: (openTx.locked?.inserted ?? false) || shape.inserts, decided: (openTx.locked?.decided ?? false) || decided, shared: (openTx.locked?.shared ?? false) || byOthers(e) || everyWorkers(tables, rows) || !textByOthers(e) };
     };
     /**
-     * Whether rows the transaction locked before cover a read of `tables` with this statement's
-     * values: the operation's row itself, or rows of another table (a lock row keyed alike); not
-     * another row of the same table (the worker's own counter row beside the key it then checks).
+     * Whether rows the transaction locked before cover a read of `tables`: the operation's row
+     * itself, a lock row of another table, or a gate row of the same table (every worker locks it
+     * first, so the reads after it take turns). Rows of the worker's own never got here (`lockRows`).
      */
     const lockedBy = (tables: readonly string[]) => {
       const l = openTx.locked;
-      return l !== undefined && (!tables.some((t) => l.tables.includes(t)) ? relyOn(l) : meet(l.values, values));
+      // At REPEATABLE READ a row lock waited for leaves the snapshot as it was: the reads after it see no more.
+      if (openTx.repeatable) return false;
+      if (l === undefined) return false;
+      return !tables.some((t) => l.tables.includes(t)) ? (l.shared || within(l.values, values)) && relyOn(l) : l.shared || meet(l.values, values);
     };
     /** Whether some unique key this INSERT fills takes only values the check read; `unknown` when that cannot be read. */
     const keyFromCheck = (checked: Values, unknown = true) => {
       const keys = checked === null ? null : insertKeys();
       return keys === null ? unknown : keys.some((key) => [...key].every((v) => checked!.has(v)));
+    };
+    /**
+     * Whether some unique key this INSERT fills takes only values every handling of the message
+     * would put there: the delivery's, the check's, or one another process passed too (a key
+     * hashed from the order), not the worker's own.
+     */
+    const keyFromDelivery = (checked: Values) => {
+      if (executing !== null || uniqueKeys === null) return false;
+      // A literal in the key is every worker's alike only if another process ran this very text
+      // (not one with a token of its own spliced in).
+      const literals = textByOthers(e) ? 'skip' : sql.includes(e.actor) ? 'unknown' : 'skip-words';
+      const keys = insertedKeyValues(sql, uniqueKeys, Array.isArray(data?.params) ? data.params : [], literals);
+      const delivered = handling.get(e.actor)?.delivered;
+      // No other process wrote this table: nothing shows the key to be this worker's own.
+      const unseen = !shape.writes.some((t) => writtenByOthers(t, e.actor));
+      return keys !== null && keys.some((key) => [...key].every((v) => !v.includes(e.actor) && (unseen || delivered?.has(v) || checked?.has(v) || usedByOthers(v, e.actor))));
     };
     const shareMode = /\bshare\s+mode\b/i.test(sql) ? LOCK_IN_SHARE_MODE.exec(sqlCodeOnly(sql)) : null;
     if (shareMode && tx.unchecked === null) tx.shared = [...(tx.shared ?? []), ...shareMode[1]!.split(',').map((t) => bare(t))];
@@ -296,7 +367,7 @@ export function firstUncheckedAct(
       // REPEATABLE READ: this write of the rows the check read fails if another transaction changed or added them since the snapshot.
       tx.safe = true;
     }
-    else if (tx.unchecked !== null && (shape.kind === 'write' || shape.kind === 'plain-insert') && (shape.writes.some((t) => tx.shared?.includes(t)) || (shape.kind === 'write' && sharedRowsWritten(tx.sharedRows, shape.writes, values)))) {
+    else if (tx.unchecked !== null && shape.writes.length > 0 && (shape.writes.some((t) => tx.shared?.includes(t)) || (touched && sharedRowsWritten(tx.sharedRows, shape.writes)))) {
       // SHARE admits other SHARE holders but not their writes: this write waits until every other
       // worker that locked the table before its check has ended, and when that one writes too,
       // PostgreSQL fails one of the two (deadlock detected). The check stands until the COMMIT.
@@ -310,6 +381,9 @@ export function firstUncheckedAct(
       // in another (a claims table beside the results): either way only one of them gets past it.
       const sameTable = shape.writes.some((t) => tx.uncheckedTables.includes(t));
       if (tx.unchecked !== null && meet(values, tx.uncheckedValues) && keyFromCheck(tx.uncheckedValues, sameTable)) tx.safe = true;
+      // Or a key every handling of the message fills alike: values of the delivery, literals and
+      // values the check read (a claims table keyed on the order id, whatever the check read it by).
+      else if (tx.unchecked !== null && keyFromDelivery(tx.uncheckedValues)) tx.safe = true;
       // Before any check, the inserted row is taken: another worker's INSERT of it waits, then fails.
       else if (tx.unchecked === null) lockRows(shape.writes, rowValues());
     } else if (shape.kind === 'write' || shape.kind === 'locking-read') {
@@ -318,8 +392,11 @@ export function firstUncheckedAct(
         // checked; one made on an earlier read is not, since the row comes back either way.
         if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
       } else if (counted > 0 && (shape.kind === 'locking-read' || rowsRead)) {
-        if (tx.unchecked === null) lockRows([...shape.reads, ...shape.writes]);
-        else tx.safe = true;
+        if (tx.unchecked === null) {
+          lockRows([...shape.reads, ...shape.writes]);
+        }
+        // A re-read under the lock decides again, when the code looks at what it returned.
+        else if (rowsRead) tx.safe = true;
       } else if (tx.unchecked === null && shape.kind === 'write' && (returned > 0 || (typeof data?.affected === 'number' && data.affected > 0))) {
         // Rows it changed stay locked to it until COMMIT, whether or not the code looked at the
         // count: an UPDATE of a lock row that is always there makes the other worker wait for the
@@ -341,57 +418,10 @@ export function firstUncheckedAct(
   return null;
 }
 
-/** Whether a write of `tables` with `values` names rows the transaction read FOR SHARE. */
-function sharedRowsWritten(shared: Open['sharedRows'], tables: readonly string[], values: Values): boolean {
-  return shared !== undefined && tables.some((t) => shared.tables.includes(t)) && meet(values, shared.values);
-}
-
 /**
- * A worker acts only on what it checked in a way no other worker could change before it acted:
- * the model of two overlapping transactions on PostgreSQL (see the module's comment), which this
- * tab's one session cannot run.
+ * Whether a write of `tables` (by key, by a surrogate id, through a function) writes a table the
+ * transaction read FOR SHARE: the rows it read there are the ones it goes on to change.
  */
-function checkHolds(keyedCallsAreSafe: boolean): Invariant {
-  return {
-    id: 'check-holds-when-acting',
-    title: 'A transaction acts only on what no other worker could change before it did',
-    async check({ outcome, db }) {
-      // On PostgreSQL the transactions do overlap: the other invariants see the race itself.
-      if (db.name !== 'pglite') return { held: true, detail: 'on PostgreSQL two transactions run at once for real: the other invariants judge what they did' };
-      const trace = await withLearnerFunctions(outcome.trace, db);
-      const prepared = await preparedStatements(trace, db);
-      const lockKeys = await advisoryLockKeys(trace, db);
-      const uniqueKeys = await uniqueKeysOf(trace, db);
-      const needs: { uniqueKeys?: boolean } = {};
-      let found = firstUncheckedAct(trace, keyedCallsAreSafe, prepared, lockKeys, uniqueKeys, needs);
-      // Held on a row an INSERT took in another table: whether that row was the attempt's own
-      // takes the tables' unique keys, read only now (most runs never need them).
-      if (!found && needs.uniqueKeys) found = firstUncheckedAct(trace, keyedCallsAreSafe, prepared, lockKeys, await readUniqueKeys(db));
-      if (!found) return { held: true, detail: 'every side effect rested on a check no overlapping transaction could slip past' };
-      const { call, read, afterCommit } = found;
-      const sql = String((read.data as { sql?: unknown } | undefined)?.sql ?? '').replace(/\s+/g, ' ').trim();
-      const model = 'This verdict rests on a model of PostgreSQL: PGlite runs one transaction at a time, so here the other worker waited for the COMMIT, while on PostgreSQL the two transactions run at once. ';
-      const ignoredLock = ignoredAnswerSentence(outcome.trace, call, `called ${call.call}`);
-      return {
-        held: false,
-        detail:
-          `${call.actor} called ${call.call} at ${formatSimTime(call.t)} ${afterCommit ? 'after committing a transaction' : 'inside a transaction'} whose decision rested on "${sql.length > 90 ? `${sql.slice(0, 89)}…` : sql}" (${formatSimTime(read.t)}), a read that locks nothing. ` +
-          `Another worker got the same message: its transaction can read the same answer before this one commits, and both go on to ${call.call}. ${ignoredLock}${model}` +
-          'Decide with a statement that takes the operation atomically (INSERT … ON CONFLICT DO NOTHING RETURNING, or an UPDATE … WHERE … RETURNING, and look at what it returned), or take a lock every worker takes before you read.',
-        step: call.i,
-      };
-    },
-  };
+function sharedRowsWritten(shared: Open['sharedRows'], tables: readonly string[]): boolean {
+  return shared !== undefined && tables.some((t) => shared.tables.includes(t));
 }
-
-/** For lessons whose provider keeps no idempotency key, or whose answers move: every second call is the harm. */
-export const checkHoldsWhenActing = checkHolds(false);
-/** For lessons whose provider honours idempotency keys: a call with a key is the provider's to dedupe. */
-export const checkHoldsUnlessKeyed = checkHolds(true);
-
-/** The targeted hint of every lesson that checks it. */
-export const CHECK_HOLDS_HINT = {
-  id: 'check-holds-when-acting',
-  invariant: 'check-holds-when-acting',
-  text: 'Your transaction decided on a SELECT that locks nothing, and a lock taken after it, or an INSERT … ON CONFLICT DO NOTHING whose answer you never look at, does not change that. On PostgreSQL another worker\'s transaction runs at the same time, reads the same answer, and both go on. Make the decision itself atomic — act only when INSERT … ON CONFLICT DO NOTHING RETURNING (or an UPDATE … WHERE … RETURNING) gave you the row — or take a lock every worker takes before you read.',
-};

@@ -29,7 +29,7 @@ function withClockAhead(handler: (msg: never, env: Env) => Promise<unknown>, ahe
  * From the run's start (Monday 5 January, 09:00 UTC) to 23:59:30 UTC on Sunday 31 May: the day,
  * the ISO week and the month turn together at the next midnight.
  */
-const NEAR_MIDNIGHT_MS = (146 * 24 * 3600 + 14 * 3600 + 59 * 60 + 30) * 1000;
+export const NEAR_MIDNIGHT_MS = (146 * 24 * 3600 + 14 * 3600 + 59 * 60 + 30) * 1000;
 /** From the run's start to 03:59:30 UTC on 1 June: 23:59:30 on 31 May in New York (UTC−4 in summer). */
 const NEAR_NEW_YORK_MIDNIGHT_MS = NEAR_MIDNIGHT_MS + 4 * 3_600_000;
 /** From the run's start to 07:59:30 UTC on 1 June: 23:59:30 on 31 May in Anchorage (UTC−8 in summer). */

@@ -2,6 +2,7 @@
  * Two relays sharing one outbox: whether a relay's transaction kept the other relay off the rows
  * it published, as PostgreSQL runs two transactions at once (PGlite runs them one at a time).
  */
+import { ranByOthers } from './handlings';
 import type { TraceEvent } from '../../engine/types';
 import { memoByText } from '../../engine/text-memo';
 import { HeldLocks } from './held-locks';
@@ -274,10 +275,11 @@ function outboxIds(rows: unknown): number[] | null {
 }
 
 /** Whether the transaction's statements so far (up to a publish by `actor`) keep another relay off what it publishes. */
-function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, publish: TraceEvent, prepared: ReadonlyMap<string, string>, lockKeys: LockKeys): boolean {
+function relayLocked(tx: { events: readonly TraceEvent[]; before: readonly TraceEvent[] }, publish: TraceEvent, prepared: ReadonlyMap<string, string>, lockKeys: LockKeys, byOthers: (e: TraceEvent) => boolean): boolean {
   const actor = publish.actor;
   // A session lock taken before BEGIN and still held keeps the other relays out for the whole transaction.
-  const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY, lockKeys);
+  // A row of another table locked FOR UPDATE by every relay (a mutex row) makes the relays take turns.
+  const held = new HeldLocks(actor, LOCK_TABLE_OUTBOX_EXCLUSIVELY, lockKeys, (e, sql) => !readsOutbox(sql) && outboxWrite(sql) === null && byOthers(e));
   for (const e of tx.before) held.see(e);
   held.inTransaction = false;
   /** Outbox rows this transaction has locked so far (FOR UPDATE, DELETE or a guarded UPDATE … RETURNING), each with the position it was locked at. */
@@ -349,7 +351,8 @@ export const locksWhatItPublishes: Invariant = {
     const trace = await withLearnerFunctions(outcome.trace, db);
     const prepared = await preparedStatements(trace, db);
     const lockKeys = await advisoryLockKeys(trace, db);
-    const found = firstInTransaction(trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e, prepared, lockKeys));
+    const byOthers = ranByOthers(trace);
+    const found = firstInTransaction(trace, (e, tx) => e.type === 'publish' && !relayLocked(tx, e, prepared, lockKeys, byOthers));
     if (!found) return { held: true, detail: 'every row published from inside a transaction was locked before or as it was read' };
     const { e } = found;
     const ignored = ignoredAnswerSentence(outcome.trace, e, 'published the same rows');

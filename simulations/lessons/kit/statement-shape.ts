@@ -8,6 +8,7 @@ import type { TraceEvent } from '../../engine/types';
 import { memoByText } from '../../engine/text-memo';
 import { sqlCodeOnly, sqlAsRun } from '../../db/sql-words';
 import { bare, readUniqueKeys, type UniqueKeys } from './unique-keys';
+import { BODIES } from './learner-functions';
 
 /** LOCK TABLE of any table in a mode that conflicts with itself: two workers take turns. */
 export const LOCK_TABLE_EXCLUSIVELY =
@@ -40,6 +41,14 @@ export interface Shape {
    * them too. FOR KEY SHARE keeps out neither that nor an UPDATE of other columns: a plain read.
    */
   sharesRows: boolean;
+  /**
+   * A write made through the learner's code: `value`, a SELECT of a function whose body writes
+   * (./learner-functions.ts puts the body beside the call), which returns its row whether the write
+   * took anything or not, so its answer is the value it returned (true, an id: not null or false);
+   * `no-error`, a DO block that writes and raises when it took nothing, so its answer is that it
+   * ran without an error. Null for any other statement.
+   */
+  callsWrite: 'value' | 'no-error' | null;
 }
 
 
@@ -47,6 +56,35 @@ const NAME = String.raw`((?:"[^"]+"|[\w$]+)(?:\s*\.\s*(?:"[^"]+"|[\w$]+))?)`;
 /** A table read FROM or JOIN, or by the TABLE command (`TABLE operations`, a whole table, also in brackets). */
 const READ_TABLES = new RegExp(String.raw`(?:\b(?:from|join)\s+(?:only\s+)?|(?:^|\()\s*table\s+(?:only\s+)?)${NAME}`, 'gi');
 const WRITE_TABLES = new RegExp(String.raw`\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+${NAME}`, 'gi');
+
+/**
+ * Whether `text` holds a write that may take nothing: an upsert that does nothing on conflict or
+ * updates only WHERE something holds, or an UPDATE/DELETE with a WHERE. Its answer (a row, FOUND,
+ * ROW_COUNT) is a decision; an unguarded upsert's is not.
+ */
+function conditionalWrite(text: string): boolean {
+  if (/\bon\s+conflict\b[^;]*?\bdo\s+nothing\b/i.test(text)) return true;
+  if (/\bon\s+conflict\b[^;]*?\bdo\s+update\s+set\b[^;]*?\bwhere\b/i.test(text)) return true;
+  return /\b(?:update(?:\s+only)?\s+[\w."]+[^;]*?\bset\b|delete\s+from)[^;]*?\bwhere\b/i.test(text.replace(/\bon\s+conflict\b[^;]*/gi, ''));
+}
+
+/** The tables `sql` reads (FROM, JOIN, TABLE), by bare lower-case name: a name called with `(` is a function. */
+function tablesRead(sql: string): string[] {
+  return [...sql.matchAll(READ_TABLES)].filter((m) => !/^\s*\(/.test(sql.slice(m.index! + m[0].length))).map((m) => bare(m[1]!));
+}
+
+/**
+ * Whether a DO block fails when its write took nothing: `RETURNING … INTO STRICT`, or a RAISE after
+ * the write looked at FOUND or ROW_COUNT (a RAISE on a check made before the write is no answer of it).
+ */
+function answersByError(sql: string): boolean {
+  if (/\breturning\b[^;]*\binto\s+strict\b/i.test(sql)) return true;
+  const write = /\b(?:insert\s+into|update\s+[\w."]+[^;]*?\bset\b|delete\s+from)\b/i.exec(sql);
+  return write !== null && /\b(?:found|row_count)\b[\s\S]*\braise\s+(?:exception\b|sqlstate\b|'|using\b)/i.test(sql.slice(write.index));
+}
+
+/** Whether the learner's function bodies beside a statement may give up a lock quietly (NOWAIT, SKIP LOCKED, an exception handler). */
+const MAY_NOT_LOCK = /\bnowait\b|\bskip\s+locked\b|\bexception\s+when\b/i;
 
 export const shapeOf = memoByText((written: string): Shape => {
   // What a comment says counts for nothing: only code and the strings it passes; nor does a query
@@ -64,20 +102,34 @@ export const shapeOf = memoByText((written: string): Shape => {
   const isolation = !strict || (forLater && local) ? null : forLater ? 'session' : 'transaction';
   const level = isolation === null ? null : /\bserializable\b/i.test(sql) ? 'serializable' : 'repeatable read';
   const resetsSession = /^\s*(?:reset\s+(?:all|default_transaction_isolation)|discard\s+all)\b/i.test(code);
-  const reads = [...sql.matchAll(READ_TABLES)].map((m) => bare(m[1]!));
+  // The statement itself, without the bodies of the learner's functions it calls put beside it.
+  const head = sql.split(BODIES)[0]!;
+  const bodies = sql.slice(head.length);
+  const reads = tablesRead(sql);
   const writes = [...sql.matchAll(WRITE_TABLES)].map((m) => bare(m[1]!));
   const inserts = /^\s*insert\b/i.test(code);
   const conflictArm = /\bon\s+conflict\b[\s\S]*?\bdo\s+update\s+set\b([\s\S]*)$/i.exec(code)?.[1];
   const alwaysReturns = conflictArm !== undefined && !/\bwhere\b/i.test(conflictArm.split(/\breturning\b/i)[0]!) && !/\bxmax\b/i.test(code);
   let kind: Shape['kind'] = 'other';
+  let callsWrite: Shape['callsWrite'] = null;
   if (/^\s*(?:rollback|abort)\b/i.test(code)) kind = 'rollback';
-  else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
+  else if (bodies && tablesRead(head).length === 0 && /^\s*select\b/i.test(code) && conditionalWrite(sqlCodeOnly(bodies)) && /\b(?:returning|found|row_count)\b/i.test(bodies)) {
+    kind = 'write';
+    callsWrite = 'value';
+  } else if (writes.length > 0 && /^\s*do\b/i.test(code) && conditionalWrite(sql) && answersByError(sql)) {
+    kind = 'write';
+    callsWrite = 'no-error';
+  }
+  if (kind !== 'other') {
+    // decided above
+  } else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
     kind = inserts && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
-    kind = /\bfor\s+(?:no\s+key\s+)?update\b/i.test(code) ? 'locking-read' : 'read';
+    // A lock taken inside a function of the learner's that may give it up quietly locks nothing for sure.
+    kind = /\bfor\s+(?:no\s+key\s+)?update\b/i.test(code) && !(bodies && MAY_NOT_LOCK.test(bodies)) ? 'locking-read' : 'read';
   }
   const sharesRows = kind === 'read' && /\bfor\s+share\b/i.test(code);
-  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts, sharesRows };
+  return { kind, isolation, level, resetsSession, reads, writes, alwaysReturns, inserts, sharesRows, callsWrite };
 });
 
 /**

@@ -73,7 +73,7 @@ export function insertMayConflict(sql: string, uniqueKeys: UniqueKeys | null): b
 }
 
 /** `list`'s items at its top level: commas inside brackets do not split (strings are blanked already). */
-function topLevelItems(list: string): string[] {
+function topLevelItems(list: string, raw = list): string[] {
   const items: string[] = [];
   let depth = 0;
   let from = 0;
@@ -82,11 +82,11 @@ function topLevelItems(list: string): string[] {
     if (c === '(' || c === '[') depth++;
     else if (c === ')' || c === ']') depth--;
     else if (c === ',' && depth === 0) {
-      items.push(list.slice(from, i));
+      items.push(raw.slice(from, i));
       from = i + 1;
     }
   }
-  items.push(list.slice(from));
+  items.push(raw.slice(from));
   return items;
 }
 
@@ -96,7 +96,7 @@ function topLevelItems(list: string): string[] {
  * column puts both `$1`'s and `$2`'s. Null when that cannot be read (INSERT … SELECT, several rows,
  * no keys read, a key some of whose columns take no parameter): the caller then judges as before.
  */
-export function insertedKeyValues(sql: string, uniqueKeys: UniqueKeys | null, params: readonly unknown[]): ReadonlySet<string>[] | null {
+export function insertedKeyValues(sql: string, uniqueKeys: UniqueKeys | null, params: readonly unknown[], constants: 'unknown' | 'skip' | 'skip-words' = 'unknown'): ReadonlySet<string>[] | null {
   if (!uniqueKeys) return null;
   const insert = insertColumns(sql);
   if (!insert) return null;
@@ -107,6 +107,8 @@ export function insertedKeyValues(sql: string, uniqueKeys: UniqueKeys | null, pa
   const close = closingBracket(code, open);
   if (close < 0 || /^\s*,/.test(code.slice(close))) return null;
   const items = topLevelItems(code.slice(open + 1, close - 1));
+  // The same items as written, string literals and all (sqlCodeOnly keeps every position).
+  const written = topLevelItems(code.slice(open + 1, close - 1), sql.slice(open + 1, close - 1));
   if (items.length !== insert.named.length) return null;
   const out: Set<string>[] = [];
   for (const cols of uniqueKeys.get(insert.table) ?? []) {
@@ -114,7 +116,12 @@ export function insertedKeyValues(sql: string, uniqueKeys: UniqueKeys | null, pa
     const key = new Set<string>();
     for (const col of cols) {
       const refs = [...items[insert.named.indexOf(col)]!.matchAll(/\$(\d+)/g)].map((m) => params[Number(m[1]) - 1]);
-      // A column filled by a constant or a function (now(), a literal) says nothing of its own.
+      // A column filled by a constant or a function (now(), a literal) says nothing of its own;
+      // with `constants: 'skip'` a literal is every worker's alike, and the key is the rest.
+      const item = items[insert.named.indexOf(col)]!;
+      if (constants === 'skip' && !refs.length && !/\(/.test(item)) continue;
+      // 'skip-words': only a literal that names a kind ('receipt', 2), not a token spliced into the text ('tok-7f3a').
+      if (constants === 'skip-words' && !refs.length && /^\s*(?:'[a-z_ .-]*'|\d{1,3})\s*$/i.test(written[insert.named.indexOf(col)]!)) continue;
       if (!refs.length || refs.some((v) => v === null || v === undefined || typeof v === 'object')) return null;
       for (const v of refs) key.add(String(v));
     }

@@ -8,6 +8,14 @@ import type { Invariant } from './scenario';
 
 export const WEBHOOK_ORDER = 1042;
 export const WEBHOOKS = [{ id: 'evt_1', body: { eventId: 'evt_1', type: 'payment_intent.succeeded', orderId: WEBHOOK_ORDER, customer: CUSTOMER_EMAIL } }];
+/**
+ * Whether the handlers of a run with `seed` come up at 23:59:30 UTC (seeds 6, 14, 22, …): the
+ * event's redeliveries arrive after midnight, and a key with the day it arrived names another event.
+ */
+export function nearMidnightWebhooksOn(seed: number | undefined): boolean {
+  return seed !== undefined && seed % 8 === 6;
+}
+
 /** Whether a run with `seed` plays the fuller payment provider (odd seeds): webhooksFor, and a `deliveryAttempt` on each delivery. */
 export function fullerProviderOn(seed: number | undefined): seed is number {
   return seed !== undefined && seed % 2 === 1;

@@ -3,7 +3,7 @@ import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction, noStuckKeys } from '../kit/scenario';
 import { ACTORS, TABLES, crashAfterDb, crashBeforeAck, duplicate, receiptWorld } from '../kit/receipt-world';
 import { defineLesson } from '../kit/define';
-import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/check-holds';
 
 export default defineLesson({
   id: 'lease-expiry',

@@ -3,7 +3,7 @@ import { CHECK_MESSAGES, CRM_SETUP_SQL, checkWorker, crashAt, oneConsistentAnswe
 import { held, plural } from '../kit/predictions';
 import { handlerOf, messagesSettled, startsLate, type CodeError } from '../kit/scenario';
 import { defineLesson } from '../kit/define';
-import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/overlap';
+import { CHECK_HOLDS_HINT, checkHoldsWhenActing } from '../kit/check-holds';
 
 export default defineLesson({
   id: 'moving-answers',

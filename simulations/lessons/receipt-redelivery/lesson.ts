@@ -4,7 +4,7 @@ import { receiptsFor } from '../kit/predictions';
 import { atMostOneReceipt, everyOrderReceipted, messagesSettled, noEmailInsideTransaction } from '../kit/scenario';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
-import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/overlap';
+import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/check-holds';
 
 export default defineLesson({
   id: 'receipt-redelivery',

@@ -1,12 +1,13 @@
 /** The lesson "The webhook that arrived twice": Inbound webhooks. Its code is ./starter.ts and ./solution.ts. */
 import { receiptsFor } from '../kit/predictions';
 import { crash } from '../kit/outbox-world';
-import { everyPaymentConfirmed, fullerProviderOn, onePaymentEmailPerPayment, webhooksFor } from '../kit/webhook-world';
-import { handlerOf, messagesSettled, noEmailInsideTransaction, type CodeError, workerProcess } from '../kit/scenario';
+import { everyPaymentConfirmed, fullerProviderOn, nearMidnightWebhooksOn, onePaymentEmailPerPayment, webhooksFor } from '../kit/webhook-world';
+import { NEAR_MIDNIGHT_MS } from '../kit/receipt-world';
+import { handlerOf, messagesSettled, noEmailInsideTransaction, startsLate, type CodeError, workerProcess } from '../kit/scenario';
 import type { Delivery } from '../../engine/types';
 import { ownRecordNotProviderKey } from '../kit/own-record';
 import { defineLesson } from '../kit/define';
-import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/overlap';
+import { CHECK_HOLDS_HINT, checkHoldsUnlessKeyed } from '../kit/check-holds';
 
 export default defineLesson({
   id: 'webhook-dedupe',
@@ -19,6 +20,7 @@ export default defineLesson({
     'Here the payment provider delivers event evt_1 ("payment succeeded for order 1042") to two handlers at once. The starter sends the "payment received" e-mail every time.',
     'Store each event id with the same claim-and-complete pattern: the key is the event id, so a repeat that finds it done just acknowledges, and one that finds it claimed backs off and comes back later. Pass that key to the e-mail provider too, for a handler that crashes between sending and complete. And keep the lease short, say 60 s: the queue redelivers every 30 s, at most 10 times, and each delivery that finds a crashed handler\'s claim still running can only come back later.',
     'On odd-numbered seeds Explore plays a fuller provider: it sends the payment\'s "created" event (evt_0) for the same order first, which your handler should simply acknowledge, and every delivery carries a deliveryAttempt (1, 2, …) that changes on each redelivery while the event id stays. On seeds 1, 5, 9, … the customer also pays in two instalments: a second "succeeded" event, evt_2, a payment of its own that gets its own e-mail. A key must tell events apart, and name the same event the same way on every delivery.',
+    'On seeds 6, 14, 22, … the handlers come up at 23:59:30 UTC, so the event\'s redeliveries arrive after midnight: the same event on another day is still the same event.',
     'Explore also loses an e-mail on its way to the provider: the call times out and nothing was sent. An event marked done after that never gets its e-mail. It loses the answer to one that went as well: that call times out too, and a retry under another key sends the e-mail again.',
     'The lab models the webhook endpoint with its queue: returning \'ack\' is your endpoint answering 2xx, \'retry-later\' (or a throw) answering with an error, after which the provider sends the event again. Real providers retry over hours with growing gaps; the 30 s here keeps the demonstration short.',
   ],
@@ -33,15 +35,20 @@ export default defineLesson({
     // differs from the first (a new delivery id, a new signature time): the event id stays.
     const varied = fullerProviderOn(variation?.seed);
     const toEvent = varied ? (body: unknown, delivery: Delivery) => ({ ...(body as object), deliveryAttempt: delivery.attempt }) : undefined;
+    // On seeds 6, 14, 22, … the handlers come up 30 s before midnight UTC: redeliveries fall on the next day.
+    const late = nearMidnightWebhooksOn(variation?.seed) ? NEAR_MIDNIGHT_MS : 0;
     return {
       spec: {
-        processes: [workerProcess('handler-1', handler, codeErrors, toEvent), workerProcess('handler-2', handler, codeErrors, toEvent)],
+        processes: ['handler-1', 'handler-2'].map((id) => {
+          const spec = workerProcess(id, handler, codeErrors, toEvent);
+          return late ? startsLate(spec, late, `${id} comes up at 23:59:30 UTC on Sunday 31 May`) : spec;
+        }),
         messages: webhooksFor(variation?.seed),
         visibilityTimeoutMs: 30_000,
         maxReceives: 10,
         // A send gives up after 30 s, inside the handlers' 60 s lease (lib/consumer.ts: a lease longer than the work).
         providers: { timeoutMs: 30_000 },
-        horizonMs: 3_600_000,
+        horizonMs: late + 3_600_000,
       },
       observed: {},
       codeErrors,
