@@ -63,24 +63,28 @@ function deliveredValues(data: unknown): Set<string> {
 }
 
 /**
- * A random UUID (version 4, as gen_random_uuid(), crypto.randomUUID() and `env.random.uuid()` give them): one a process
+ * A random UUID (version 4, as gen_random_uuid() and `env.random.uuid()` give them): one a process
  * drew for itself. A name-based one (versions 3 and 5) is the same for everyone naming the same thing.
  */
 export const RANDOM_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
-export function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
-  // Gathered on the first question only: most traces never hold a UUID-shaped value to ask about.
-  let users: Map<string, Set<string>> | null = null;
+/**
+ * Which processes each key of `trace`'s statements belongs to (`keysOf` names a statement's keys),
+ * gathered on the first question only: whether a process other than `actor` has `key`.
+ */
+export function othersHave(trace: readonly TraceEvent[], keysOf: (e: TraceEvent) => Iterable<string>): (key: string, actor: string) => boolean {
+  let index: Map<string, Set<string>> | null = null;
   const gather = () => {
     const found = new Map<string, Set<string>>();
-    for (const e of trace) {
-      if (e.type !== 'db') continue;
-      for (const v of valuesOf(e.data as { params?: unknown }) ?? []) found.set(v, (found.get(v) ?? new Set()).add(e.actor));
-    }
+    for (const e of trace) if (e.type === 'db') for (const k of keysOf(e)) found.set(k, (found.get(k) ?? new Set()).add(e.actor));
     return found;
   };
-  return (value, actor) => [...((users ??= gather()).get(value) ?? [])].some((a) => a !== actor);
+  return (key, actor) => [...((index ??= gather()).get(key) ?? [])].some((a) => a !== actor);
+}
+
+/** Whether a process other than `actor` passed `value` to a statement somewhere in `trace`. */
+export function valueUsers(trace: readonly TraceEvent[]): (value: string, actor: string) => boolean {
+  return othersHave(trace, (e) => valuesOf(e.data as { params?: unknown }) ?? []);
 }
 
 /** Every handling of a delivery in `trace`. */
@@ -113,7 +117,6 @@ export function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
  * mutex row), not a row of the worker's own.
  */
 export function ranByOthers(trace: readonly TraceEvent[], alike: 'text and parameters' | 'text' = 'text and parameters'): (e: TraceEvent) => boolean {
-  let runs: Map<string, Set<string>> | null = null;
   // Among the handlings of one message (a worker handling another order locks that order's row);
   // a process that takes no deliveries (a relay) is compared with every other.
   const handlings = handlingsOf(trace);
@@ -123,12 +126,8 @@ export function ranByOthers(trace: readonly TraceEvent[], alike: 'text and param
     const text = alike === 'text' ? String(data?.sql ?? '') : `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
     return `${messageAt(e)}\0${text}`;
   };
-  const gather = () => {
-    const found = new Map<string, Set<string>>();
-    for (const e of trace) if (e.type === 'db') found.set(keyOf(e), (found.get(keyOf(e)) ?? new Set()).add(e.actor));
-    return found;
-  };
-  return (e) => [...((runs ??= gather()).get(keyOf(e)) ?? [])].some((a) => a !== e.actor);
+  const others = othersHave(trace, (e) => [keyOf(e)]);
+  return (e) => others(keyOf(e), e.actor);
 }
 
 /**
@@ -138,17 +137,10 @@ export function ranByOthers(trace: readonly TraceEvent[], alike: 'text and param
  * statement's text reads and writes.
  */
 export function valueUsersIn(trace: readonly TraceEvent[], tablesOf: (sql: string) => readonly string[]): (value: string, table: string, actor: string) => boolean {
-  let users: Map<string, Set<string>> | null = null;
-  const gather = () => {
-    const found = new Map<string, Set<string>>();
-    for (const e of trace) {
-      if (e.type !== 'db') continue;
-      const data = e.data as { sql?: unknown; params?: unknown } | undefined;
-      const values = valuesOf(data);
-      if (!values?.size) continue;
-      for (const t of tablesOf(String(data?.sql ?? ''))) for (const v of values) found.set(`${t}\0${v}`, (found.get(`${t}\0${v}`) ?? new Set()).add(e.actor));
-    }
-    return found;
-  };
-  return (value, table, actor) => [...((users ??= gather()).get(`${table}\0${value}`) ?? [])].some((a) => a !== actor);
+  const others = othersHave(trace, (e) => {
+    const data = e.data as { sql?: unknown; params?: unknown } | undefined;
+    const values = [...(valuesOf(data) ?? [])];
+    return tablesOf(String(data?.sql ?? '')).flatMap((t) => values.map((v) => `${t}\0${v}`));
+  });
+  return (value, table, actor) => others(`${table}\0${value}`, actor);
 }

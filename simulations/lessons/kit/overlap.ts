@@ -44,7 +44,20 @@ import { answerIgnored } from '../../engine/contention';
 import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { bare, insertedKeyValues, insertMayConflict, type UniqueKeys } from './unique-keys';
 import { LOCK_TABLE_EXCLUSIVELY, shapeOf } from './statement-shape';
-import { handlingsOf, meet, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, type Handling, type Values } from './handlings';
+import { handlingsOf, meet, othersHave, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, type Handling, type Values } from './handlings';
+
+/** Rows a claim took: their tables and the values that name them; whether an INSERT took them, and whether they are every worker's. */
+interface Taken {
+  tables: readonly string[];
+  values: Values;
+  inserted: boolean;
+  shared: boolean;
+}
+
+/** `before` with the rows of `more` taken too. */
+function alsoTaken(before: Taken | undefined, more: Taken): Taken {
+  return before === undefined ? more : { tables: [...before.tables, ...more.tables], values: union(before.values, more.values), inserted: before.inserted || more.inserted, shared: before.shared || more.shared };
+}
 
 /** A process's open transaction, as far as this checker follows it. */
 interface Open {
@@ -72,9 +85,9 @@ interface Open {
   /** Whether a LOCK TABLE every worker takes came before the snapshot: at REPEATABLE READ only such a lock keeps the reads current. */
   lockedBeforeSnapshot: boolean;
   /** Rows a write of its took, the code reading what it got (a claim): once committed, the handling holds them. */
-  claim?: { tables: readonly string[]; values: Values; inserted: boolean; shared: boolean };
-  /** Rows it read FOR SHARE: a later write of them waits for every other holder, or deadlocks with it. */
-  sharedRows?: { tables: readonly string[]; values: Values };
+  claim?: Taken;
+  /** Tables it read rows of FOR SHARE: a later write of them waits for every other holder, or deadlocks with it. */
+  sharedRows?: readonly string[];
 }
 
 /** LOCK TABLE … IN SHARE MODE: the tables it names (bare, lower case). */
@@ -103,14 +116,8 @@ export function firstUncheckedAct(
   /** Whether another process ran a statement alike, values and all: a row it locks is every worker's gate. */
   const byOthers = ranByOthers(trace);
   const textByOthers = ranByOthers(trace, 'text');
-  let writers: Map<string, Set<string>> | null = null;
-  const gatherWriters = () => {
-    const found = new Map<string, Set<string>>();
-    for (const w of trace) if (w.type === 'db') for (const t of shapeOf(String((w.data as { sql?: unknown } | undefined)?.sql ?? '')).writes) found.set(t, (found.get(t) ?? new Set()).add(w.actor));
-    return found;
-  };
   /** Whether a process other than `actor` wrote `table` somewhere in the trace. */
-  const writtenByOthers = (table: string, actor: string) => [...((writers ??= gatherWriters()).get(table) ?? [])].some((a) => a !== actor);
+  const writtenByOthers = othersHave(trace, (w) => shapeOf(String((w.data as { sql?: unknown } | undefined)?.sql ?? '')).writes);
   /** Whether another process used a value on a table: a row named by such values is every worker's, not the worker's own. */
   const usedIn = valueUsersIn(trace, (sql) => { const sh = shapeOf(sql); return [...sh.reads, ...sh.writes]; });
   /** Whether another process handled `h`'s message while `h` was under way. */
@@ -121,7 +128,7 @@ export function firstUncheckedAct(
   /** A process's committed transaction that left an unchecked answer, until the process decides again. */
   const pending = new Map<string, TraceEvent>();
   /** Processes whose handling already took the operation with a statement of its own (a claim that returned its row): the tables and values it took. */
-  const claimed = new Map<string, { tables: readonly string[]; values: Values; inserted: boolean; shared: boolean }>();
+  const claimed = new Map<string, Taken>();
   /**
    * Prepared statements (PREPARE), by name: an EXECUTE is judged as the statement it runs. One map
    * for all processes: in the tab they share one session, so one process may run what another
@@ -219,6 +226,11 @@ export function firstUncheckedAct(
      */
     const everyWorkers = (tables: readonly string[], rows: Values) =>
       rows !== null && rows.size > 0 && [...rows].every((v) => !v.includes(e.actor) && tables.some((t) => usedIn(v, t, e.actor)));
+    /** The rows this statement takes, named by `rows`: whether they are every worker's, or (no other process ran it) may be. */
+    const takenHere = (rows: Values): Taken => {
+      const tables = [...shape.writes, ...shape.reads];
+      return { tables, values: rows, inserted: shape.inserts, shared: everyWorkers(tables, rows) || !textByOthers(e) };
+    };
     /**
      * A row of another table taken before counts as the operation taken; when it was an INSERT's
      * and the tables' unique keys were not read, say so, so that the caller judges again with them
@@ -273,7 +285,7 @@ export function firstUncheckedAct(
       // transactions' reads of it (a fencing token checked) decide nothing another worker could slip past.
       if (tx?.claim && shape.kind !== 'rollback' && e.type === 'db') {
         const before = claimed.get(e.actor);
-        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...tx.claim.tables], values: union(before?.values, tx.claim.values), inserted: (before?.inserted ?? false) || tx.claim.inserted, shared: (before?.shared ?? false) || tx.claim.shared });
+        claimed.set(e.actor, alsoTaken(before, tx.claim));
       }
       if (tx && !tx.safe && tx.unchecked && shape.kind !== 'rollback' && e.type === 'db') pending.set(e.actor, tx.unchecked);
       // A transaction that read no answer unchecked and took nothing (a lease pushed forward by
@@ -287,8 +299,9 @@ export function firstUncheckedAct(
     // sees, before any lock it waits for: only a LOCK TABLE ahead of it (which takes no snapshot)
     // keeps what the reads see current.
     if (tx && !tx.snapshotTaken) {
-      if (/^\s*lock\b/i.test(sqlCodeOnly(sql))) tx.lockedBeforeSnapshot = held.any;
-      else if (!/^\s*(?:set|savepoint|release)\b/i.test(sqlCodeOnly(sql))) tx.snapshotTaken = true;
+      const code = sqlCodeOnly(sql);
+      if (/^\s*lock\b/i.test(code)) tx.lockedBeforeSnapshot = held.any;
+      else if (!/^\s*(?:set|savepoint|release)\b/i.test(code)) tx.snapshotTaken = true;
     }
     const lockedBefore = heldBefore && !(tx?.repeatable && !tx.lockedBeforeSnapshot);
     if (e.type === 'db-error') continue;
@@ -303,7 +316,7 @@ export function firstUncheckedAct(
       if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns))) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
-        claimed.set(e.actor, { tables: [...(before?.tables ?? []), ...shape.writes, ...shape.reads], values: union(before?.values, rowValues()), inserted: (before?.inserted ?? false) || shape.inserts, shared: (before?.shared ?? false) || everyWorkers([...shape.writes, ...shape.reads], rowValues()) || !textByOthers(e) });
+        claimed.set(e.actor, alsoTaken(before, takenHere(rowValues())));
       }
       continue;
     }
@@ -312,8 +325,8 @@ export function firstUncheckedAct(
     if (shape.isolation === 'session' && shape.level) strictSession.set(e.actor, shape.level);
     if (shape.kind === 'write' && rowsRead && counted > 0 && !(returned > 0 && shape.alwaysReturns) && !ownRow(values)) {
       // Named by what it was called with and by what it returned (a fencing token, the row's id).
-      const named = union(union(tx.claim?.values, values), valuesOf({ params: Array.isArray(data?.rows) ? data.rows.flatMap((r) => Object.values(r as object)) : [] }));
-      tx.claim = { tables: [...(tx.claim?.tables ?? []), ...shape.writes, ...shape.reads], values: named, inserted: (tx.claim?.inserted ?? false) || shape.inserts, shared: (tx.claim?.shared ?? false) || everyWorkers([...shape.writes, ...shape.reads], rowValues()) || !textByOthers(e) };
+      const named = union(values, valuesOf({ params: Array.isArray(data?.rows) ? data.rows.flatMap((r) => Object.values(r as object)) : [] }));
+      tx.claim = alsoTaken(tx.claim, { ...takenHere(rowValues()), values: named });
     }
     if (tx.safe) continue;
     const openTx = tx;
@@ -412,7 +425,7 @@ export function firstUncheckedAct(
       tx.unchecked = e;
       tx.uncheckedTables = shape.reads;
       tx.uncheckedValues = values;
-      if (shape.sharesRows && counted > 0) tx.sharedRows = { tables: shape.reads, values };
+      if (shape.sharesRows && counted > 0) tx.sharedRows = shape.reads;
     }
   }
   return null;
@@ -423,5 +436,5 @@ export function firstUncheckedAct(
  * transaction read FOR SHARE: the rows it read there are the ones it goes on to change.
  */
 function sharedRowsWritten(shared: Open['sharedRows'], tables: readonly string[]): boolean {
-  return shared !== undefined && tables.some((t) => shared.tables.includes(t));
+  return shared !== undefined && tables.some((t) => shared.includes(t));
 }

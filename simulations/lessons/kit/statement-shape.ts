@@ -119,9 +119,6 @@ export const shapeOf = memoByText((written: string): Shape => {
   } else if (writes.length > 0 && /^\s*do\b/i.test(code) && conditionalWrite(sql) && answersByError(sql)) {
     kind = 'write';
     callsWrite = 'no-error';
-  }
-  if (kind !== 'other') {
-    // decided above
   } else if (/^\s*(?:insert|update|delete|merge)\b/i.test(code) || (/^\s*with\b/i.test(code) && writes.length > 0)) {
     kind = inserts && !/\bon\s+conflict\b/i.test(code) ? 'plain-insert' : 'write';
   } else if (/^\s*(?:select|with|table|values)\b/i.test(code) && reads.length > 0) {
