@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { ConductComparison, contendedAnswer, contendedRows, lockNotAvailable, mayMeetContention } from '../simulations/engine/contention';
+import { ConductComparison, contendedAnswer, contendedRows, duplicateKey, lockNotAvailable, mayMeetContention, plainInsert, savepointSet } from '../simulations/engine/contention';
 import type { TraceEvent } from '../simulations/engine/types';
 import { LESSONS } from '../simulations/lessons/index';
 import { explore, runScenario } from '../simulations/run/run';
@@ -154,6 +154,33 @@ describe('in a run on PGlite', () => {
     const caught = await explore(sim.db, { scenario: lesson('concurrent-redelivery'), code: exam('concurrent-redelivery/serializable-commit-error-swallowed.ts'), variant: 'custom', runs: 60 });
     expect(caught.violations).toBeGreaterThan(0);
     expect(caught.counterexample?.detail).toContain('SERIALIZABLE did not count');
+  });
+
+  test('a plain INSERT claim whose 23505 is caught under a SAVEPOINT before the lookup is ignored, and the verdict says so; one followed by a takeover that answers for itself is not', async () => {
+    expect(mayMeetContention('SAVEPOINT claim')).toBe(true);
+    expect(plainInsert(`INSERT INTO operations (op_key) VALUES ($1)`)).toBe(true);
+    expect(plainInsert(`INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT DO NOTHING`)).toBe(false);
+    expect(duplicateKey('insert into public.operations (op_key) values ($1)')).toEqual({ code: '23505', message: 'duplicate key value violates unique constraint "operations_pkey"' });
+    const wrong = await contendables('moving-answers', exam('moving-answers/savepoint-claim-duplicate-ignored.ts'), 1);
+    expect(wrong.marked.some((m) => /^\s*INSERT INTO operations/i.test(m.sql) && m.ignored)).toBe(true);
+    const right = await contendables('concurrent-redelivery', exam('concurrent-redelivery/right-savepoint-insert-catch.ts'), 1);
+    expect(right.marked.some((m) => /^\s*INSERT INTO operations/i.test(m.sql))).toBe(true);
+    expect(right.marked.some((m) => m.ignored)).toBe(false);
+    const caught = await explore(sim.db, { scenario: lesson('moving-answers'), code: exam('moving-answers/savepoint-claim-duplicate-ignored.ts'), variant: 'custom', runs: 200 });
+    expect(caught.violations).toBeGreaterThan(0);
+    expect(caught.counterexample?.detail).toContain('Its INSERT did not count as a claim');
+  });
+
+  test('after the probe\'s 23505 the other worker\'s row is there: a lease refreshed on it by UPDATE … RETURNING takes that worker\'s operation', async () => {
+    expect(savepointSet('SAVEPOINT claim')).toBe('claim');
+    expect(savepointSet('savepoint "my claim";')).toBe('"my claim"');
+    expect(savepointSet('RELEASE SAVEPOINT claim')).toBeNull();
+    const wrong = await contendables('concurrent-redelivery', exam('concurrent-redelivery/savepoint-dup-then-refresh-lease.ts'), 1);
+    expect(wrong.marked.some((m) => /^\s*INSERT INTO operations/i.test(m.sql) && m.ignored)).toBe(true);
+    // Backing off when the row is live is obeying the answer.
+    const right = await contendables('moving-answers', exam('moving-answers/right-savepoint-insert-retry-loop.ts'), 1);
+    expect(right.marked.some((m) => /^\s*INSERT INTO operations/i.test(m.sql))).toBe(true);
+    expect(right.marked.some((m) => m.ignored)).toBe(false);
   });
 
   test('a SKIP LOCKED read whose rows the relay does not publish is ignored; one whose rows it publishes is not', async () => {

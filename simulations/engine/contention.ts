@@ -25,9 +25,11 @@ import type { TraceEvent } from './types';
  * How a contended lock answers: `answer` (a try-lock in the select list: false), `filter` (SKIP
  * LOCKED, a try-lock in WHERE: no rows), `error` (FOR UPDATE/SHARE NOWAIT: 55P03, lock not
  * available), `serialization` (the COMMIT of a SERIALIZABLE transaction: 40001, PostgreSQL's answer
- * to the second of two transactions that read what the other wrote).
+ * to the second of two transactions that read what the other wrote), `unique` (a plain INSERT in
+ * a transaction whose code may catch its failure under a SAVEPOINT: 23505, the answer PostgreSQL
+ * gives the second of two workers inserting one key, once the first commits).
  */
-export type ContendedAnswer = 'answer' | 'filter' | 'error' | 'serialization';
+export type ContendedAnswer = 'answer' | 'filter' | 'error' | 'serialization' | 'unique';
 
 const TRY_XACT = /(?<![\w."$])(?:pg_catalog\s*\.\s*)?pg_try_advisory_xact_lock(?:_shared)?\s*\(/i;
 const TRY_XACT_IN_WHERE = /\bwhere\b[\s\S]*\bpg_try_advisory_xact_lock(?:_shared)?\s*\(/i;
@@ -52,7 +54,34 @@ export function contendedAnswer(text: string): ContendedAnswer | null {
 
 /** Whether learner source may run such a statement (a cheap test before any probe). */
 export function mayMeetContention(code: string): boolean {
-  return MENTIONS.test(code) || mayRunSerializable(code);
+  return MENTIONS.test(code) || mayRunSerializable(code) || mayCatchDuplicateKey(code);
+}
+
+/**
+ * Whether learner source may go on inside a transaction after one of its INSERTs failed (it sets a
+ * SAVEPOINT): a probe then fails its plain INSERTs with 23505 and asks whether it still acts.
+ * Without one, a failed INSERT aborts the transaction, and the tab's second worker meets the
+ * failure itself.
+ */
+export function mayCatchDuplicateKey(code: string): boolean {
+  return /\bsavepoint\b/i.test(code);
+}
+
+/** Whether `text` is an INSERT with no ON CONFLICT clause: one a unique key fails rather than skips. */
+export function plainInsert(text: string): boolean {
+  const code = sqlCodeOnly(text);
+  return /^\s*insert\b/i.test(code) && !/\bon\s+conflict\b/i.test(code);
+}
+
+/** The name a `SAVEPOINT name` statement sets, as written (quoted or not); null for any other statement. */
+export function savepointSet(text: string): string | null {
+  return /^\s*savepoint\s+("(?:[^"]|"")+"|[a-z_][\w$]*)\s*;?\s*$/i.exec(text)?.[1] ?? null;
+}
+
+/** PostgreSQL's answer to the second of two INSERTs of one key, for the table `text` inserts into. */
+export function duplicateKey(text: string): { code: string; message: string } {
+  const table = /^\s*insert\s+into\s+(?:only\s+)?([\w."]+)/i.exec(sqlCodeOnly(text))?.[1]?.replace(/"/g, '').split('.').pop() ?? 'the_table';
+  return { code: '23505', message: `duplicate key value violates unique constraint "${table}_pkey"` };
 }
 
 /** Whether learner source may run a SERIALIZABLE transaction, whose COMMIT a probe then fails. */
@@ -67,7 +96,7 @@ export const SERIALIZATION_FAILURE = { code: '40001', message: 'could not serial
 export function contendedRows(kind: ContendedAnswer, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   if (kind === 'filter') return [];
   // NOWAIT's contended answer is an error, raised before the statement runs (Contention.raisesNext).
-  if (kind === 'error' || kind === 'serialization') return rows;
+  if (kind === 'error' || kind === 'serialization' || kind === 'unique') return rows;
   return rows.map((row) => {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(row)) copy[k] = v === true ? false : v;
@@ -98,6 +127,9 @@ export function ignoredAnswerSentence(trace: readonly TraceEvent[], at: TraceEve
   if (kinds.has('serialization')) {
     return `SERIALIZABLE did not count: replayed with the COMMIT failing as PostgreSQL fails the second of two such transactions (40001, could not serialize access), it ${acted} all the same. `;
   }
+  if (kinds.has('unique')) {
+    return `Its INSERT did not count as a claim: replayed with it failing as a second worker's fails once the first commits (23505, duplicate key), it ${acted} all the same. `;
+  }
   const answers = [kinds.has('answer') ? 'false' : '', kinds.has('filter') ? 'no rows' : '', kinds.has('error') ? 'the error 55P03, lock not available' : ''].filter(Boolean).join(', or ');
   return `Its lock did not count: replayed with the answer a lock another process holds gives (${answers}), it ${acted} all the same. `;
 }
@@ -116,6 +148,13 @@ export interface ContentionOptions {
   ignored?: readonly string[];
   /** Whether the COMMITs of SERIALIZABLE transactions are contendable (the code may run one: mayRunSerializable). */
   serializable?: boolean;
+  /** Whether plain INSERTs inside transactions are contendable (the code may catch their failure: mayCatchDuplicateKey). */
+  uniqueInserts?: boolean;
+}
+
+/** What a run of `code` watches beside its locks: the contention options that depend on the code alone. */
+export function watchedBy(code: string): Pick<ContentionOptions, 'serializable' | 'uniqueInserts'> {
+  return { serializable: mayRunSerializable(code), uniqueInserts: mayCatchDuplicateKey(code) };
 }
 
 /** The key of a statement in `ContentionOptions.ignored`. */
@@ -126,6 +165,8 @@ export function ignoredKey(pid: string, sql: string): string {
 /** A run's bookkeeping of contendable statements, per process. */
 export class Contention {
   private readonly seqs = new Map<string, number>();
+  /** `${pid}\n${text}` of plain INSERTs this probe run failed with 23505 (raisesDuplicate). */
+  private readonly duplicated = new Set<string>();
   private readonly ignored: ReadonlySet<string>;
 
   constructor(private readonly options: ContentionOptions = {}) {
@@ -137,10 +178,27 @@ export class Contention {
     return this.options.serializable === true;
   }
 
+  /** Whether plain INSERTs inside transactions are contendable in this run. */
+  get watchesUniqueInserts(): boolean {
+    return this.options.uniqueInserts === true;
+  }
+
   /**
    * Whether `pid`'s next contendable statement, one whose contended answer is an error (NOWAIT),
    * is the one a probe run contends: then it is counted here, and fails instead of running.
    */
+  /**
+   * Whether `pid`'s plain INSERT `text` fails with 23505 in this probe run: the one contended, and
+   * every later run of the same INSERT by the process (the other worker's row is there to stay: a
+   * retry of the INSERT fails again, as it would on PostgreSQL).
+   */
+  raisesDuplicate(pid: string, text: string): boolean {
+    if (this.duplicated.has(`${pid}\n${text}`)) return true;
+    if (!this.raisesNext(pid)) return false;
+    this.duplicated.add(`${pid}\n${text}`);
+    return true;
+  }
+
   raisesNext(pid: string): boolean {
     const seq = (this.seqs.get(pid) ?? 0) + 1;
     const point = this.options.contend;
@@ -179,8 +237,8 @@ export function probePoints(trace: readonly TraceEvent[]): { point: ContentionPo
     if (seen.has(key)) continue;
     const rows = Array.isArray(data.rows) ? (data.rows as Record<string, unknown>[]) : [];
     const kind = contendedKindOf(e);
-    // A COMMIT is worth failing where the process went on to act on what its transaction decided.
-    const differs = kind === 'serialization' ? actsAfter(trace, e) : (kind === 'filter' || kind === 'error') ? rows.length > 0 : rows.some((r) => Object.values(r).some((v) => v === true));
+    // A COMMIT or an INSERT is worth failing where the process went on to act after it.
+    const differs = kind === 'serialization' || kind === 'unique' ? actsAfter(trace, e, kind === 'unique') : (kind === 'filter' || kind === 'error') ? rows.length > 0 : rows.some((r) => Object.values(r).some((v) => v === true));
     if (!differs) continue;
     seen.add(key);
     out.push({ point: { pid: e.actor, seq: data.contendable }, sql, at: e.i });
@@ -189,11 +247,11 @@ export function probePoints(trace: readonly TraceEvent[]): { point: ContentionPo
 }
 
 /** Whether `e`'s process called a provider or published after it, before its window closed. */
-function actsAfter(trace: readonly TraceEvent[], e: TraceEvent): boolean {
+function actsAfter(trace: readonly TraceEvent[], e: TraceEvent, afterDuplicate = false): boolean {
   for (let i = e.i + 1; i < trace.length; i++) {
     const x = trace[i]!;
     if (x.actor === e.actor && (x.type === 'call' || x.type === 'publish')) return true;
-    if (closesWindow(x, e.actor)) return false;
+    if (closesWindow(x, e.actor, afterDuplicate, afterDuplicate)) return false;
   }
   return false;
 }
@@ -225,8 +283,11 @@ const TAKES_LOCK = /\bpg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\s*\(|\bfor
  * and a new one is where the code goes on without the lock (a "best effort" pass): only a lock
  * closes it then.
  */
-function closesWindow(e: TraceEvent, pid: string, afterError = false): boolean {
+function closesWindow(e: TraceEvent, pid: string, afterError = false, afterDuplicate = false): boolean {
   if (e.type === 'receive') return e.target === pid;
+  // After a 23505 the other worker's row is there (env.ts puts it ahead of the savepoint): a claim
+  // or a lock of it that lets the process act took that worker's operation, so they end nothing.
+  if (e.type === 'db' && e.actor === pid && afterDuplicate) return false;
   if (e.type === 'db' && e.actor === pid) {
     const sql = String((e.data as { sql?: unknown } | undefined)?.sql ?? '');
     return (!afterError && transactionBoundary(sql) === 'begin') || TAKES_LOCK.test(sqlCodeOnly(sql)) || decidesOnItsOwn(sql);
@@ -254,6 +315,8 @@ export class ConductComparison {
 
   /** Whether the contended answer is an error (NOWAIT): see closesWindow. */
   private readonly afterError: boolean;
+  /** Whether it is a duplicate key (a plain INSERT's 23505): see closesWindow. */
+  private readonly afterDuplicate: boolean;
   /**
    * Whether only acting counts (a SERIALIZABLE COMMIT's failure): a process that does the same
    * after it without calling a provider or publishing was not acting on that transaction anyway.
@@ -267,14 +330,15 @@ export class ConductComparison {
     private readonly at: number,
   ) {
     const kind = contendedKindOf(original[at]);
-    this.afterError = kind === 'error';
+    this.afterError = kind === 'error' || kind === 'unique';
+    this.afterDuplicate = kind === 'unique';
     this.actOnly = kind === 'serialization';
     this.expected = [];
     for (let i = at + 1; i < original.length && this.expected.length < WINDOW_EVENTS; i++) {
       const e = original[i];
       if (!isConduct(e, point.pid)) continue;
       this.expected.push(signature(e));
-      if (closesWindow(e, point.pid, this.afterError)) break;
+      if (closesWindow(e, point.pid, this.afterError, this.afterDuplicate)) break;
     }
   }
 
@@ -287,7 +351,7 @@ export class ConductComparison {
       if (this.cursor >= this.expected.length || signature(e) !== this.expected[this.cursor]) this.differs = true;
       else this.cursor++;
     }
-    const closes = closesWindow(e, this.point.pid, this.afterError);
+    const closes = closesWindow(e, this.point.pid, this.afterError, this.afterDuplicate);
     if (!this.actOnly && !this.differs && this.cursor === this.expected.length && this.expected.length > 0 && (closes || this.cursor >= WINDOW_EVENTS)) {
       this.obeyed = false;
       return;

@@ -12,7 +12,7 @@ import { onSimulatedClock } from '../db/sql-clock-words';
 import { sqlCodeOnly, transactionBoundary, transactionControl } from '../db/sql-words';
 import { callSpec, PROVIDERS, TimeoutError, type CallKind, type Providers, type RegisteredCall } from '../providers/registry';
 import type { VirtualClock } from './clock';
-import { contendedAnswer, lockNotAvailable, SERIALIZATION_FAILURE, type Contention } from './contention';
+import { contendedAnswer, duplicateKey, lockNotAvailable, plainInsert, savepointSet, SERIALIZATION_FAILURE, type Contention } from './contention';
 import type { FaultPlan } from './fault-plan';
 import { markFailedStatement } from './statement-failure';
 import { otherClientInsideTransactionRefusal, poolInsideTransactionRefusal, poolSessionLockRefusal, poolTransactionRefusal, rowSummary, safeJson, sleepText, sqlLabel, withCallSite } from './narration';
@@ -74,6 +74,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
   };
 
   /** `refusal`: why this statement is not run (it fails at its step with that message). */
+  /** The SAVEPOINT the process's previous statement set, if it set one (a probe's 23505 puts the other worker's row before it). */
+  let savepointJustSet: string | null = null;
   const dbQuery = <R>(text: string, params?: unknown[], refusal?: string, callSite: Error | undefined = host.verdictOnly ? undefined : new Error('query')): Promise<QueryResult<R>> => {
     // `callSite`: where the process called from. An SQL error is rethrown with this stack, so it
     // points at the learner's line rather than at the engine.
@@ -96,6 +98,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
       readyAt: 0,
       enabled: () => simDb.canRun(pid),
       exec: async () => {
+        const afterSavepoint = savepointJustSet;
+        savepointJustSet = refusal ? null : savepointSet(text);
         try {
           if (refusal) throw new Error(refusal);
           injected = host.plan.failsStatement(pid, text, transactionControl(text) !== null);
@@ -108,6 +112,13 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           const at = simDb.inTransaction(pid) ? clock.now() : clock.transactionInstant();
           // A probe run's contended NOWAIT: the lock another process holds, so the statement fails (./contention.ts).
           const notAvailable = !injected && !newer && simDb.inTransaction(pid) && contendedAnswer(text) === 'error' && host.contention.raisesNext(pid) ? lockNotAvailable(text) : null;
+          // A plain INSERT in a transaction, when the code may catch its failure: a probe run fails
+          // it as PostgreSQL fails the second of two workers inserting one key.
+          const unique = !injected && !newer && host.contention.watchesUniqueInserts && simDb.inTransaction(pid) && plainInsert(text);
+          const duplicate = unique && host.contention.raisesDuplicate(pid, text) ? duplicateKey(text) : null;
+          // The row the other worker committed first is there for what follows the caught 23505 to
+          // find: inserted ahead of the savepoint the code set just before, which it rolls back to.
+          if (duplicate && afterSavepoint) await otherWorkersRow(afterSavepoint, text, params ?? [], at);
           // The COMMIT of a SERIALIZABLE transaction, when the code may run one: a probe run fails it
           // as PostgreSQL fails the second of two that overlapped, and the transaction is over.
           const serializable = !injected && !newer && host.contention.watchesSerializable && transactionBoundary(text) === 'end' && !/^\s*(?:rollback|abort)\b/i.test(sqlCodeOnly(text)) && (await isolationOf(pid, at)) === 'serializable';
@@ -122,8 +133,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], at)
             : newer
               ? await simDb.query(pid, raising(newer), [], at)
-              : notAvailable
-                ? await simDb.query(pid, raisingText(notAvailable.message, notAvailable.code), [], at)
+              : notAvailable ?? duplicate
+                ? await simDb.query(pid, raisingText((notAvailable ?? duplicate)!.message, (notAvailable ?? duplicate)!.code), [], at)
                 : await simDb.query(pid, onSimulatedClock(text), params, at);
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });
@@ -143,6 +154,7 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           const contended = inTransaction && !injected && !newer ? contendedAnswer(text) : null;
           const rows = contended ? host.contention.answer(pid, text, contended, got.rows, event) : got.rows;
           if (serializable) host.contention.answer(pid, text, 'serialization', [], event);
+          if (unique) host.contention.answer(pid, text, 'unique', [], event);
           // A contended answer changes the rows a statement returned, and so their count.
           const rowCount = contended && got.rowCount === got.rows.length ? rows.length : got.rowCount;
           return watchedResult(text, rows, rowCount, event, inTransaction);
@@ -152,6 +164,21 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
         }
       },
     }) as Promise<QueryResult<R>>;
+  };
+
+  /** The probed INSERT as another worker ran it (its own name in the parameters swapped for another's), released out of `savepoint` and that savepoint set again after it. */
+  const otherWorkersRow = async (savepoint: string, text: string, params: unknown[], at: number) => {
+    const theirs = params.map((p) => (p === pid ? `${pid}-other` : p));
+    try {
+      await simDb.query(pid, `RELEASE SAVEPOINT ${savepoint}`, [], at);
+      try {
+        await simDb.query(pid, onSimulatedClock(text), theirs, at);
+      } finally {
+        await simDb.query(pid, `SAVEPOINT ${savepoint}`, [], at);
+      }
+    } catch {
+      // The row could not be made (another constraint, say): the probe answers 23505 without it.
+    }
   };
 
   const db: Db = {
