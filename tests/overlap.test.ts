@@ -83,6 +83,22 @@ describe('a decision PostgreSQL lets a second worker slip past', () => {
     expect(firstUncheckedAct(both(counted, db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });
 
+  test('a counter every delivery bumps and passes (a row back for each) is no claim once another worker won it too before this one acted', () => {
+    const BUMP = `INSERT INTO check_attempts (order_id, attempts) VALUES ($1, 1) ON CONFLICT (order_id) DO UPDATE SET attempts = check_attempts.attempts + 1 WHERE check_attempts.attempts < 10 RETURNING attempts`;
+    const bump = (pid: string, attempts: number): Ev => ({ actor: pid, type: 'db', data: { sql: BUMP, params: [1042], rows: attempts ? [{ attempts }] : [], affected: attempts ? 1 : 0, rowsRead: true } });
+    const decide = [db('worker-1', 'BEGIN'), read('worker-1', SELECT), db('worker-1', 'COMMIT')];
+    const run = (worker2: Ev[], at: 'before the send' | 'after the send') =>
+      trace(receive('worker-2'), receive('worker-1'), bump('worker-1', 1), ...(at === 'before the send' ? worker2 : []), ...decide, send('worker-1'), ...(at === 'after the send' ? worker2 : []), ack('worker-1'), ack('worker-2'));
+    // The other worker got a row back too and went on the same way (to its own check).
+    expect(firstUncheckedAct(run([bump('worker-2', 2), db('worker-2', 'BEGIN')], 'before the send'))).not.toBeNull();
+    // The other worker got nothing back: the bump was this worker's alone.
+    expect(firstUncheckedAct(run([bump('worker-2', 0), db('worker-2', 'BEGIN')], 'before the send'))).toBeNull();
+    // It got a row, but one that sent it another way (a loser's row saying 'running'): the answer told them apart.
+    expect(firstUncheckedAct(run([bump('worker-2', 2), read('worker-2', SELECT)], 'before the send'))).toBeNull();
+    // The other worker won it only after this one had acted (a takeover once a lease ran out).
+    expect(firstUncheckedAct(run([bump('worker-2', 2), db('worker-2', 'BEGIN')], 'after the send'))).toBeNull();
+  });
+
   test('an upsert that returns a row either way, after the read that decided', () => {
     expect(firstUncheckedAct(both(db('worker-1', 'BEGIN'), read('worker-1', SELECT), read('worker-1', `INSERT INTO operations (op_key) VALUES ($1) ON CONFLICT (op_key) DO UPDATE SET lease_until = now() RETURNING op_key`, [{ op_key: 'k' }]), db('worker-1', 'COMMIT'), send('worker-1')))).not.toBeNull();
   });

@@ -144,3 +144,59 @@ export function valueUsersIn(trace: readonly TraceEvent[], tablesOf: (sql: strin
   });
   return (value, table, actor) => others(`${table}\0${value}`, actor);
 }
+
+/**
+ * Whether a process other than `e`'s ran `e`'s statement with the same parameters after it and
+ * before `e`'s process acted (called a provider or published) or event `until`, got rows back (a
+ * row with a value in it) or changed some as well, and then went on as `e`'s process did (its next
+ * statement the same, or the same call): a statement every caller wins and passes (a delivery
+ * counter bumped, a row upserted whatever it held) took nothing the others could not take. A loser
+ * told apart by its answer (a row saying "running", a verdict word) goes another way; a win after
+ * the process acted took nothing it relied on.
+ */
+export function wonByOthersAfter(trace: readonly TraceEvent[]): (e: TraceEvent, until: number) => boolean {
+  let index: Map<string, TraceEvent[]> | null = null;
+  const keyOf = (e: TraceEvent) => {
+    const data = e.data as { sql?: unknown; params?: unknown } | undefined;
+    return `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
+  };
+  const won = (e: TraceEvent) => {
+    const data = e.data as { rows?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
+    if (data?.waitingFor !== undefined) return false;
+    if (Array.isArray(data?.rows) && data.rows.length > 0) return (data.rows as Record<string, unknown>[]).some((r) => Object.values(r ?? {}).some((v) => v !== null && v !== false && v !== undefined && v !== 0));
+    return typeof data?.affected === 'number' && data.affected > 0;
+  };
+  const gather = () => {
+    const found = new Map<string, TraceEvent[]>();
+    for (const e of trace) if (e.type === 'db' && won(e)) found.set(keyOf(e), [...(found.get(keyOf(e)) ?? []), e]);
+    return found;
+  };
+  const actsAfter = (e: TraceEvent, until: number) => {
+    for (let i = e.i + 1; i < until && i < trace.length; i++) {
+      const x = trace[i]!;
+      if (x.actor === e.actor && (x.type === 'call' || x.type === 'publish')) return i;
+    }
+    return until;
+  };
+  /** What `e`'s process did next: its next statement's text, call, publish or ack; null when its handling ended first. */
+  const nextStep = (e: TraceEvent): string | null => {
+    for (let i = e.i + 1; i < trace.length; i++) {
+      const x = trace[i]!;
+      if (x.type === 'receive' && x.target === e.actor) return null;
+      if (x.actor !== e.actor) continue;
+      if (x.type === 'db' || x.type === 'db-error') {
+        const data = x.data as { sql?: unknown; waitingFor?: unknown } | undefined;
+        if (data?.waitingFor === undefined) return `db\n${String(data?.sql ?? '')}`;
+      } else if (x.type === 'call') return `call\n${x.call ?? ''}`;
+      else if (x.type === 'publish' || x.type === 'ack' || x.type === 'crash' || x.type === 'finish') return x.type;
+    }
+    return null;
+  };
+  return (e, until) => {
+    const others = ((index ??= gather()).get(keyOf(e)) ?? []).filter((o) => o.actor !== e.actor && o.i > e.i && o.i < until);
+    if (others.length === 0) return false;
+    const acted = actsAfter(e, until);
+    const mine = nextStep(e);
+    return mine !== null && others.some((o) => o.i < acted && nextStep(o) === mine);
+  };
+}

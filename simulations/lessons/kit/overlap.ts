@@ -44,7 +44,7 @@ import { answerIgnored } from '../../engine/contention';
 import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { bare, insertedKeyValues, insertMayConflict, type UniqueKeys } from './unique-keys';
 import { LOCK_TABLE_EXCLUSIVELY, shapeOf } from './statement-shape';
-import { handlingsOf, meet, othersHave, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, type Handling, type Values } from './handlings';
+import { handlingsOf, meet, othersHave, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, wonByOthersAfter, type Handling, type Values } from './handlings';
 
 /** Rows a claim took: their tables and the values that name them; whether an INSERT took them, and whether they are every worker's. */
 interface Taken {
@@ -122,6 +122,7 @@ export function firstUncheckedAct(
   const usedIn = valueUsersIn(trace, (sql) => { const sh = shapeOf(sql); return [...sh.reads, ...sh.writes]; });
   /** Whether another process handled `h`'s message while `h` was under way. */
   const overlapped = (h: Handling) => handlings.some((o) => o.process !== h.process && o.message === h.message && o.from < h.to && h.from < o.to);
+  const wonByOthers = wonByOthersAfter(trace);
   const handling = new Map<string, Handling>();
   const open = new Map<string, Open>();
   const locks = new Map<string, HeldLocks>();
@@ -252,8 +253,9 @@ export function firstUncheckedAct(
     if (!held) locks.set(e.actor, (held = new HeldLocks(e.actor, LOCK_TABLE_EXCLUSIVELY, lockKeys, byOthers)));
     const boundary = transactionBoundary(sql);
     const shaped = shapeOf(sql);
-    // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing by its locks.
-    const shape = answerIgnored(e) && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : shaped;
+    // A SKIP LOCKED read whose answer the code ignored (../../engine/contention.ts) decided nothing
+    // by its locks; a plain INSERT whose 23505 it ignored (caught under a SAVEPOINT) took nothing.
+    const shape = answerIgnored(e) && shaped.kind === 'locking-read' ? { ...shaped, kind: 'read' as const } : answerIgnored(e) && shaped.kind === 'plain-insert' ? { ...shaped, kind: 'write' as const } : shaped;
     // A function's write answers with the value it returned (a row comes back either way); a DO
     // block's, by running without raising (./statement-shape.ts, `callsWrite`).
     const returned =
@@ -313,7 +315,8 @@ export function firstUncheckedAct(
       // its own: whoever held the lock before has committed what it did, and this read sees it.
       if (held.session > 0 && (shape.kind === 'read' || shape.kind === 'locking-read')) pending.delete(e.actor);
       // A lock taken outside a transaction (SELECT … FOR UPDATE) ends with its statement: it takes nothing.
-      if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns))) {
+      // One that another worker's handling, running it alike while this one's lasted, won as well took nothing.
+      if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns)) && !wonByOthers(e, handling.get(e.actor)?.to ?? e.i)) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
         claimed.set(e.actor, alsoTaken(before, takenHere(rowValues())));
