@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { isParked, type ParkedQuery, type SimDatabase } from '../simulations/db/port';
 import { AdvisoryLocks, callsAdvisory, rewriteAdvisory } from '../simulations/db/advisory-locks';
-import { BackendPids, callsBackendPid, withBackendPid } from '../simulations/db/backend-pid';
+import { BackendPids, callsBackendPid, readsStatActivity, withBackendPid, withStatActivity } from '../simulations/db/backend-pid';
 import { SIM_EPOCH_MS } from '../simulations/engine/sim-time';
 import { openSimDb, postgresSimDbPerBlock } from './helpers/sim-db';
 
@@ -232,5 +232,54 @@ describe('pg_backend_pid() per process', () => {
     expect([pids.of('relay-2'), pids.of('relay-1'), pids.of('relay-2')]).toEqual([4101, 4102, 4101]);
     pids.clear();
     expect(pids.of('relay-1')).toBe(4101);
+  });
+});
+
+describe('pg_stat_activity per connection', () => {
+  test('a read of it reads the simulated connections, under its own name or the alias given; its columns are left alone', () => {
+    expect(readsStatActivity('SELECT backend_start FROM pg_stat_activity WHERE pid = 1')).toBe(true);
+    expect(readsStatActivity('SELECT pg_stat_activity.pid')).toBe(false);
+    expect(withStatActivity('SELECT pg_stat_activity.backend_start FROM pg_stat_activity WHERE pid = 1')).toBe(
+      'SELECT pg_stat_activity.backend_start FROM sim.stat_activity AS pg_stat_activity WHERE pid = 1',
+    );
+    expect(withStatActivity('SELECT a.pid FROM pg_catalog.pg_stat_activity a JOIN x ON true')).toBe('SELECT a.pid FROM sim.stat_activity a JOIN x ON true');
+    expect(withStatActivity('SELECT count(*) FROM PG_STAT_ACTIVITY AS s')).toBe('SELECT count(*) FROM sim.stat_activity AS s');
+  });
+
+  test('each process finds a row of its own connection, started on the virtual clock; a crashed one reconnects as a new backend', async () => {
+    const { db, close } = await openSimDb();
+    try {
+      const own = async (pid: string, at: number) => {
+        const got = await db.query(pid, 'SELECT pid, backend_start::text AS started, client_port FROM pg_stat_activity WHERE pid = pg_backend_pid()', [], at);
+        if (isParked(got)) throw new Error('parked');
+        return got.rows;
+      };
+      const [a] = await own('worker-1', SIM_EPOCH_MS);
+      const [b] = await own('worker-2', SIM_EPOCH_MS + 5_000);
+      expect(a).toMatchObject({ started: '2026-01-05 09:00:00+00' });
+      expect(b).toMatchObject({ started: '2026-01-05 09:00:05+00' });
+      expect(a!.pid).not.toBe(b!.pid);
+      expect(a!.client_port).not.toBe(b!.client_port);
+      // Asked again later, the same connection: the same start.
+      expect(await own('worker-1', SIM_EPOCH_MS + 9_000)).toEqual([a]);
+      await db.drop('worker-1');
+      const [again] = await own('worker-1', SIM_EPOCH_MS + 60_000);
+      expect(again).toMatchObject({ started: '2026-01-05 09:01:00+00' });
+      expect(again!.pid).not.toBe(a!.pid);
+      // Both connections are listed, and nothing of the host's clock shows.
+      const all = await db.query('worker-2', 'SELECT count(*)::int AS n, max(query_start)::text AS q FROM pg_stat_activity', [], SIM_EPOCH_MS + 61_000);
+      expect(isParked(all) ? null : all.rows[0]).toEqual({ n: 2, q: '2026-01-05 09:01:01+00' });
+      // The asking connection runs a query; another one waiting on a provider is idle, or idle in its open transaction.
+      const states = async () => {
+        const got = await db.query('worker-2', 'SELECT string_agg(state, \', \' ORDER BY pid) AS s FROM pg_stat_activity', [], SIM_EPOCH_MS + 62_000);
+        return isParked(got) ? null : got.rows[0]?.s;
+      };
+      expect(await states()).toBe('active, idle');
+      await db.query('worker-1', 'BEGIN', [], SIM_EPOCH_MS + 62_000);
+      await db.query('worker-1', 'COMMIT', [], SIM_EPOCH_MS + 62_000);
+      expect(await states()).toBe('active, idle');
+    } finally {
+      await close();
+    }
   });
 });

@@ -22,7 +22,7 @@ import { clockInputsAt, clockParamsAt } from './sql-clock-words';
 import { executedName, preparedStatement, rollsBackToSavepoint, SESSION_STATE_REFUSAL, setsSessionState, TEMPORARY_REFUSAL, transactionBoundary, usesTemporary } from './sql-words';
 import { raisingText } from './pg15-compat';
 import { AdvisoryLocks, callsAdvisory, callsRoutine, createsAdvisoryRoutine, mayWaitForAdvisory, rewriteAdvisory, rewriteRoutineAdvisory, routinesCreated, waitOf } from './advisory-locks';
-import { BackendPids, callsBackendPid, withBackendPid } from './backend-pid';
+import { BackendPids, callsBackendPid, readsStatActivity, SET_CONNECTIONS, withBackendPid, withStatActivity } from './backend-pid';
 
 /** `mayReadClock` and `transactionBoundary` of a statement (a run repeats a few texts). */
 /** Feature not supported (0A000): a TEMP object, which the tab's one session cannot give each process. */
@@ -30,7 +30,9 @@ const TEMPORARY_REFUSAL_SQL = raisingText(TEMPORARY_REFUSAL, '0A000');
 /** The same for a session-level setting (SET a.custom, set_config(…, false)). */
 const SESSION_STATE_REFUSAL_SQL = raisingText(SESSION_STATE_REFUSAL, '0A000');
 
-const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), runsCode: mayRunDefinedCode(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), advisoryRoutine: createsAdvisoryRoutine(text), backendPid: callsBackendPid(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
+const statementShape = memoByText((text) => ({ readsClock: mayReadClock(text), runsCode: mayRunDefinedCode(text), effect: transactionBoundary(text), advisory: callsAdvisory(text), advisoryRoutine: createsAdvisoryRoutine(text), backendPid: callsBackendPid(text), statActivity: readsStatActivity(text), toSavepoint: rollsBackToSavepoint(text), temporary: usesTemporary(text), sessionState: setsSessionState(text), prepares: preparedStatement(text) !== null, executes: executedName(text), deallocates: /^\s*deallocate\b/i.test(text) }));
+/** A statement reading sim.stat_activity where it named pg_stat_activity. */
+const statActivityText = memoByText(withStatActivity);
 /** A statement's pg_backend_pid() calls answered for one process: `${backendPid}\0${text}` → the rewritten text. */
 const backendPidText = memoByText((key) => {
   const cut = key.indexOf('\0');
@@ -213,8 +215,16 @@ export class PgliteSimDatabase implements SimDatabase {
       shape = statementShape(text);
     }
     if (shape.backendPid) {
-      text = backendPidText(`${this.backendPids.of(pid)}\0${text}`);
+      text = backendPidText(`${this.backendPids.of(pid, nowMs)}\0${text}`);
       shape = statementShape(text);
+    }
+    if (shape.statActivity) {
+      // Fails only in an aborted transaction, where the statement meets the same error.
+      this.backendPids.of(pid, nowMs);
+      await this.statements.query(SET_CONNECTIONS, [this.backendPids.connections(pid, this.owner)]).catch(() => undefined);
+      text = statActivityText(text);
+      // Its times are the virtual clock's.
+      shape = { ...statementShape(text), readsClock: true };
     }
     const effect = shape.effect;
     if (effect === 'begin') {

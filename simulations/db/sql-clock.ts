@@ -20,6 +20,7 @@ import { SCHEMA_SQL, SEQUENCES, TABLES } from '../../lib/schema';
 import { MARK_BASELINE_SQL, SCHEMA_GUARD_SQL } from './schema-guard';
 import { SIM_EPOCH_MS, isoInstant } from '../engine/sim-time';
 import { ADVISORY_SQL } from './advisory-locks';
+import { STAT_ACTIVITY_SQL } from './backend-pid';
 
 
 export const SEARCH_PATH = 'public, sim, pg_catalog';
@@ -27,7 +28,7 @@ export const SEARCH_PATH_SQL = `SET search_path = ${SEARCH_PATH}`;
 /** The same as an expression, for a reset to put back a search path the learner changed with SET. */
 export const SEARCH_PATH_EXPR = `set_config('search_path', '${SEARCH_PATH}', false)`;
 
-/** Schema `sim`: the virtual clock, the advisory locks' stand-ins (./advisory-locks.ts), and the guard that undoes the learner's schema changes (./schema-guard.ts). */
+/** Schema `sim`: the virtual clock, the connections' pg_stat_activity (./backend-pid.ts), the advisory locks' stand-ins (./advisory-locks.ts), and the guard that undoes the learner's schema changes (./schema-guard.ts). */
 export const CLOCK_SQL = `
 CREATE SCHEMA IF NOT EXISTS sim;
 CREATE OR REPLACE FUNCTION sim.now() RETURNS timestamptz LANGUAGE sql STABLE AS
@@ -36,6 +37,7 @@ CREATE OR REPLACE FUNCTION sim.clock_timestamp() RETURNS timestamptz LANGUAGE sq
 CREATE OR REPLACE FUNCTION sim.statement_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 CREATE OR REPLACE FUNCTION sim.transaction_timestamp() RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT sim.now() $$;
 CREATE OR REPLACE FUNCTION sim.timeofday() RETURNS text LANGUAGE sql STABLE AS $$ SELECT to_char(sim.now(), 'Dy Mon DD HH24:MI:SS.US YYYY TZ') $$;
+${STAT_ACTIVITY_SQL}
 ${ADVISORY_SQL}
 ${SCHEMA_GUARD_SQL}`;
 
