@@ -95,3 +95,30 @@ test('random plans favour no menu entry: the last of a long menu is drawn as oft
   // 2,000 plans of about 3 faults: each entry about 375 times.
   expect(Math.min(...drawn), drawn.join(' ')).toBeGreaterThan(0.75 * Math.max(...drawn));
 });
+
+test('a drawn duplicate placed at a moment lands, on about every other draw, at a moment drawn from the seed: 0.5 s to 128 s after the first delivery', () => {
+  const faultMenu: Fault[] = [
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 2_000 },
+    { kind: 'duplicate-delivery', message: 'm1', afterMs: 65_000 },
+    { kind: 'duplicate-delivery', message: 'm1' },
+  ];
+  const scenario = { ...lessonById('receipt-redelivery'), faultMenu, maxFaults: 3 };
+  let kept = 0;
+  const moved: number[] = [];
+  for (let seed = 1_000; seed < 3_000; seed++) {
+    const plan = drawRandomFaults(scenario, seed);
+    expect(drawRandomFaults(scenario, seed)).toEqual(plan);
+    for (const f of plan) {
+      if (f.kind !== 'duplicate-delivery') throw new Error('only duplicates on this menu');
+      if (faultMenu.includes(f)) kept += f.afterMs === undefined ? 0 : 1;
+      else if (f.afterMs === undefined) throw new Error('a duplicate without a moment keeps its menu entry');
+      else moved.push(f.afterMs);
+    }
+  }
+  // About half of the duplicates placed at a moment.
+  expect(moved.length).toBeGreaterThan(0.4 * (moved.length + kept));
+  expect(kept).toBeGreaterThan(0.4 * (moved.length + kept));
+  expect(moved.every((ms) => ms >= 500 && ms < 128_000 && ms % 100 === 0)).toBe(true);
+  // Each band of the draw is met: a repeat while a call is out, after a lease, after a visibility timeout.
+  for (const [from, to] of [[500, 2_000], [2_000, 8_000], [8_000, 32_000], [32_000, 128_000]]) expect(moved.some((ms) => ms >= from! && ms < to!), `${from}–${to} ms`).toBe(true);
+});

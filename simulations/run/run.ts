@@ -10,7 +10,7 @@
 import type { Failure } from './failure';
 import { systematicPlans } from './systematic';
 import { Engine, type RunOptions, type RunOutcome } from '../engine/scheduler';
-import { ConductComparison, ignoredKey, mayMeetContention, mayRunSerializable, probePoints, type ContentionOptions } from '../engine/contention';
+import { ConductComparison, ignoredKey, mayMeetContention, probePoints, watchedBy, type ContentionOptions } from '../engine/contention';
 import { LearnerCodeError, learnerLocation, loadLearnerModule } from '../learner/compile';
 import { hostTick } from '../engine/host-tick';
 import { Prng } from '../engine/prng';
@@ -116,16 +116,16 @@ export function variantCode(scenario: Scenario, name: VariantName): string {
 export async function runScenario(db: SimDatabase, req: RunRequest): Promise<RunResult> {
   const probing = db.name === 'pglite' && mayMeetContention(req.code);
   if (!probing) return runOnce(db, req);
-  const serializable = mayRunSerializable(req.code);
+  const watched = watchedBy(req.code);
   if (!req.verdictOnly) {
-    const found = await runOnce(db, { ...req, verdictOnly: true, onEvent: undefined, afterStep: undefined, beforeRollback: undefined }, { serializable });
-    const ignored = await ignoredAnswers(db, req, found, serializable);
-    return runOnce(db, req, { ignored, serializable });
+    const found = await runOnce(db, { ...req, verdictOnly: true, onEvent: undefined, afterStep: undefined, beforeRollback: undefined }, watched);
+    const ignored = await ignoredAnswers(db, req, found, watched);
+    return runOnce(db, req, { ignored, ...watched });
   }
-  const first = await runOnce(db, req, { serializable });
+  const first = await runOnce(db, req, watched);
   if (first.verdict !== 'held') return first;
-  const ignored = await ignoredAnswers(db, req, first, serializable);
-  return ignored.length ? runOnce(db, req, { ignored, serializable }) : first;
+  const ignored = await ignoredAnswers(db, req, first, watched);
+  return ignored.length ? runOnce(db, req, { ignored, ...watched }) : first;
 }
 
 /**
@@ -133,7 +133,7 @@ export async function runScenario(db: SimDatabase, req: RunRequest): Promise<Run
  * `ContentionOptions.ignored` keys: each probed in a run of the same schedule, stopped once the
  * process's conduct after it differed or its window closed the same.
  */
-async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult, serializable: boolean): Promise<string[]> {
+async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult, watched: ContentionOptions): Promise<string[]> {
   const ignored: string[] = [];
   if (run.error) return ignored;
   for (const { point, sql, at } of probePoints(run.trace)) {
@@ -146,7 +146,7 @@ async function ignoredAnswers(db: SimDatabase, req: RunRequest, run: RunResult, 
       faults: run.faults,
       choices: run.choices,
       verdictOnly: true,
-      contention: { contend: point, serializable },
+      contention: { contend: point, ...watched },
       onEvent: (e) => conduct.see(e),
       stopWhen: () => conduct.obeyed !== null,
     });
@@ -274,7 +274,8 @@ export function drawFaults(scenario: Scenario, seed: number): Fault[] {
  * The random part of `drawFaults`: each menu entry in or out by a coin flip from `seed`, at most
  * maxFaults. The entries are flipped in an order shuffled per seed, so the cap does not favour the
  * menu's first entries: every entry is as likely to be drawn as any other. The plan keeps the
- * menu's order.
+ * menu's order; a duplicate delivery the menu places at a moment lands, on every other draw, at a
+ * moment drawn from the seed instead (`drawnMoment`).
  */
 export function drawRandomFaults(scenario: Scenario, seed: number): Fault[] {
   const prng = new Prng((seed * 2654435761) ^ 0x2545f491);
@@ -287,7 +288,20 @@ export function drawRandomFaults(scenario: Scenario, seed: number): Fault[] {
   for (const i of order) {
     if (chosen.size < scenario.maxFaults && prng.chance(1, 2)) chosen.add(i);
   }
-  return scenario.faultMenu.filter((_, i) => chosen.has(i));
+  const moments = new Prng((seed * 2246822519) ^ 0x68e31da4);
+  return scenario.faultMenu.filter((_, i) => chosen.has(i)).map((f) => (f.kind === 'duplicate-delivery' && f.afterMs !== undefined && moments.chance(1, 2) ? { ...f, afterMs: drawnMoment(moments) } : f));
+}
+
+/**
+ * Where a drawn duplicate delivery lands instead of its menu's moment, in ms after the message's
+ * first delivery: a quarter of the draws in each of 0.5–2 s, 2–8 s, 8–32 s and 32–128 s, in 100 ms
+ * steps. The menu places repeats where a lesson's story needs them; a repeat in the real world
+ * comes whenever a timeout, a redelivery or a human makes it, so a lease that covers one slow call
+ * but not its retry, or a window between two statements seconds apart, is met by some seed.
+ */
+function drawnMoment(prng: Prng): number {
+  const from = [500, 2_000, 8_000, 32_000][prng.int(4)]!;
+  return from + 100 * prng.int((3 * from) / 100);
 }
 
 /** Options of an exploration. */
