@@ -77,14 +77,14 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // Found by the eleventh review (2026-12-07). The key's date is formatted with the host's default
   // zone and locale: workers in two regions would name one business date two ways (both back-ends).
   'business-date-reminder/key-date-localized-on-host.ts': 'one host zone and locale',
-  // Found by the thirteenth review (2026-12-07). Candidates read unlocked, then a FOR UPDATE SKIP
-  // LOCKED read only to reserve "a share", and the candidates published: in the tab both reads
-  // return the same rows, so the rows published are the rows locked. PostgreSQL 15 catches it.
-  'relay-concurrency/candidates-then-skip-locked-share.ts': 'PGlite one session',
   // An anti-join on the relay's own sent log under FOR UPDATE SKIP LOCKED: a relay whose snapshot
   // predates the other's COMMIT locks the row once it is released and still sees it unsent. The
   // window is inside one statement (both back-ends).
   'relay-concurrency/sent-log-anti-join-skip-locked.ts': 'inside one statement',
+  // Candidates read unlocked, then a FOR UPDATE SKIP LOCKED read only to reserve "a share", and the
+  // candidates published: in the tab both reads return the same rows, so the rows published are
+  // the rows locked, and the SKIP LOCKED probe skips every row or none. PostgreSQL 15 catches it.
+  'relay-concurrency/candidates-then-skip-locked-share.ts': 'PGlite one session',
   // An expired lease read, then a DELETE of the claim without the expiry re-checked: it needs two
   // deliveries reaching one expired claim at once, which no schedule brings (both back-ends).
   'lease-expiry/delete-stale-then-claim.ts': 'fixed fault moments',
@@ -105,14 +105,6 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // UPDATE does not run again (PostgreSQL 15 catches it with a slow lookup and a duplicate 2 s in).
   'concurrent-redelivery/claim-plpgsql-check-then-upsert.ts': 'inside one statement',
   'moving-answers/claim-update-by-subquery.ts': 'inside one statement',
-  // A plain INSERT claim under a SAVEPOINT whose 23505 is caught and ignored: the tab's second
-  // worker reads the first's committed claim and never reaches the INSERT, and no probe fails an
-  // INSERT with 23505 (PostgreSQL 15 catches it with a slow lookup and a duplicate 2 s in).
-  'moving-answers/savepoint-claim-duplicate-ignored.ts': 'PGlite one session',
-  // A per-order attempts counter upserted before the check (a row comes back to every worker, an
-  // increment for each) is taken for the operation claimed. Both lookups run at the same instant
-  // on PostgreSQL 15 too, so the answers agree there.
-  'moving-answers/poison-counter-then-check.ts': 'PGlite one session',
   // Found by the nineteenth review (2026-12-07). A DO block whose RAISE rests on a check made before
   // its upsert, which then silently does nothing: the race is inside one statement (both back-ends).
   'concurrent-redelivery/do-block-exists-then-insert.ts': 'inside one statement',
@@ -121,9 +113,12 @@ export const KNOWN_MISSES: Record<string, Weakness> = {
   // logic under it wrong; the tab's schedules never run the two handlings through it one after the
   // other (PostgreSQL 15 catches it).
   'concurrent-redelivery/session-lock-reread-lease-live.ts': 'fixed fault moments',
-  // A provider key with the connection's backend_start from pg_stat_activity, which PGlite's one
-  // session never lists: the key is the same after a restart (PostgreSQL 15 catches it).
-  'relay-crash/provider-key-with-backend-start.ts': 'PGlite one session',
+  // Found by the twentieth review (2026-12-08), each caught on PostgreSQL 15.
+  // Candidates read unlocked as text, their ids then locked FOR UPDATE SKIP LOCKED without
+  // published_at re-checked; and a FOR UPDATE that waits, reads every column and never looks at
+  // published_at: in the tab the relays' transactions never overlap (PostgreSQL 15 catches both).
+  'relay-concurrency/candidates-as-text-then-skip-locked-no-recheck.ts': 'PGlite one session',
+  'relay-concurrency/lock-star-wait-publish-all.ts': 'PGlite one session',
 };
 
 /** Right fixes Explore refuses (their behaviour on PostgreSQL 15 is right), with the weakness behind the alarm; a new alarm is named here with its weakness or mended. */
@@ -134,6 +129,11 @@ export const KNOWN_FALSE_ALARMS: Record<string, Weakness> = {
   // transaction, so it refuses a pool query while the process's client holds one, and says why
   // (both back-ends: the engine refuses it before it reaches the database).
   'concurrent-redelivery/right-xact-lock-then-pool-claim.ts': 'one connection per process',
+  // Found by the twentieth review (2026-12-08). A takeover once the owner's backend is gone, asked
+  // of pg_stat_get_activity(pid), the function under pg_stat_activity: the tab answers the view
+  // per connection, not the function, which lists only PGlite's one backend, so the claim is
+  // never taken (PostgreSQL 15 holds it).
+  'lease-expiry/right-takeover-when-owner-gone-stat-get-activity.ts': 'PGlite one session',
 };
 
 /** The verdict the ratchet expects of `entry` in the tab: its header's, or the known one. */
