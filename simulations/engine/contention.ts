@@ -184,10 +184,6 @@ export class Contention {
   }
 
   /**
-   * Whether `pid`'s next contendable statement, one whose contended answer is an error (NOWAIT),
-   * is the one a probe run contends: then it is counted here, and fails instead of running.
-   */
-  /**
    * Whether `pid`'s plain INSERT `text` fails with 23505 in this probe run: the one contended, and
    * every later run of the same INSERT by the process (the other worker's row is there to stay: a
    * retry of the INSERT fails again, as it would on PostgreSQL).
@@ -199,6 +195,10 @@ export class Contention {
     return true;
   }
 
+  /**
+   * Whether `pid`'s next contendable statement, one whose contended answer is an error (NOWAIT),
+   * is the one a probe run contends: then it is counted here, and fails instead of running.
+   */
   raisesNext(pid: string): boolean {
     const seq = (this.seqs.get(pid) ?? 0) + 1;
     const point = this.options.contend;

@@ -73,9 +73,9 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
     }
   };
 
-  /** `refusal`: why this statement is not run (it fails at its step with that message). */
   /** The SAVEPOINT the process's previous statement set, if it set one (a probe's 23505 puts the other worker's row before it). */
   let savepointJustSet: string | null = null;
+  /** `refusal`: why this statement is not run (it fails at its step with that message). */
   const dbQuery = <R>(text: string, params?: unknown[], refusal?: string, callSite: Error | undefined = host.verdictOnly ? undefined : new Error('query')): Promise<QueryResult<R>> => {
     // `callSite`: where the process called from. An SQL error is rethrown with this stack, so it
     // points at the learner's line rather than at the engine.
@@ -119,6 +119,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
           // The row the other worker committed first is there for what follows the caught 23505 to
           // find: inserted ahead of the savepoint the code set just before, which it rolls back to.
           if (duplicate && afterSavepoint) await otherWorkersRow(afterSavepoint, text, params ?? [], at);
+          /** The error a probe run's contended statement fails with, inside the database. */
+          const contendedError = notAvailable ?? duplicate;
           // The COMMIT of a SERIALIZABLE transaction, when the code may run one: a probe run fails it
           // as PostgreSQL fails the second of two that overlapped, and the transaction is over.
           const serializable = !injected && !newer && host.contention.watchesSerializable && transactionBoundary(text) === 'end' && !/^\s*(?:rollback|abort)\b/i.test(sqlCodeOnly(text)) && (await isolationOf(pid, at)) === 'serializable';
@@ -133,8 +135,8 @@ export function makeEnv(host: EnvHost, pid: string, register: (s: StepRequest) =
             ? await simDb.query(pid, INJECTED_DEADLOCK_SQL, [], at)
             : newer
               ? await simDb.query(pid, raising(newer), [], at)
-              : notAvailable ?? duplicate
-                ? await simDb.query(pid, raisingText((notAvailable ?? duplicate)!.message, (notAvailable ?? duplicate)!.code), [], at)
+              : contendedError
+                ? await simDb.query(pid, raisingText(contendedError.message, contendedError.code), [], at)
                 : await simDb.query(pid, onSimulatedClock(text), params, at);
           if (isParked(got)) {
             host.emit({ actor: pid, type: 'db', target: 'postgres', text: `${pid} → postgres: ${sqlLabel(text)} — waits for a lock held by ${got.blockedBy}`, data: { sql: text, params: params ?? [], waitingFor: got.blockedBy } });

@@ -87,6 +87,17 @@ export function valueUsers(trace: readonly TraceEvent[]): (value: string, actor:
   return othersHave(trace, (e) => valuesOf(e.data as { params?: unknown }) ?? []);
 }
 
+/** A statement's text and parameters: the same key for the same statement run alike. */
+function textAndParams(e: TraceEvent): string {
+  const data = e.data as { sql?: unknown; params?: unknown } | undefined;
+  return `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
+}
+
+/** Whether a returned row says yes: some value in it not null, false or 0 (a function answering null or false took nothing). */
+export function saysYes(row: Record<string, unknown> | null | undefined): boolean {
+  return Object.values(row ?? {}).some((v) => v !== null && v !== false && v !== undefined && v !== 0);
+}
+
 /** Every handling of a delivery in `trace`. */
 export function handlingsOf(trace: readonly TraceEvent[]): Handling[] {
   const all: Handling[] = [];
@@ -121,11 +132,7 @@ export function ranByOthers(trace: readonly TraceEvent[], alike: 'text and param
   // a process that takes no deliveries (a relay) is compared with every other.
   const handlings = handlingsOf(trace);
   const messageAt = (e: TraceEvent) => handlings.find((h) => h.process === e.actor && h.from <= e.i && e.i < h.to)?.message ?? '';
-  const keyOf = (e: TraceEvent) => {
-    const data = e.data as { sql?: unknown; params?: unknown } | undefined;
-    const text = alike === 'text' ? String(data?.sql ?? '') : `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
-    return `${messageAt(e)}\0${text}`;
-  };
+  const keyOf = (e: TraceEvent) => `${messageAt(e)}\0${alike === 'text' ? String((e.data as { sql?: unknown } | undefined)?.sql ?? '') : textAndParams(e)}`;
   const others = othersHave(trace, (e) => [keyOf(e)]);
   return (e) => others(keyOf(e), e.actor);
 }
@@ -156,19 +163,15 @@ export function valueUsersIn(trace: readonly TraceEvent[], tablesOf: (sql: strin
  */
 export function wonByOthersAfter(trace: readonly TraceEvent[]): (e: TraceEvent, until: number) => boolean {
   let index: Map<string, TraceEvent[]> | null = null;
-  const keyOf = (e: TraceEvent) => {
-    const data = e.data as { sql?: unknown; params?: unknown } | undefined;
-    return `${String(data?.sql ?? '')}\0${JSON.stringify(data?.params ?? [])}`;
-  };
   const won = (e: TraceEvent) => {
     const data = e.data as { rows?: unknown; affected?: unknown; waitingFor?: unknown } | undefined;
     if (data?.waitingFor !== undefined) return false;
-    if (Array.isArray(data?.rows) && data.rows.length > 0) return (data.rows as Record<string, unknown>[]).some((r) => Object.values(r ?? {}).some((v) => v !== null && v !== false && v !== undefined && v !== 0));
+    if (Array.isArray(data?.rows) && data.rows.length > 0) return (data.rows as Record<string, unknown>[]).some(saysYes);
     return typeof data?.affected === 'number' && data.affected > 0;
   };
   const gather = () => {
     const found = new Map<string, TraceEvent[]>();
-    for (const e of trace) if (e.type === 'db' && won(e)) found.set(keyOf(e), [...(found.get(keyOf(e)) ?? []), e]);
+    for (const e of trace) if (e.type === 'db' && won(e)) found.set(textAndParams(e), [...(found.get(textAndParams(e)) ?? []), e]);
     return found;
   };
   const actsAfter = (e: TraceEvent, until: number) => {
@@ -193,7 +196,7 @@ export function wonByOthersAfter(trace: readonly TraceEvent[]): (e: TraceEvent, 
     return null;
   };
   return (e, until) => {
-    const others = ((index ??= gather()).get(keyOf(e)) ?? []).filter((o) => o.actor !== e.actor && o.i > e.i && o.i < until);
+    const others = ((index ??= gather()).get(textAndParams(e)) ?? []).filter((o) => o.actor !== e.actor && o.i > e.i && o.i < until);
     if (others.length === 0) return false;
     const acted = actsAfter(e, until);
     const mine = nextStep(e);

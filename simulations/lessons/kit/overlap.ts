@@ -44,7 +44,7 @@ import { answerIgnored } from '../../engine/contention';
 import { NO_LOCK_KEYS, type LockKeys } from './advisory-keys';
 import { bare, insertedKeyValues, insertMayConflict, type UniqueKeys } from './unique-keys';
 import { LOCK_TABLE_EXCLUSIVELY, shapeOf } from './statement-shape';
-import { handlingsOf, meet, othersHave, RANDOM_UUID, ranByOthers, union, valueUsers, valueUsersIn, valuesOf, within, wonByOthersAfter, type Handling, type Values } from './handlings';
+import { handlingsOf, meet, othersHave, RANDOM_UUID, ranByOthers, saysYes, union, valueUsers, valueUsersIn, valuesOf, within, wonByOthersAfter, type Handling, type Values } from './handlings';
 
 /** Rows a claim took: their tables and the values that name them; whether an INSERT took them, and whether they are every worker's. */
 interface Taken {
@@ -263,7 +263,7 @@ export function firstUncheckedAct(
       : !Array.isArray(data?.rows) ? 0
       // Inside a transaction the code's reading of it is the decision (a function may answer
       // "duplicate" as true); outside one, where reads are not watched, a null, false or 0 took nothing.
-      : shaped.callsWrite === 'value' && !open.has(e.actor) ? (data.rows as Record<string, unknown>[]).filter((r) => Object.values(r).some((v) => v !== null && v !== false && v !== undefined && v !== 0)).length
+      : shaped.callsWrite === 'value' && !open.has(e.actor) ? (data.rows as Record<string, unknown>[]).filter(saysYes).length
       : data.rows.length;
     /** The rows its answer counts: those returned, or for a write without RETURNING those it changed (its rowCount). */
     const counted = returned > 0 || shaped.kind !== 'write' || typeof data?.affected !== 'number' ? returned : data.affected;
@@ -315,7 +315,7 @@ export function firstUncheckedAct(
       // its own: whoever held the lock before has committed what it did, and this read sees it.
       if (held.session > 0 && (shape.kind === 'read' || shape.kind === 'locking-read')) pending.delete(e.actor);
       // A lock taken outside a transaction (SELECT … FOR UPDATE) ends with its statement: it takes nothing.
-      // One that another worker's handling, running it alike while this one's lasted, won as well took nothing.
+      // One that another worker's handling ran alike, won too and passed the same way before this one acted took nothing.
       if (!ownRow(rowValues()) && ((shape.kind === 'plain-insert' && insertMayConflict(sql, uniqueKeys)) || (shape.kind === 'write' && (returned > 0 || (rowsRead && counted > 0)) && !shape.alwaysReturns)) && !wonByOthers(e, handling.get(e.actor)?.to ?? e.i)) {
         pending.delete(e.actor);
         const before = claimed.get(e.actor);
